@@ -1,0 +1,52 @@
+package dev.segmentledger.core;
+
+import java.util.regex.Pattern;
+
+/**
+ * Validation of the identifiers that form object keys (broadcast and rendition ids).
+ *
+ * <p>An identifier is 1 to 64 characters of {@code [A-Za-z0-9._-]} starting with a letter or a
+ * digit. It therefore can never contain a slash, a control character or whitespace, and can never
+ * be {@code .} or {@code ..}: no key built from identifiers can escape its prefix.
+ */
+public final class Identifiers {
+  /** The longest identifier accepted. */
+  public static final int MAX_LENGTH = 64;
+
+  private static final Pattern VALID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_LENGTH - 1) + "}");
+
+  private Identifiers() {}
+
+  /** Whether {@code value} is a valid identifier. */
+  public static boolean isValid(String value) {
+    return value != null && VALID.matcher(value).matches();
+  }
+
+  /**
+   * Returns {@code value} if valid.
+   *
+   * @throws IllegalArgumentException naming the field and the rule, if {@code value} is invalid
+   */
+  public static String requireValid(String field, String value) {
+    if (!isValid(value)) {
+      throw new IllegalArgumentException(field + " must be 1-" + MAX_LENGTH
+          + " characters of [A-Za-z0-9._-] starting with a letter or digit, got: " + describe(value));
+    }
+    return value;
+  }
+
+  private static String describe(String value) {
+    if (value == null) {
+      return "null";
+    }
+    StringBuilder out = new StringBuilder("\"");
+    value.codePoints().limit(80).forEach(cp -> {
+      if (cp < 0x20 || cp == 0x7f || !Character.isDefined(cp)) {
+        out.append(String.format("\\u%04x", cp));
+      } else {
+        out.appendCodePoint(cp);
+      }
+    });
+    return out.append(value.length() > 80 ? "...\"" : "\"").toString();
+  }
+}

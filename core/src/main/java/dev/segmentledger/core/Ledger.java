@@ -1,0 +1,65 @@
+package dev.segmentledger.core;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The crash-safe upload ledger. A recorder {@linkplain #register registers} each file it closes;
+ * the ledger writes a {@link ItemState#PENDING} row first, then offers the item to a bounded
+ * in-memory queue that feeds a pool of workers. A worker PUTs the file to its
+ * {@linkplain ObjectKeys contract key} and confirms the row with a compare-and-set update. A
+ * sweeper re-reads unconfirmed rows in pages with a keyset cursor per axis, so whatever is lost
+ * from memory by a crash is found again from the rows.
+ *
+ * <p>Build one with {@link #builder()}. Thread-safe. {@link #close()} stops the workers and the
+ * sweeper; it closes neither the store nor the sink, which belong to the caller.
+ *
+ * <pre>{@code
+ * Ledger ledger = Ledger.builder()
+ *     .stateStore(JdbiStateStore.create(jdbi))
+ *     .objectSink(S3ObjectSink.builder().client(s3).bucket("recordings").build())
+ *     .allowedRoot(Path.of("/var/recordings"))
+ *     .build();
+ * ledger.start();
+ * ledger.register(ItemId.original("b42", "720p", 7), Path.of("/var/recordings/b42/720p/7.ts"));
+ * }</pre>
+ */
+public interface Ledger extends AutoCloseable {
+
+  /** A new builder with the defaults documented on each of its methods. */
+  static LedgerBuilder builder() {
+    return new LedgerBuilder();
+  }
+
+  /**
+   * Registers a closed file for upload: checks it at the file boundary, writes its row, then
+   * offers it to the queue (if the ledger is started). Returns once the row is durable. Never
+   * blocks on the queue.
+   *
+   * <p>A file that fails the boundary checks (outside the allowed root, not a regular file,
+   * missing, empty) is recorded as a {@link ItemState#REJECTED} row with its {@link Reason} and
+   * is never uploaded; the returned registration says so. Registering the same identity again
+   * with the same size returns the existing row.
+   *
+   * @throws IllegalArgumentException if {@code file} is null or empty
+   * @throws RegistrationConflictException if the identity is registered with another size
+   * @throws IllegalStateException if the ledger is closed
+   */
+  Registration register(ItemId id, Path file);
+
+  /** The current row of {@code id}, read from the store. */
+  Optional<LedgerItem> find(ItemId id);
+
+  /** This process's counters: accepted, stored and confirmed separately, per axis. */
+  LedgerStats stats();
+
+  /** Starts the workers and the sweeper. Idempotent. */
+  void start();
+
+  /**
+   * Stops the sweeper and the workers, waiting for in-flight uploads up to the configured
+   * shutdown timeout. Unconfirmed rows stay in the store for the next start. Idempotent.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,37 @@
+package dev.segmentledger.core;
+
+/**
+ * Receives the ledger's events: accepted, stored and confirmed are three separate events, never
+ * one. Called synchronously on the thread doing the work (worker, sweeper or the registering
+ * thread), so implementations must be thread-safe and fast. An exception thrown by a listener is
+ * logged and ignored: it never fails the upload or loses a row.
+ */
+public interface LedgerListener {
+
+  /** The item was taken into the in-memory queue. */
+  default void onAccepted(LedgerItem item) {}
+
+  /** The queue was full; the item stays unconfirmed for the sweeper. */
+  default void onSaturated(LedgerItem item) {}
+
+  /** The sink reported the object stored at the item's key; the row is not yet confirmed. */
+  default void onStored(LedgerItem item, StoredObjectInfo object) {}
+
+  /** The compare-and-set confirm succeeded. */
+  default void onConfirmed(LedgerItem item) {}
+
+  /** The compare-and-set confirm changed nothing: another attempt got there first. */
+  default void onConfirmLost(LedgerItem item) {}
+
+  /**
+   * An attempt failed.
+   *
+   * @param terminal whether the row became terminal ({@code false}: retried after backoff)
+   */
+  default void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {}
+
+  /** A listener that ignores everything. */
+  static LedgerListener noop() {
+    return new LedgerListener() {};
+  }
+}

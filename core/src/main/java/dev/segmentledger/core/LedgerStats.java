@@ -1,0 +1,60 @@
+package dev.segmentledger.core;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A snapshot of the ledger's in-process counters since it was built, per axis. These count
+ * events of this process only; the ledger rows are the truth across restarts.
+ *
+ * @param byAxis the counters of each axis (every axis is present)
+ */
+public record LedgerStats(Map<Axis, AxisStats> byAxis) {
+
+  public LedgerStats {
+    Objects.requireNonNull(byAxis, "byAxis");
+    EnumMap<Axis, AxisStats> copy = new EnumMap<>(Axis.class);
+    for (Axis axis : Axis.values()) {
+      copy.put(axis, byAxis.getOrDefault(axis, AxisStats.ZERO));
+    }
+    byAxis = Map.copyOf(copy);
+  }
+
+  /** The counters of one axis. */
+  public AxisStats axis(Axis axis) {
+    return byAxis.get(axis);
+  }
+
+  /** The sum over all axes. */
+  public AxisStats total() {
+    AxisStats sum = AxisStats.ZERO;
+    for (AxisStats s : byAxis.values()) {
+      sum = sum.plus(s);
+    }
+    return sum;
+  }
+
+  /**
+   * Counters of one axis.
+   *
+   * @param accepted items taken into the queue
+   * @param saturated offers dropped because the queue was full
+   * @param stored PUTs (or identical objects found) reported by the sink
+   * @param confirmed compare-and-set confirms that won
+   * @param confirmLost compare-and-set confirms that changed nothing
+   * @param failed failed attempts that will be retried
+   * @param rejected attempts or registrations that made the row terminal without upload
+   */
+  public record AxisStats(
+      long accepted, long saturated, long stored, long confirmed, long confirmLost, long failed, long rejected) {
+
+    /** All zero. */
+    public static final AxisStats ZERO = new AxisStats(0, 0, 0, 0, 0, 0, 0);
+
+    AxisStats plus(AxisStats o) {
+      return new AxisStats(accepted + o.accepted, saturated + o.saturated, stored + o.stored,
+          confirmed + o.confirmed, confirmLost + o.confirmLost, failed + o.failed, rejected + o.rejected);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package dev.segmentledger.core;
+
+/**
+ * A {@link Ledger} without background threads, driven by the caller: one sweep round at a time,
+ * queued work processed on the calling thread. Combined with a settable {@link java.time.Clock},
+ * tests drive time and rounds deterministically (in the spirit of db-scheduler's
+ * {@code ManualScheduler}). Obtain one from {@link LedgerBuilder#buildManual()}.
+ *
+ * <p>{@link #start()} is a no-op for a manual ledger. Not meant for concurrent driving: call the
+ * driving methods from one thread.
+ */
+public interface ManualLedger extends Ledger {
+
+  /** Runs one sweep round over every axis, offering due rows to the queue. */
+  SweepReport sweepRound();
+
+  /** Processes queued items on the calling thread until the queue is empty; returns how many. */
+  int drainQueue();
+
+  /** The number of items currently waiting in the queue. */
+  int queued();
+}

@@ -1,0 +1,20 @@
+package dev.segmentledger.core;
+
+import java.util.Objects;
+
+/**
+ * What a sink knows of one stored object.
+ *
+ * @param key the object key (without any sink-level prefix)
+ * @param sizeBytes the stored size
+ * @param checksum the checksum the sink computed or the server returned, in the sink's own
+ *     notation (for example {@code crc32c:AAAAAA==}); {@code null} if the sink has none
+ */
+public record StoredObjectInfo(String key, long sizeBytes, String checksum) {
+  public StoredObjectInfo {
+    Objects.requireNonNull(key, "key");
+    if (sizeBytes < 0) {
+      throw new IllegalArgumentException("sizeBytes must be >= 0, got " + sizeBytes);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+package dev.segmentledger.core;
+
+/**
+ * What one sweep round did. Acceptance is reported here, separately from storage and
+ * confirmation (see {@link LedgerStats}).
+ *
+ * @param round the round number, starting at 1 for the first round of this ledger
+ * @param read rows read from the store in this round (all axes)
+ * @param accepted rows taken into the queue
+ * @param duplicates rows already queued or in flight, not queued twice
+ * @param saturated rows not taken because the queue was full (they stay for a later round)
+ */
+public record SweepReport(long round, int read, int accepted, int duplicates, int saturated) {}

@@ -1,0 +1,101 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.LedgerStats;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Counts every event per axis and fans it out to the user's listeners, isolating the ledger from
+ * listener failures. Thread-safe.
+ */
+final class Events implements LedgerListener {
+  private static final Logger log = LoggerFactory.getLogger(Events.class);
+
+  private final List<LedgerListener> listeners;
+  private final Map<Axis, Counters> counters = new EnumMap<>(Axis.class);
+
+  Events(List<LedgerListener> listeners) {
+    this.listeners = listeners;
+    for (Axis axis : Axis.values()) {
+      counters.put(axis, new Counters());
+    }
+  }
+
+  LedgerStats snapshot() {
+    Map<Axis, LedgerStats.AxisStats> byAxis = new EnumMap<>(Axis.class);
+    counters.forEach((axis, c) -> byAxis.put(axis, c.snapshot()));
+    return new LedgerStats(byAxis);
+  }
+
+  @Override
+  public void onAccepted(LedgerItem item) {
+    counters.get(item.id().axis()).accepted.increment();
+    fanOut(item, l -> l.onAccepted(item));
+  }
+
+  @Override
+  public void onSaturated(LedgerItem item) {
+    counters.get(item.id().axis()).saturated.increment();
+    fanOut(item, l -> l.onSaturated(item));
+  }
+
+  @Override
+  public void onStored(LedgerItem item, StoredObjectInfo object) {
+    counters.get(item.id().axis()).stored.increment();
+    fanOut(item, l -> l.onStored(item, object));
+  }
+
+  @Override
+  public void onConfirmed(LedgerItem item) {
+    counters.get(item.id().axis()).confirmed.increment();
+    fanOut(item, l -> l.onConfirmed(item));
+  }
+
+  @Override
+  public void onConfirmLost(LedgerItem item) {
+    counters.get(item.id().axis()).confirmLost.increment();
+    fanOut(item, l -> l.onConfirmLost(item));
+  }
+
+  @Override
+  public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
+    Counters c = counters.get(item.id().axis());
+    (terminal ? c.rejected : c.failed).increment();
+    fanOut(item, l -> l.onFailed(item, reason, detail, terminal));
+  }
+
+  private void fanOut(LedgerItem item, Consumer<LedgerListener> call) {
+    for (LedgerListener listener : listeners) {
+      try {
+        call.accept(listener);
+      } catch (RuntimeException e) {
+        log.warn("listener {} failed on item {}; ignored", listener, item.id(), e);
+      }
+    }
+  }
+
+  private static final class Counters {
+    final LongAdder accepted = new LongAdder();
+    final LongAdder saturated = new LongAdder();
+    final LongAdder stored = new LongAdder();
+    final LongAdder confirmed = new LongAdder();
+    final LongAdder confirmLost = new LongAdder();
+    final LongAdder failed = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+
+    LedgerStats.AxisStats snapshot() {
+      return new LedgerStats.AxisStats(accepted.sum(), saturated.sum(), stored.sum(), confirmed.sum(),
+          confirmLost.sum(), failed.sum(), rejected.sum());
+    }
+  }
+}

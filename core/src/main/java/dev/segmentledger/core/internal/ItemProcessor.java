@@ -1,0 +1,115 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.StateStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Uploads one item: re-checks the file boundary, PUTs to the contract key, then confirms the row
+ * by compare-and-set on (PENDING, registered size). Every failure becomes a named reason on the
+ * row, terminal or with backoff; nothing thrown by the file, the sink or the store escapes, so a
+ * worker thread never dies on bad input. Thread-safe.
+ */
+final class ItemProcessor {
+  private static final Logger log = LoggerFactory.getLogger(ItemProcessor.class);
+
+  private final LedgerConfig config;
+  private final StateStore store;
+  private final ObjectSink sink;
+  private final Clock clock;
+  private final PathGuard guard;
+  private final Events events;
+  private final RandomGenerator random = RandomGenerator.of("L64X128MixRandom");
+
+  ItemProcessor(LedgerConfig config, PathGuard guard, Events events) {
+    this.config = config;
+    this.store = config.stateStore();
+    this.sink = config.objectSink();
+    this.clock = config.clock();
+    this.guard = guard;
+    this.events = events;
+  }
+
+  void process(WorkQueue.Work work) {
+    LedgerItem item = work.item();
+    try {
+      if (work.fromSweep()) {
+        // A sweep page may be stale by now: upload only rows that are still unconfirmed.
+        Optional<LedgerItem> fresh = store.findByRowId(item.rowId());
+        if (fresh.isEmpty() || fresh.get().state() != ItemState.PENDING) {
+          return;
+        }
+        item = fresh.get();
+      }
+      upload(item, work.fromSweep() || item.attempts() > 0);
+    } catch (RuntimeException e) {
+      log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
+      fail(item, Reason.INTERNAL_ERROR, String.valueOf(e));
+    }
+  }
+
+  private void upload(LedgerItem item, boolean mayExist) {
+    StoredObjectInfo stored;
+    try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes())) {
+      stored = sink.put(item.objectKey(), file, mayExist);
+    } catch (FileRejectedException e) {
+      fail(item, e.reason(), e.getMessage());
+      return;
+    } catch (SinkException e) {
+      fail(item, e.isRetryable() ? Reason.SINK_TRANSIENT : Reason.SINK_PERMANENT, describe(e));
+      return;
+    } catch (IOException e) {
+      // Only closing the file can throw this; the sink call itself completed.
+      log.debug("closing {} failed after upload", item.sourcePath(), e);
+      stored = null;
+    }
+    if (stored == null) {
+      fail(item, Reason.UNREADABLE, "closing the file failed");
+      return;
+    }
+    if (stored.sizeBytes() != item.sizeBytes()) {
+      fail(item, Reason.SINK_TRANSIENT, "sink reports " + stored.sizeBytes() + " bytes at " + item.objectKey()
+          + ", registered " + item.sizeBytes());
+      return;
+    }
+    events.onStored(item, stored);
+    if (store.confirm(item.rowId(), ItemState.PENDING, item.sizeBytes(), stored.checksum(), clock.instant())) {
+      events.onConfirmed(item);
+    } else {
+      events.onConfirmLost(item);
+    }
+  }
+
+  /** Records a failed attempt. Store errors here are logged: the row stays as it was, for the sweeper. */
+  void fail(LedgerItem item, Reason reason, String detail) {
+    boolean terminal = reason.isTerminal();
+    try {
+      if (terminal) {
+        store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail, clock.instant());
+      } else {
+        store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail,
+            clock.instant().plus(config.backoff().delayAfter(item.attempts() + 1, random)));
+      }
+    } catch (RuntimeException e) {
+      log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
+    }
+    log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
+        terminal ? " (terminal)" : "");
+    events.onFailed(item, reason, detail, terminal);
+  }
+
+  private static String describe(SinkException e) {
+    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
+  }
+}

@@ -1,0 +1,75 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.SweepReport;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+/**
+ * Re-collects unconfirmed rows from the store into the queue, one page per axis per round, with
+ * a keyset cursor per axis ({@code rowId > cursor ORDER BY rowId LIMIT batch}).
+ *
+ * <p>The cursor moves forward every round and wraps to the start when a page comes back short,
+ * so rows that keep failing are revisited once per cycle and can never hold the first page and
+ * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
+ * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
+ * Not thread-safe: one thread runs rounds.
+ */
+final class Sweeper {
+  private final StateStore store;
+  private final Clock clock;
+  private final int batchSize;
+  private final BiFunction<LedgerItem, Boolean, Offer> offer;
+  private final Map<Axis, Long> cursors = new EnumMap<>(Axis.class);
+  private long rounds;
+
+  Sweeper(StateStore store, Clock clock, int batchSize, BiFunction<LedgerItem, Boolean, Offer> offer) {
+    this.store = store;
+    this.clock = clock;
+    this.batchSize = batchSize;
+    this.offer = offer;
+    for (Axis axis : Axis.values()) {
+      cursors.put(axis, 0L);
+    }
+  }
+
+  SweepReport round() {
+    rounds++;
+    int read = 0;
+    int accepted = 0;
+    int duplicates = 0;
+    int saturated = 0;
+    for (Axis axis : Axis.values()) {
+      long cursor = cursors.get(axis);
+      List<LedgerItem> page = store.findDue(axis, cursor, clock.instant(), batchSize);
+      read += page.size();
+      long next = page.size() < batchSize ? 0L : page.get(page.size() - 1).rowId();
+      for (LedgerItem item : page) {
+        Offer result = offer.apply(item, true);
+        if (result == Offer.SATURATED) {
+          saturated++;
+          next = Math.max(cursor, item.rowId() - 1);
+          break;
+        }
+        if (result == Offer.ACCEPTED) {
+          accepted++;
+        } else {
+          duplicates++;
+        }
+      }
+      cursors.put(axis, next);
+    }
+    return new SweepReport(rounds, read, accepted, duplicates, saturated);
+  }
+
+  /** The cursor of {@code axis}: the last row id read, 0 at the start of a cycle. */
+  long cursor(Axis axis) {
+    return cursors.get(axis);
+  }
+}

@@ -1,0 +1,77 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.spi.UploadContent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * An opened, verified file exposed as {@link UploadContent}. Every stream reads the same channel
+ * with positional reads, so streams are independent and never read past the registered size.
+ */
+final class VerifiedFile implements UploadContent, AutoCloseable {
+  private final FileChannel channel;
+  private final long size;
+
+  VerifiedFile(FileChannel channel, long size) {
+    this.channel = channel;
+    this.size = size;
+  }
+
+  @Override
+  public long size() {
+    return size;
+  }
+
+  @Override
+  public InputStream openStream() {
+    return new PositionalStream();
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+
+  private final class PositionalStream extends InputStream {
+    private long position;
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      int n = read(one, 0, 1);
+      return n < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      if (length == 0) {
+        return 0;
+      }
+      long remaining = size - position;
+      if (remaining <= 0) {
+        return -1;
+      }
+      int wanted = (int) Math.min(length, remaining);
+      int n = channel.read(ByteBuffer.wrap(buffer, offset, wanted), position);
+      if (n < 0) {
+        throw new IOException("file shrank below its registered size of " + size + " bytes while being read");
+      }
+      position += n;
+      return n;
+    }
+
+    @Override
+    public long skip(long n) {
+      long skipped = Math.max(0, Math.min(n, size - position));
+      position += skipped;
+      return skipped;
+    }
+
+    @Override
+    public int available() {
+      return (int) Math.min(Integer.MAX_VALUE, size - position);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Segment Ledger core: the ledger contract, its engine, and the extension points.
+ *
+ * <p>Only {@code dev.segmentledger.core} (the API) and {@code dev.segmentledger.core.spi}
+ * (what store and sink adapters implement) are exported; the engine stays internal.
+ */
+module dev.segmentledger.core {
+  requires dev.failsafe.core;
+  requires org.slf4j;
+
+  exports dev.segmentledger.core;
+  exports dev.segmentledger.core.spi;
+}
