@@ -1,0 +1,58 @@
+package dev.segmentledger.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ObjectKeysTest {
+
+  @Test
+  void keysFollowTheDocumentedContract() {
+    assertEquals("b42/720p/original/0000000007.ts", ObjectKeys.keyOf(ItemId.original("b42", "720p", 7)));
+    assertEquals("b42/720p/playback/0000000007.m4s", ObjectKeys.keyOf(ItemId.playback("b42", "720p", 7)));
+    assertEquals("b42/720p/init.mp4", ObjectKeys.keyOf(ItemId.init("b42", "720p")));
+  }
+
+  @Test
+  void everyKeyLiesUnderItsBroadcastPrefix() {
+    for (Axis axis : Axis.values()) {
+      ItemId id = new ItemId("b-1.x_y", axis, "r", axis == Axis.INIT ? 0 : Long.MAX_VALUE);
+      assertTrue(id.objectKey().startsWith(ObjectKeys.broadcastPrefix("b-1.x_y")), id.objectKey());
+    }
+  }
+
+  @Test
+  void keyIsAPureFunctionOfIdentity() {
+    assertEquals(ItemId.original("b", "r", 1).objectKey(), ItemId.original("b", "r", 1).objectKey());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", ".", "..", "../x", "a/b", "a\\b", "-lead", ".hidden", "a b", "a\nb", "a\u0000b",
+      "caf\u00e9", "x%2F..", "a:b", "12345678901234567890123456789012345678901234567890123456789012345"})
+  void hostileIdentifiersAreRefused(String value) {
+    assertThrows(IllegalArgumentException.class, () -> ItemId.original(value, "720p", 0));
+    assertThrows(IllegalArgumentException.class, () -> ItemId.original("b", value, 0));
+  }
+
+  @Test
+  void nullIdentifiersAreRefused() {
+    assertThrows(IllegalArgumentException.class, () -> ItemId.original(null, "720p", 0));
+  }
+
+  @Test
+  void sequenceRules() {
+    assertThrows(IllegalArgumentException.class, () -> ItemId.original("b", "r", -1));
+    assertThrows(IllegalArgumentException.class, () -> new ItemId("b", Axis.INIT, "r", 3));
+  }
+
+  @Test
+  void errorMessagesEscapeControlCharacters() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ItemId.original("a\u001bb", "r", 0));
+    assertTrue(e.getMessage().contains("\\u001b"), e.getMessage());
+  }
+}

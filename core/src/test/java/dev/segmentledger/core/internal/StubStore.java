@@ -1,0 +1,62 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** A store whose every method fails; tests override what they use. */
+class StubStore implements StateStore {
+  @Override
+  public RegisterResult register(NewItem item) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public Optional<LedgerItem> findByRowId(long rowId) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public Optional<LedgerItem> find(ItemId id) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public List<LedgerItem> findByBroadcast(String broadcastId) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum, Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail, Instant next) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason,
+      String detail, Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public long count(Axis axis, ItemState state) {
+    throw new UnsupportedOperationException();
+  }
+}

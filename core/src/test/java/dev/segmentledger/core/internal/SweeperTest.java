@@ -1,0 +1,80 @@
+package dev.segmentledger.core.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.SweepReport;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SweeperTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+  private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+
+  @Test
+  void cursorAdvancesEveryRoundAndWrapsAtTheEnd() {
+    PagedRows rows = new PagedRows(300);
+    List<Long> offered = new ArrayList<>();
+    Sweeper sweeper = new Sweeper(rows, clock, 128, (item, fromSweep) -> {
+      offered.add(item.rowId());
+      return Offer.ACCEPTED;
+    });
+
+    assertEquals(128, sweeper.round().accepted());
+    assertEquals(128, sweeper.cursor(Axis.ORIGINAL));
+    assertEquals(128, sweeper.round().accepted());
+    assertEquals(256, sweeper.cursor(Axis.ORIGINAL));
+    SweepReport third = sweeper.round();
+    assertEquals(44, third.accepted());
+    assertEquals(0, sweeper.cursor(Axis.ORIGINAL), "a short page wraps the cursor");
+    assertEquals(List.of(1L, 129L, 257L), List.of(offered.get(0), offered.get(128), offered.get(256)));
+    assertEquals(List.of(0L, 128L, 256L), rows.afterIdsAsked, "never re-reads from the first page each round");
+  }
+
+  @Test
+  void aFullQueueStopsThePageWhereItWasAndTheNextRoundResumesThere() {
+    PagedRows rows = new PagedRows(10);
+    int[] capacity = {4};
+    Sweeper sweeper = new Sweeper(rows, clock, 128, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
+        : Offer.SATURATED);
+
+    SweepReport first = sweeper.round();
+    assertEquals(4, first.accepted());
+    assertEquals(1, first.saturated());
+    assertEquals(4, sweeper.cursor(Axis.ORIGINAL));
+    capacity[0] = 100;
+    assertEquals(6, sweeper.round().accepted());
+  }
+
+  /** ORIGINAL rows 1..n, all due. */
+  private static final class PagedRows extends StubStore {
+    final int count;
+    final List<Long> afterIdsAsked = new ArrayList<>();
+
+    PagedRows(int count) {
+      this.count = count;
+    }
+
+    @Override
+    public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+      List<LedgerItem> page = new ArrayList<>();
+      if (axis != Axis.ORIGINAL) {
+        return page;
+      }
+      afterIdsAsked.add(afterRowId);
+      for (long id = afterRowId + 1; id <= count && page.size() < limit; id++) {
+        page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", 1, ItemState.PENDING, 0, null, null, NOW,
+            NOW, null, null));
+      }
+      return page;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.segmentledger.core.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Registration.Offer;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class WorkQueueTest {
+  @Test
+  void deduplicatesInFlightRowsAndCountsNothingLostWhenFull() {
+    WorkQueue queue = new WorkQueue(2);
+    assertEquals(Offer.ACCEPTED, queue.offer(item(1), false));
+    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true));
+    assertEquals(Offer.ACCEPTED, queue.offer(item(2), false));
+    assertEquals(Offer.SATURATED, queue.offer(item(3), false));
+    assertEquals(2, queue.inFlight(), "a saturated offer is not left in flight");
+
+    WorkQueue.Work taken = queue.poll();
+    assertEquals(1, taken.item().rowId());
+    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true), "still in flight while being processed");
+    queue.release(1);
+    assertEquals(Offer.ACCEPTED, queue.offer(item(1), true));
+  }
+
+  private static LedgerItem item(long rowId) {
+    Instant t = Instant.EPOCH;
+    return new LedgerItem(rowId, ItemId.original("b", "r", rowId), "/x", 1, ItemState.PENDING, 0, null, null, t, t,
+        null, null);
+  }
+}
