@@ -41,14 +41,34 @@ public interface Ledger extends AutoCloseable {
    * is never uploaded; the returned registration says so. Registering the same identity again
    * with the same size returns the existing row.
    *
+   * <p>With a {@linkplain LedgerBuilder#repackager repackager} configured, registering an
+   * {@link Axis#ORIGINAL} also registers, in the same transaction, the rendition's {@link Axis#INIT}
+   * (once) and the segment's {@link Axis#PLAYBACK} row; the playback row waits until the init is
+   * confirmed. Each axis is then uploaded and confirmed on its own.
+   *
    * @throws IllegalArgumentException if {@code file} is null or empty
    * @throws RegistrationConflictException if the identity is registered with another size
+   * @throws BroadcastEndedException if the broadcast has ended; nothing is written
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);
 
   /** The current row of {@code id}, read from the store. */
   Optional<LedgerItem> find(ItemId id);
+
+  /**
+   * Ends a broadcast: it accepts no new registrations; its unconfirmed rows are still recovered.
+   * Once every row is terminal the broadcast is {@linkplain BroadcastStatus.Phase#COMPLETE complete}.
+   *
+   * @return {@code true} if this call ended it, {@code false} if it had already ended
+   */
+  boolean endBroadcast(String broadcastId);
+
+  /** The lifecycle phase of a broadcast and its row counts per axis and state, read from the store. */
+  BroadcastStatus broadcastStatus(String broadcastId);
+
+  /** What a player may see of one rendition: read from the store, only confirmed segments. */
+  PlaybackView playback(String broadcastId, String rendition);
 
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();

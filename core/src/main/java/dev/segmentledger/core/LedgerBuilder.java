@@ -3,6 +3,7 @@ package dev.segmentledger.core;
 import dev.segmentledger.core.internal.DefaultLedger;
 import dev.segmentledger.core.internal.LedgerConfig;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,6 +30,9 @@ public final class LedgerBuilder {
   private Duration shutdownTimeout = Duration.ofSeconds(30);
   private Backoff backoff = Backoff.DEFAULT;
   private final List<LedgerListener> listeners = new ArrayList<>();
+  private Repackager repackager;
+  private Path playbackRoot;
+  private Duration cutoff;
 
   LedgerBuilder() {}
 
@@ -101,6 +105,27 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * Enables the PLAYBACK and INIT axes: each registered original is repackaged by
+   * {@code repackager} into files under {@code playbackRoot}, which must lie inside the allowed
+   * root. Without a repackager only the ORIGINAL axis is used.
+   */
+  public LedgerBuilder repackager(Repackager repackager, Path playbackRoot) {
+    this.repackager = Objects.requireNonNull(repackager, "repackager");
+    this.playbackRoot = Objects.requireNonNull(playbackRoot, "playbackRoot");
+    return this;
+  }
+
+  /**
+   * Rows registered longer ago than {@code cutoff} and still unconfirmed are excluded from
+   * recovery: marked {@link ItemState#EXCLUDED} with {@link Reason#PAST_CUTOFF} (terminal,
+   * counted, never deleted). Default: no cutoff, unconfirmed rows are retried for ever.
+   */
+  public LedgerBuilder cutoff(Duration cutoff) {
+    this.cutoff = requirePositive("cutoff", cutoff);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -122,7 +147,7 @@ public final class LedgerBuilder {
       throw new IllegalStateException("allowedRoot is required");
     }
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
-        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners));
+        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff);
   }
 
   private static int requirePositive(String name, int value) {

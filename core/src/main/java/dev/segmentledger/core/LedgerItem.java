@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -10,8 +11,12 @@ import java.util.Objects;
  *
  * @param rowId the store's id of the row; ids grow with insertion order (the sweep cursor)
  * @param id the natural identity
- * @param sourcePath the file registered for upload, as given at registration
- * @param sizeBytes the size registered, which the confirm checks
+ * @param sourcePath the file to upload: the recorded file for ORIGINAL, the file the repackager
+ *     writes for PLAYBACK and INIT
+ * @param originPath for PLAYBACK and INIT, the recorded original they are produced from;
+ *     {@code null} for ORIGINAL
+ * @param sizeBytes the size to upload, which the confirm checks; {@link #UNKNOWN_SIZE} for a
+ *     PLAYBACK or INIT row whose file has not been produced yet
  * @param state the row state
  * @param attempts failed attempts so far
  * @param reason why the last attempt failed or why the row is terminal; {@code null} if none
@@ -20,11 +25,13 @@ import java.util.Objects;
  * @param nextAttemptAt the earliest time the sweeper may pick the row again
  * @param confirmedAt when the row was confirmed; {@code null} unless confirmed
  * @param checksum the checksum reported by the sink on confirm; {@code null} unless known
+ * @param mediaDuration the media duration of a produced PLAYBACK segment; {@code null} if unknown
  */
 public record LedgerItem(
     long rowId,
     ItemId id,
     String sourcePath,
+    String originPath,
     long sizeBytes,
     ItemState state,
     int attempts,
@@ -33,7 +40,11 @@ public record LedgerItem(
     Instant registeredAt,
     Instant nextAttemptAt,
     Instant confirmedAt,
-    String checksum) {
+    String checksum,
+    Duration mediaDuration) {
+
+  /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
+  public static final long UNKNOWN_SIZE = -1;
 
   public LedgerItem {
     Objects.requireNonNull(id, "id");
@@ -41,6 +52,11 @@ public record LedgerItem(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+  }
+
+  /** Whether the file to upload is known (always for ORIGINAL; once produced for the others). */
+  public boolean sizeKnown() {
+    return sizeBytes >= 0;
   }
 
   /** The key this item is stored under. */

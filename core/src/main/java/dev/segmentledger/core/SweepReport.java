@@ -9,5 +9,6 @@ package dev.segmentledger.core;
  * @param accepted rows taken into the queue
  * @param duplicates rows already queued or in flight, not queued twice
  * @param saturated rows not taken because the queue was full (they stay for a later round)
+ * @param excluded rows excluded in this round because they are past the cutoff
  */
-public record SweepReport(long round, int read, int accepted, int duplicates, int saturated) {}
+public record SweepReport(long round, int read, int accepted, int duplicates, int saturated, int excluded) {}

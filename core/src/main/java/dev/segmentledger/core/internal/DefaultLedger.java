@@ -1,10 +1,14 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastStatus;
+import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.PlaybackView;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.Registration.Offer;
@@ -19,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -31,13 +36,16 @@ import org.slf4j.LoggerFactory;
  * The ledger engine.
  *
  * <p>Design note. The row is the ledger; everything in this class is disposable. {@link #register}
- * writes the row first (PENDING, or REJECTED with a reason if the file fails the boundary check)
- * and only then offers the item to the bounded {@link WorkQueue}; a full queue drops the offer and
+ * writes the row first (PENDING, or REJECTED with a reason if the file fails the boundary check;
+ * with a repackager, also the INIT and a WAITING PLAYBACK row, in the same transaction) and only
+ * then offers the item to the bounded {@link WorkQueue}; a full queue drops the offer and
  * the row waits for the {@link Sweeper}. Workers take items from the queue and hand them to the
  * {@link ItemProcessor}, which PUTs to the contract key and confirms by compare-and-set. The sweeper
  * runs on its own thread at a fixed delay and pages through due rows with a per-axis keyset cursor.
  * The in-flight set of the queue keeps one row from being processed twice in this process; across
- * processes, duplicate PUTs of identical bytes are accepted and the CAS confirm decides. A manual
+ * processes, duplicate PUTs of identical bytes are accepted and the CAS confirm decides. The
+ * store releases waiting PLAYBACK rows in the transaction that confirms their INIT, so the
+ * ledger itself never tracks that dependency in memory. A manual
  * ledger has no threads at all: the caller runs sweep rounds and drains the queue.
  */
 public final class DefaultLedger implements ManualLedger {
@@ -51,11 +59,12 @@ public final class DefaultLedger implements ManualLedger {
   private final PathGuard guard;
   private final Events events;
   private final WorkQueue queue;
+  private final PlaybackProducer producer;
   private final ItemProcessor processor;
   private final Sweeper sweeper;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
   private final List<Thread> workers = new ArrayList<>();
-  private ScheduledExecutorService sweepThread;
+  private volatile ScheduledExecutorService sweepThread;
 
   public DefaultLedger(LedgerConfig config, boolean manual) {
     this.config = Objects.requireNonNull(config, "config");
@@ -64,8 +73,9 @@ public final class DefaultLedger implements ManualLedger {
     this.guard = new PathGuard(config.allowedRoot());
     this.events = new Events(config.listeners());
     this.queue = new WorkQueue(config.queueCapacity());
-    this.processor = new ItemProcessor(config, guard, events);
-    this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), this::offer);
+    this.producer = new PlaybackProducer(config, guard);
+    this.processor = new ItemProcessor(config, guard, producer, events, this::sweepSoon);
+    this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(), this::offer);
   }
 
   @Override
@@ -75,24 +85,50 @@ public final class DefaultLedger implements ManualLedger {
       throw new IllegalArgumentException("file must be a non-empty path");
     }
     requireOpen();
-    Instant now = config.clock().instant();
-    NewItem row;
+    List<NewItem> rows = rowsFor(id, file, config.clock().instant());
+    List<RegisterResult> results = store.registerAll(rows);
+    Offer offer = Offer.NOT_OFFERED;
+    for (int i = 0; i < results.size(); i++) {
+      RegisterResult result = results.get(i);
+      LedgerItem item = result.item();
+      if (result.created() && item.state() == ItemState.REJECTED) {
+        log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
+        events.onFailed(item, item.reason(), item.lastError(), true);
+      }
+      Offer itemOffer = item.state() == ItemState.PENDING ? offer(item, false) : Offer.NOT_OFFERED;
+      if (i == 0) {
+        offer = itemOffer;
+      }
+    }
+    return new Registration(results.get(0).item(), results.get(0).created(), offer);
+  }
+
+  /**
+   * The rows one registration writes, in one transaction: the item itself (REJECTED with its
+   * reason if the file fails the boundary), then, for an original when repackaging, the
+   * rendition's INIT and the segment's PLAYBACK row. A PLAYBACK row always waits for its INIT.
+   */
+  private List<NewItem> rowsFor(ItemId id, Path file, Instant now) {
+    PathGuard.Checked checked;
     try {
-      PathGuard.Checked checked = guard.check(file);
-      row = checked.size() == 0
-          ? NewItem.rejected(id, checked.realPath().toString(), 0, Reason.EMPTY_FILE, file + " is empty", now)
-          : NewItem.pending(id, checked.realPath().toString(), checked.size(), now);
+      checked = guard.check(file);
     } catch (FileRejectedException e) {
-      row = NewItem.rejected(id, guard.absolute(file).toString(), 0, e.reason(), e.getMessage(), now);
+      return List.of(NewItem.rejected(id, guard.absolute(file).toString(), 0, e.reason(), e.getMessage(), now));
     }
-    RegisterResult result = store.register(row);
-    LedgerItem item = result.item();
-    if (result.created() && item.state() == ItemState.REJECTED) {
-      log.warn("refused {} at registration: {} ({})", id, item.reason(), item.lastError());
-      events.onFailed(item, item.reason(), item.lastError(), true);
+    String path = checked.realPath().toString();
+    if (checked.size() == 0) {
+      return List.of(NewItem.rejected(id, path, 0, Reason.EMPTY_FILE, file + " is empty", now));
     }
-    Offer offer = item.state() == ItemState.PENDING ? offer(item, false) : Offer.NOT_OFFERED;
-    return new Registration(item, result.created(), offer);
+    ItemState initial = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
+    NewItem row = new NewItem(id, path, null, checked.size(), initial, null, null, now);
+    if (!config.repackaging() || id.axis() != Axis.ORIGINAL) {
+      return List.of(row);
+    }
+    ItemId init = ItemId.init(id.broadcastId(), id.rendition());
+    ItemId playback = ItemId.playback(id.broadcastId(), id.rendition(), id.sequence());
+    return List.of(row,
+        NewItem.derived(init, producer.targetFor(init).toString(), path, now),
+        NewItem.derived(playback, producer.targetFor(playback).toString(), path, now));
   }
 
   private Offer offer(LedgerItem item, boolean fromSweep) {
@@ -108,6 +144,31 @@ public final class DefaultLedger implements ManualLedger {
   @Override
   public Optional<LedgerItem> find(ItemId id) {
     return store.find(Objects.requireNonNull(id, "id"));
+  }
+
+  @Override
+  public boolean endBroadcast(String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    boolean ended = store.endBroadcast(broadcastId, config.clock().instant());
+    if (ended) {
+      log.info("broadcast {} ended: no new registrations; unconfirmed rows are still recovered", broadcastId);
+    }
+    return ended;
+  }
+
+  @Override
+  public BroadcastStatus broadcastStatus(String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    return BroadcastViews.status(broadcastId, store.findBroadcast(broadcastId), store.findByBroadcast(broadcastId));
+  }
+
+  @Override
+  public PlaybackView playback(String broadcastId, String rendition) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    Identifiers.requireValid("rendition", rendition);
+    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
+    BroadcastStatus status = BroadcastViews.status(broadcastId, store.findBroadcast(broadcastId), rows);
+    return BroadcastViews.playback(broadcastId, rendition, status, rows);
   }
 
   @Override
@@ -167,6 +228,18 @@ public final class DefaultLedger implements ManualLedger {
       }
     } catch (RuntimeException e) {
       log.warn("sweep round failed; retrying next round", e);
+    }
+  }
+
+  /** After an INIT confirm released waiting playback rows: sweep now rather than at the next tick. */
+  private void sweepSoon() {
+    ScheduledExecutorService thread = sweepThread;
+    if (thread != null && lifecycle.get() == Lifecycle.RUNNING) {
+      try {
+        thread.execute(this::sweepSafely);
+      } catch (RejectedExecutionException e) {
+        // closing: the rows stay PENDING for the next start
+      }
     }
   }
 

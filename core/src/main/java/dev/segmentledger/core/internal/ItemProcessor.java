@@ -1,10 +1,12 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.IOException;
@@ -16,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Uploads one item: re-checks the file boundary, PUTs to the contract key, then confirms the row
- * by compare-and-set on (PENDING, registered size). Every failure becomes a named reason on the
+ * Uploads one item: produces its file first if it is a PLAYBACK or INIT item whose file is
+ * missing, re-checks the file boundary, PUTs to the contract key, then confirms the row by
+ * compare-and-set on (PENDING, registered size). Every failure becomes a named reason on the
  * row, terminal or with backoff; nothing thrown by the file, the sink or the store escapes, so a
  * worker thread never dies on bad input. Thread-safe.
  */
@@ -29,16 +32,21 @@ final class ItemProcessor {
   private final ObjectSink sink;
   private final Clock clock;
   private final PathGuard guard;
+  private final PlaybackProducer producer;
   private final Events events;
+  private final Runnable initConfirmed;
   private final RandomGenerator random = RandomGenerator.of("L64X128MixRandom");
 
-  ItemProcessor(LedgerConfig config, PathGuard guard, Events events) {
+  ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, Events events,
+      Runnable initConfirmed) {
     this.config = config;
     this.store = config.stateStore();
     this.sink = config.objectSink();
     this.clock = config.clock();
     this.guard = guard;
+    this.producer = producer;
     this.events = events;
+    this.initConfirmed = initConfirmed;
   }
 
   void process(WorkQueue.Work work) {
@@ -52,11 +60,29 @@ final class ItemProcessor {
         }
         item = fresh.get();
       }
+      if (item.id().axis() != Axis.ORIGINAL) {
+        Optional<LedgerItem> produced = produce(item);
+        if (produced.isEmpty()) {
+          return;
+        }
+        item = produced.get();
+      }
       upload(item, work.fromSweep() || item.attempts() > 0);
     } catch (RuntimeException e) {
       log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
       fail(item, Reason.INTERNAL_ERROR, String.valueOf(e));
     }
+  }
+
+  private Optional<LedgerItem> produce(LedgerItem item) {
+    try {
+      return producer.ensureProduced(item);
+    } catch (FileRejectedException e) {
+      fail(item, e.reason(), "original of " + item.id() + ": " + e.getMessage());
+    } catch (RepackageException e) {
+      fail(item, Reason.REPACKAGE_FAILED, e.getMessage());
+    }
+    return Optional.empty();
   }
 
   private void upload(LedgerItem item, boolean mayExist) {
@@ -86,6 +112,9 @@ final class ItemProcessor {
     events.onStored(item, stored);
     if (store.confirm(item.rowId(), ItemState.PENDING, item.sizeBytes(), stored.checksum(), clock.instant())) {
       events.onConfirmed(item);
+      if (item.id().axis() == Axis.INIT) {
+        initConfirmed.run();
+      }
     } else {
       events.onConfirmLost(item);
     }

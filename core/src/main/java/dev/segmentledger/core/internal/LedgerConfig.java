@@ -3,13 +3,14 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-/** The immutable settings of one ledger, copied from the builder. */
+/** The immutable settings of one ledger, copied from the builder; {@code repackager}, {@code playbackRoot} and {@code cutoff} may be null. */
 public record LedgerConfig(
     StateStore stateStore,
     ObjectSink objectSink,
@@ -21,4 +22,13 @@ public record LedgerConfig(
     Duration sweepInterval,
     Duration shutdownTimeout,
     Backoff backoff,
-    List<LedgerListener> listeners) {}
+    List<LedgerListener> listeners,
+    Repackager repackager,
+    Path playbackRoot,
+    Duration cutoff) {
+
+  /** Whether PLAYBACK and INIT rows are produced for each original. */
+  public boolean repackaging() {
+    return repackager != null;
+  }
+}

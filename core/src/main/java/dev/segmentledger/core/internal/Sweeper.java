@@ -6,6 +6,8 @@ import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -19,20 +21,25 @@ import java.util.function.BiFunction;
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
  * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
  * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
+ * With a cutoff, each round first excludes (terminal, with a reason) up to one batch of
+ * unconfirmed rows registered before it.
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
   private final StateStore store;
   private final Clock clock;
   private final int batchSize;
+  private final Duration cutoff;
   private final BiFunction<LedgerItem, Boolean, Offer> offer;
   private final Map<Axis, Long> cursors = new EnumMap<>(Axis.class);
   private long rounds;
 
-  Sweeper(StateStore store, Clock clock, int batchSize, BiFunction<LedgerItem, Boolean, Offer> offer) {
+  Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff,
+      BiFunction<LedgerItem, Boolean, Offer> offer) {
     this.store = store;
     this.clock = clock;
     this.batchSize = batchSize;
+    this.cutoff = cutoff;
     this.offer = offer;
     for (Axis axis : Axis.values()) {
       cursors.put(axis, 0L);
@@ -45,6 +52,11 @@ final class Sweeper {
     int accepted = 0;
     int duplicates = 0;
     int saturated = 0;
+    int excluded = 0;
+    if (cutoff != null) {
+      Instant now = clock.instant();
+      excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
+    }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);
       List<LedgerItem> page = store.findDue(axis, cursor, clock.instant(), batchSize);
@@ -65,7 +77,7 @@ final class Sweeper {
       }
       cursors.put(axis, next);
     }
-    return new SweepReport(rounds, read, accepted, duplicates, saturated);
+    return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded);
   }
 
   /** The cursor of {@code axis}: the last row id read, 0 at the start of a cycle. */

@@ -1,7 +1,9 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import java.time.Instant;
 import java.util.Objects;
@@ -9,18 +11,22 @@ import java.util.Objects;
 /**
  * A row to insert. Normally {@link ItemState#PENDING}; a registration refused at the file
  * boundary is inserted directly as {@link ItemState#REJECTED} with its reason, so that nothing
- * a recorder registered is ever silently dropped.
+ * a recorder registered is ever silently dropped. PLAYBACK rows are inserted
+ * {@link ItemState#WAITING} for their rendition's INIT (the store turns them PENDING at once if
+ * the INIT is already confirmed).
  *
  * @param id the natural identity (unique in the store)
- * @param sourcePath the file to upload
- * @param sizeBytes the size to upload and confirm, {@code >= 0}
+ * @param sourcePath the file to upload (for PLAYBACK and INIT, where the repackager will write it)
+ * @param originPath for PLAYBACK and INIT, the recorded original they are produced from
+ * @param sizeBytes the size to upload and confirm, {@code >= 0}, or
+ *     {@link LedgerItem#UNKNOWN_SIZE} for a PLAYBACK or INIT row not produced yet
  * @param state the initial state
- * @param reason why the row starts terminal or waiting; {@code null} for a plain PENDING row
+ * @param reason why the row starts terminal; {@code null} otherwise
  * @param detail a human-readable detail for {@code reason}; may be {@code null}
  * @param registeredAt the registration time, also the first {@code nextAttemptAt}
  */
 public record NewItem(
-    ItemId id, String sourcePath, long sizeBytes, ItemState state, Reason reason,
+    ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
     String detail, Instant registeredAt) {
 
   public NewItem {
@@ -28,19 +34,35 @@ public record NewItem(
     Objects.requireNonNull(sourcePath, "sourcePath");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
-    if (sizeBytes < 0) {
-      throw new IllegalArgumentException("sizeBytes must be >= 0, got " + sizeBytes);
+    if (sizeBytes < LedgerItem.UNKNOWN_SIZE) {
+      throw new IllegalArgumentException("sizeBytes must be >= 0 or UNKNOWN_SIZE, got " + sizeBytes);
+    }
+    if (sizeBytes == LedgerItem.UNKNOWN_SIZE && id.axis() == Axis.ORIGINAL) {
+      throw new IllegalArgumentException("an ORIGINAL row needs a known size");
     }
   }
 
-  /** A plain PENDING row. */
+  /** A plain PENDING row for a recorded file. */
   public static NewItem pending(ItemId id, String sourcePath, long sizeBytes, Instant registeredAt) {
-    return new NewItem(id, sourcePath, sizeBytes, ItemState.PENDING, null, null, registeredAt);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt);
   }
 
   /** A row refused at registration, terminal from the start. */
   public static NewItem rejected(ItemId id, String sourcePath, long sizeBytes, Reason reason, String detail,
       Instant registeredAt) {
-    return new NewItem(id, sourcePath, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt);
+  }
+
+  /**
+   * A PLAYBACK or INIT row, to be produced from {@code originPath} into {@code targetPath}.
+   * INIT rows start PENDING, PLAYBACK rows WAITING for their INIT.
+   */
+  public static NewItem derived(ItemId id, String targetPath, String originPath, Instant registeredAt) {
+    if (id.axis() == Axis.ORIGINAL) {
+      throw new IllegalArgumentException("an ORIGINAL row is not derived: " + id);
+    }
+    Objects.requireNonNull(originPath, "originPath");
+    ItemState state = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
+    return new NewItem(id, targetPath, originPath, LedgerItem.UNKNOWN_SIZE, state, null, null, registeredAt);
   }
 }

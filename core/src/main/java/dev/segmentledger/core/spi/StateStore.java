@@ -5,6 +5,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -21,13 +22,30 @@ import java.util.Optional;
 public interface StateStore {
 
   /**
-   * Inserts {@code item} unless a row with the same {@link ItemId} exists. Idempotent: the same
-   * identity with the same size returns the existing row with {@code created == false}.
+   * Inserts {@code items} atomically, in order: either every item is registered or none is.
+   * Each item is inserted unless a row with the same {@link ItemId} exists; then the existing row
+   * is returned with {@code created == false} (idempotent registration).
    *
-   * @throws dev.segmentledger.core.RegistrationConflictException if the identity exists with a
-   *     different size; the existing row is unchanged
+   * <ul>
+   *   <li>The broadcast of each item is created (live) if unknown; if it has
+   *       {@linkplain #endBroadcast ended}, {@link dev.segmentledger.core.BroadcastEndedException}
+   *       is thrown and nothing is inserted. This check is atomic with {@link #endBroadcast}.
+   *   <li>A PLAYBACK item asking for {@link ItemState#WAITING} is inserted
+   *       {@link ItemState#PENDING} instead if the INIT row of its (broadcast, rendition) is
+   *       confirmed. This decision is atomic with the confirm of that INIT: a playback row can
+   *       never be left waiting for an init that is already confirmed.
+   * </ul>
+   *
+   * @return one result per item, in the same order
+   * @throws dev.segmentledger.core.RegistrationConflictException if an identity exists with a
+   *     different size and the new item's size is known; nothing is inserted
    */
-  RegisterResult register(NewItem item);
+  List<RegisterResult> registerAll(List<NewItem> items);
+
+  /** Registers one item; see {@link #registerAll}. */
+  default RegisterResult register(NewItem item) {
+    return registerAll(List.of(item)).get(0);
+  }
 
   /**
    * One page of the sweep: rows of {@code axis} in state {@link ItemState#PENDING} whose
@@ -72,6 +90,36 @@ public interface StateStore {
    */
   boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason, String detail,
       Instant at);
+
+  /**
+   * Records the file produced by the repackager for an unconfirmed PLAYBACK or INIT row: sets
+   * {@code sourcePath}, {@code sizeBytes} and {@code mediaDuration}, only if the row is still in
+   * {@code expectedState} with {@code expectedSize} (compare and set).
+   *
+   * @return whether the row was updated
+   */
+  boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath, long sizeBytes,
+      Duration mediaDuration);
+
+  /**
+   * Marks every unconfirmed row ({@link ItemState#PENDING} or {@link ItemState#WAITING})
+   * registered before {@code threshold} as {@link ItemState#EXCLUDED} with
+   * {@link Reason#PAST_CUTOFF}, at most {@code limit} rows per call.
+   *
+   * @return the number of rows excluded by this call
+   */
+  int excludeRegisteredBefore(Instant threshold, Instant at, int limit);
+
+  /**
+   * Ends a live broadcast: no registration for it succeeds afterwards. Creates the broadcast
+   * record if unknown.
+   *
+   * @return {@code true} if this call ended it, {@code false} if it had already ended
+   */
+  boolean endBroadcast(String broadcastId, Instant at);
+
+  /** The lifecycle record of a broadcast, if it has one. */
+  Optional<BroadcastRecord> findBroadcast(String broadcastId);
 
   /** The number of rows of {@code axis} in {@code state}. */
   long count(Axis axis, ItemState state);

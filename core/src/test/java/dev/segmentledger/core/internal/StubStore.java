@@ -5,9 +5,11 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +17,7 @@ import java.util.Optional;
 /** A store whose every method fails; tests override what they use. */
 class StubStore implements StateStore {
   @Override
-  public RegisterResult register(NewItem item) {
+  public List<RegisterResult> registerAll(List<NewItem> items) {
     throw new UnsupportedOperationException();
   }
 
@@ -52,6 +54,27 @@ class StubStore implements StateStore {
   @Override
   public boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason,
       String detail, Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
+      long sizeBytes, Duration mediaDuration) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public int excludeRegisteredBefore(Instant threshold, Instant at, int limit) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean endBroadcast(String broadcastId, Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public Optional<BroadcastRecord> findBroadcast(String broadcastId) {
     throw new UnsupportedOperationException();
   }
 

@@ -23,7 +23,7 @@ class SweeperTest {
   void cursorAdvancesEveryRoundAndWrapsAtTheEnd() {
     PagedRows rows = new PagedRows(300);
     List<Long> offered = new ArrayList<>();
-    Sweeper sweeper = new Sweeper(rows, clock, 128, (item, fromSweep) -> {
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, (item, fromSweep) -> {
       offered.add(item.rowId());
       return Offer.ACCEPTED;
     });
@@ -43,7 +43,7 @@ class SweeperTest {
   void aFullQueueStopsThePageWhereItWasAndTheNextRoundResumesThere() {
     PagedRows rows = new PagedRows(10);
     int[] capacity = {4};
-    Sweeper sweeper = new Sweeper(rows, clock, 128, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
         : Offer.SATURATED);
 
     SweepReport first = sweeper.round();
@@ -71,8 +71,8 @@ class SweeperTest {
       }
       afterIdsAsked.add(afterRowId);
       for (long id = afterRowId + 1; id <= count && page.size() < limit; id++) {
-        page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", 1, ItemState.PENDING, 0, null, null, NOW,
-            NOW, null, null));
+        page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", null, 1, ItemState.PENDING, 0, null, null,
+            NOW, NOW, null, null, null));
       }
       return page;
     }

@@ -1,0 +1,82 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.core.spi.RepackagedFile;
+import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.StateStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Makes sure the local file of a PLAYBACK or INIT row exists before its upload: if the row has
+ * no produced file yet, or the file is gone (crash, cleanup), the repackager runs again from the
+ * recorded original (which must pass the file boundary too) and the new size is recorded on the
+ * row by compare and set. Thread-safe.
+ */
+final class PlaybackProducer {
+  private final StateStore store;
+  private final Repackager repackager;
+  private final Path playbackRoot;
+  private final PathGuard guard;
+
+  PlaybackProducer(LedgerConfig config, PathGuard guard) {
+    this.store = config.stateStore();
+    this.repackager = config.repackager();
+    this.guard = guard;
+    this.playbackRoot = config.playbackRoot() == null ? null : guard.absolute(config.playbackRoot());
+    if (playbackRoot != null && !playbackRoot.startsWith(guard.root())) {
+      throw new IllegalArgumentException("playback root " + config.playbackRoot() + " must lie inside the allowed root "
+          + guard.root());
+    }
+  }
+
+  /** Where the repackager writes the file of a PLAYBACK or INIT item. */
+  Path targetFor(ItemId id) {
+    return playbackRoot.resolve(id.objectKey());
+  }
+
+  /**
+   * The row, with its produced file, ready to upload; empty if another attempt changed the row
+   * meanwhile (it then owns the item).
+   */
+  Optional<LedgerItem> ensureProduced(LedgerItem item) throws FileRejectedException, RepackageException {
+    Path target = Path.of(item.sourcePath());
+    if (item.sizeKnown() && hasSize(target, item.sizeBytes())) {
+      return Optional.of(item);
+    }
+    if (repackager == null) {
+      throw new RepackageException("no repackager is configured to produce " + item.id());
+    }
+    Path origin = guard.check(Path.of(item.originPath())).realPath();
+    try {
+      Files.createDirectories(target.getParent());
+    } catch (IOException e) {
+      throw new RepackageException("cannot create " + target.getParent() + ": " + e, e);
+    }
+    RepackagedFile out = item.id().axis() == Axis.INIT
+        ? repackager.init(origin, target)
+        : repackager.segment(origin, item.id().sequence(), target);
+    if (!store.recordProduced(item.rowId(), ItemState.PENDING, item.sizeBytes(), target.toString(), out.sizeBytes(),
+        out.duration())) {
+      return Optional.empty();
+    }
+    return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
+        item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
+        item.confirmedAt(), item.checksum(), out.duration()));
+  }
+
+  private static boolean hasSize(Path file, long size) {
+    try {
+      return Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && Files.size(file) == size;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
