@@ -33,6 +33,8 @@ public final class LedgerBuilder {
   private Repackager repackager;
   private Path playbackRoot;
   private Duration cutoff;
+  private int breakerFailures = 5;
+  private Duration breakerDelay = Duration.ofSeconds(10);
 
   LedgerBuilder() {}
 
@@ -126,6 +128,19 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * The circuit breaker around the sink: after {@code consecutiveFailures} transient sink failures
+   * in a row it opens; workers stop taking work and the sweeper stops accepting for
+   * {@code openDelay}; then one probe upload closes it (or re-opens it). Rows are never touched by
+   * the breaker. Default: 5 failures, 10 seconds. The delay is measured by Failsafe on the
+   * monotonic system timer, not the ledger's clock.
+   */
+  public LedgerBuilder circuitBreaker(int consecutiveFailures, Duration openDelay) {
+    this.breakerFailures = requirePositive("consecutiveFailures", consecutiveFailures);
+    this.breakerDelay = requirePositive("openDelay", openDelay);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -147,7 +162,7 @@ public final class LedgerBuilder {
       throw new IllegalStateException("allowedRoot is required");
     }
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
-        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff);
+        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay);
   }
 
   private static int requirePositive(String name, int value) {

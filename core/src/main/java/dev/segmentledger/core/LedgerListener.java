@@ -30,6 +30,12 @@ public interface LedgerListener {
    */
   default void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {}
 
+  /**
+   * The circuit breaker around the sink changed state. While it is open no upload is attempted
+   * and rows stay as they are.
+   */
+  default void onCircuitStateChanged(CircuitState state) {}
+
   /** A listener that ignores everything. */
   static LedgerListener noop() {
     return new LedgerListener() {};

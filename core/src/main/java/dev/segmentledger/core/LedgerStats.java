@@ -9,11 +9,15 @@ import java.util.Objects;
  * events of this process only; the ledger rows are the truth across restarts.
  *
  * @param byAxis the counters of each axis (every axis is present)
+ * @param queued items waiting in the in-memory queue now
+ * @param inFlight items queued or being processed now
+ * @param circuit the state of the circuit breaker around the sink now
  */
-public record LedgerStats(Map<Axis, AxisStats> byAxis) {
+public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit) {
 
   public LedgerStats {
     Objects.requireNonNull(byAxis, "byAxis");
+    Objects.requireNonNull(circuit, "circuit");
     EnumMap<Axis, AxisStats> copy = new EnumMap<>(Axis.class);
     for (Axis axis : Axis.values()) {
       copy.put(axis, byAxis.getOrDefault(axis, AxisStats.ZERO));

@@ -11,7 +11,10 @@ package dev.segmentledger.core;
  */
 public interface ManualLedger extends Ledger {
 
-  /** Runs one sweep round over every axis, offering due rows to the queue. */
+  /**
+   * Runs one sweep round over every axis, offering due rows to the queue. Unlike the background
+   * sweeper it runs even while the circuit breaker is open (the breaker still refuses uploads).
+   */
   SweepReport sweepRound();
 
   /** Processes queued items on the calling thread until the queue is empty; returns how many. */

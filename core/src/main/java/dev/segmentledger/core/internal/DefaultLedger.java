@@ -17,6 +17,7 @@ import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +62,7 @@ public final class DefaultLedger implements ManualLedger {
   private final Events events;
   private final WorkQueue queue;
   private final PlaybackProducer producer;
+  private final SinkBreaker breaker;
   private final ItemProcessor processor;
   private final Sweeper sweeper;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
@@ -74,7 +77,8 @@ public final class DefaultLedger implements ManualLedger {
     this.events = new Events(config.listeners());
     this.queue = new WorkQueue(config.queueCapacity());
     this.producer = new PlaybackProducer(config, guard);
-    this.processor = new ItemProcessor(config, guard, producer, events, this::sweepSoon);
+    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged);
+    this.processor = new ItemProcessor(config, guard, producer, breaker, events, this::sweepSoon);
     this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(), this::offer);
   }
 
@@ -173,7 +177,7 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public LedgerStats stats() {
-    return events.snapshot();
+    return events.snapshot(queue.size(), queue.inFlight(), breaker.state());
   }
 
   @Override
@@ -199,6 +203,12 @@ public final class DefaultLedger implements ManualLedger {
 
   private void workLoop() {
     while (lifecycle.get() == Lifecycle.RUNNING) {
+      Duration pause = breaker.pause();
+      if (!pause.isZero()) {
+        // Circuit open: take no work until a probe may run. Rows stay as they are.
+        LockSupport.parkNanos(Math.min(pause.toNanos(), TimeUnit.MILLISECONDS.toNanos(100)));
+        continue;
+      }
       WorkQueue.Work work;
       try {
         work = queue.poll(100, TimeUnit.MILLISECONDS);
@@ -221,6 +231,9 @@ public final class DefaultLedger implements ManualLedger {
   }
 
   private void sweepSafely() {
+    if (!breaker.pause().isZero()) {
+      return; // circuit open: accept nothing; the rows wait in the store
+    }
     try {
       SweepReport report = sweeper.round();
       if (report.accepted() > 0 || report.saturated() > 0) {

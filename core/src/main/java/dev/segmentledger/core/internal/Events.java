@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.LedgerStats;
@@ -31,10 +32,26 @@ final class Events implements LedgerListener {
     }
   }
 
-  LedgerStats snapshot() {
+  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit) {
     Map<Axis, LedgerStats.AxisStats> byAxis = new EnumMap<>(Axis.class);
     counters.forEach((axis, c) -> byAxis.put(axis, c.snapshot()));
-    return new LedgerStats(byAxis);
+    return new LedgerStats(byAxis, queued, inFlight, circuit);
+  }
+
+  @Override
+  public void onCircuitStateChanged(CircuitState state) {
+    if (state == CircuitState.OPEN) {
+      log.warn("circuit breaker OPEN: the sink keeps failing; uploads pause, rows stay as they are");
+    } else {
+      log.info("circuit breaker {}", state);
+    }
+    for (LedgerListener listener : listeners) {
+      try {
+        listener.onCircuitStateChanged(state);
+      } catch (RuntimeException e) {
+        log.warn("listener {} failed on circuit state {}; ignored", listener, state, e);
+      }
+    }
   }
 
   @Override

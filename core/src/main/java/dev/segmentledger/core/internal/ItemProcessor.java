@@ -35,10 +35,12 @@ final class ItemProcessor {
   private final PlaybackProducer producer;
   private final Events events;
   private final Runnable initConfirmed;
+  private final SinkBreaker breaker;
   private final RandomGenerator random = RandomGenerator.of("L64X128MixRandom");
 
-  ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, Events events,
-      Runnable initConfirmed) {
+  ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, SinkBreaker breaker,
+      Events events, Runnable initConfirmed) {
+    this.breaker = breaker;
     this.config = config;
     this.store = config.stateStore();
     this.sink = config.objectSink();
@@ -88,7 +90,11 @@ final class ItemProcessor {
   private void upload(LedgerItem item, boolean mayExist) {
     StoredObjectInfo stored;
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes())) {
-      stored = sink.put(item.objectKey(), file, mayExist);
+      if (!breaker.tryAcquire()) {
+        log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
+        return;
+      }
+      stored = putThroughBreaker(item, file, mayExist);
     } catch (FileRejectedException e) {
       fail(item, e.reason(), e.getMessage());
       return;
@@ -117,6 +123,24 @@ final class ItemProcessor {
       }
     } else {
       events.onConfirmLost(item);
+    }
+  }
+
+  private StoredObjectInfo putThroughBreaker(LedgerItem item, VerifiedFile file, boolean mayExist) {
+    try {
+      StoredObjectInfo stored = sink.put(item.objectKey(), file, mayExist);
+      breaker.recordSuccess();
+      return stored;
+    } catch (SinkException e) {
+      if (e.isRetryable()) {
+        breaker.recordFailure();
+      } else {
+        breaker.recordSuccess(); // the sink answered: it is reachable, the refusal is this item's
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      breaker.recordFailure();
+      throw e;
     }
   }
 

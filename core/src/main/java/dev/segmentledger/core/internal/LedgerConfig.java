@@ -25,7 +25,9 @@ public record LedgerConfig(
     List<LedgerListener> listeners,
     Repackager repackager,
     Path playbackRoot,
-    Duration cutoff) {
+    Duration cutoff,
+    int breakerFailures,
+    Duration breakerDelay) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {
