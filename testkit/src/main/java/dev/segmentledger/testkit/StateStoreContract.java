@@ -1,0 +1,453 @@
+package dev.segmentledger.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link StateStore} must have, as an abstract JUnit 5 test. Extend it and
+ * implement {@link #newEmptyStore()}; every test method gets a fresh empty store.
+ *
+ * <p>Covers each SPI method: idempotent registration and conflicts, terminal registrations, the
+ * sweep page (order, keyset, limit, backoff, state and axis filtering), the compare-and-set
+ * updates, concurrent confirms, and the read methods. Instants used are whole milliseconds, so a
+ * store that keeps microseconds (PostgreSQL) returns them unchanged.
+ *
+ * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
+ */
+public abstract class StateStoreContract {
+  /** The registration time of rows in these tests. */
+  protected static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static final int CONCURRENT_CONFIRMERS = 8;
+
+  /** The store under test, fresh for each test method. */
+  protected StateStore store;
+
+  /**
+   * A new store with no rows, isolated from every store returned before. Called before each
+   * test method.
+   */
+  protected abstract StateStore newEmptyStore() throws Exception;
+
+  @BeforeEach
+  final void createStore() throws Exception {
+    store = newEmptyStore();
+  }
+
+  // ---- register -----------------------------------------------------------------------------
+
+  @Test
+  void registerCreatesPendingRowWithAllFields() {
+    ItemId id = ItemId.original("b1", "720p", 7);
+    RegisterResult result = store.register(NewItem.pending(id, "/rec/b1/7.ts", 1234, T0));
+
+    assertTrue(result.created());
+    LedgerItem row = result.item();
+    assertTrue(row.rowId() > 0, "row ids are positive so that cursor 0 starts a sweep cycle");
+    assertEquals(id, row.id());
+    assertEquals("/rec/b1/7.ts", row.sourcePath());
+    assertEquals(1234, row.sizeBytes());
+    assertEquals(ItemState.PENDING, row.state());
+    assertEquals(0, row.attempts());
+    assertNull(row.reason());
+    assertNull(row.lastError());
+    assertEquals(T0, row.registeredAt());
+    assertEquals(T0, row.nextAttemptAt(), "a new row is due at once");
+    assertNull(row.confirmedAt());
+    assertNull(row.checksum());
+    assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void rowIdsGrowWithInsertionOrder() {
+    long previous = 0;
+    for (int i = 0; i < 5; i++) {
+      long rowId = register(ItemId.original("b1", "720p", 10 - i), 10).rowId();
+      assertTrue(rowId > previous, "row id " + rowId + " after " + previous);
+      previous = rowId;
+    }
+  }
+
+  @Test
+  void registeringTheSameIdentityAndSizeAgainReturnsTheExistingRow() {
+    ItemId id = ItemId.original("b1", "720p", 1);
+    LedgerItem first = register(id, 100);
+    store.markTerminal(first.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
+    LedgerItem existing = store.findByRowId(first.rowId()).orElseThrow();
+
+    RegisterResult again = store.register(NewItem.pending(id, "/elsewhere.ts", 100, T0.plusSeconds(60)));
+
+    assertFalse(again.created());
+    assertEquals(existing, again.item(), "the existing row, unchanged");
+    assertEquals(1, store.findByBroadcast("b1").size());
+  }
+
+  @Test
+  void registeringTheSameIdentityWithAnotherSizeThrowsAndLeavesTheRowUnchanged() {
+    ItemId id = ItemId.original("b1", "720p", 1);
+    LedgerItem first = register(id, 100);
+
+    RegistrationConflictException conflict = assertThrows(RegistrationConflictException.class,
+        () -> store.register(NewItem.pending(id, "/other.ts", 101, T0.plusSeconds(1))));
+
+    assertEquals(first, conflict.existing());
+    assertEquals(first, store.find(id).orElseThrow());
+    assertEquals(1, store.findByBroadcast("b1").size());
+  }
+
+  @Test
+  void theSameSequenceOnAnotherAxisOrRenditionIsAnotherRow() {
+    LedgerItem original = register(ItemId.original("b1", "720p", 1), 100);
+    LedgerItem playback = register(ItemId.playback("b1", "720p", 1), 200);
+    LedgerItem otherRendition = register(ItemId.original("b1", "1080p", 1), 300);
+    LedgerItem otherBroadcast = register(ItemId.original("b2", "720p", 1), 400);
+
+    assertEquals(4, List.of(original.rowId(), playback.rowId(), otherRendition.rowId(), otherBroadcast.rowId())
+        .stream().distinct().count());
+  }
+
+  @Test
+  void rejectedRegistrationIsInsertedTerminalWithItsReason() {
+    ItemId id = ItemId.original("b1", "720p", 3);
+    RegisterResult result = store.register(
+        NewItem.rejected(id, "/etc/passwd", 0, Reason.OUTSIDE_ROOT, "/etc/passwd is outside /rec", T0));
+
+    assertTrue(result.created());
+    LedgerItem row = store.find(id).orElseThrow();
+    assertEquals(ItemState.REJECTED, row.state());
+    assertEquals(Reason.OUTSIDE_ROOT, row.reason());
+    assertEquals("/etc/passwd is outside /rec", row.lastError());
+    assertEquals(0, row.attempts());
+    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(3600), 10).isEmpty(), "never swept");
+    assertEquals(1, store.count(Axis.ORIGINAL, ItemState.REJECTED));
+  }
+
+  @Test
+  void waitingRegistrationIsNotSwept() {
+    ItemId id = ItemId.playback("b1", "720p", 0);
+    store.register(new NewItem(id, "/rec/p0.m4s", 10, ItemState.WAITING, null, null, T0));
+
+    assertEquals(ItemState.WAITING, store.find(id).orElseThrow().state());
+    assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).isEmpty());
+  }
+
+  // ---- findDue ------------------------------------------------------------------------------
+
+  @Test
+  void findDueReturnsDueRowsInRowIdOrderAfterTheCursorUpToTheLimit() {
+    List<Long> rowIds = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      rowIds.add(register(ItemId.original("b1", "720p", i), 10).rowId());
+    }
+
+    assertEquals(rowIds.subList(0, 4), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 4)));
+    assertEquals(rowIds.subList(4, 8), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(3), T0, 4)));
+    assertEquals(rowIds.subList(8, 10), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(7), T0, 4)));
+    assertTrue(store.findDue(Axis.ORIGINAL, rowIds.get(9), T0, 4).isEmpty());
+  }
+
+  @Test
+  void findDueExcludesRowsInBackoffWithoutSpendingSlotsOnThem() {
+    List<Long> ghosts = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      LedgerItem ghost = register(ItemId.original("b1", "720p", i), 10);
+      assertTrue(store.recordFailure(ghost.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503",
+          T0.plusSeconds(60)));
+      ghosts.add(ghost.rowId());
+    }
+    List<Long> fresh = new ArrayList<>();
+    for (int i = 5; i < 8; i++) {
+      fresh.add(register(ItemId.original("b1", "720p", i), 10).rowId());
+    }
+
+    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 3)), "ghosts take no slot");
+    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(59), 3)));
+
+    List<Long> all = new ArrayList<>(ghosts);
+    all.addAll(fresh);
+    assertEquals(all, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 100)),
+        "due again exactly at nextAttemptAt");
+  }
+
+  @Test
+  void findDueReturnsOnlyPendingRows() {
+    LedgerItem pending = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
+    LedgerItem rejected = register(ItemId.original("b1", "720p", 2), 10);
+    LedgerItem excluded = register(ItemId.original("b1", "720p", 3), 10);
+    store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", 10, ItemState.WAITING, null, null, T0));
+    assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE,
+        "gone", T0));
+    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
+        "old", T0));
+
+    assertEquals(List.of(pending.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)));
+  }
+
+  @Test
+  void findDueKeepsEachAxisSeparate() {
+    LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem playback = register(ItemId.playback("b1", "720p", 0), 10);
+    LedgerItem init = register(ItemId.init("b1", "720p"), 10);
+    assertTrue(store.confirm(original.rowId(), ItemState.PENDING, 10, "c", T0));
+
+    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, 100).isEmpty(), "a confirmed original hides nothing");
+    assertEquals(List.of(playback.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 100)));
+    assertEquals(List.of(init.rowId()), rowIdsOf(store.findDue(Axis.INIT, 0, T0, 100)));
+  }
+
+  @Test
+  void findDueSpansBroadcasts() {
+    LedgerItem b1 = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem b2 = register(ItemId.original("b2", "720p", 0), 10);
+
+    assertEquals(List.of(b1.rowId(), b2.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)));
+  }
+
+  @Test
+  void findDueReturnsTheSameRowsAsFindByRowId() {
+    LedgerItem row = register(ItemId.init("b1", "720p"), 10);
+
+    assertEquals(List.of(row), store.findDue(Axis.INIT, 0, T0, 1));
+  }
+
+  // ---- confirm ------------------------------------------------------------------------------
+
+  @Test
+  void confirmSetsStateChecksumAndTimeOnce() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    Instant at = T0.plusMillis(1500);
+
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", at));
+    LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, confirmed.state());
+    assertEquals("crc32c:AAAAAA==", confirmed.checksum());
+    assertEquals(at, confirmed.confirmedAt());
+    assertEquals(row.sizeBytes(), confirmed.sizeBytes());
+
+    assertFalse(store.confirm(row.rowId(), ItemState.PENDING, 10, "other", at.plusSeconds(1)), "second confirm");
+    assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void confirmWithWrongExpectedStateChangesNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+
+    assertFalse(store.confirm(row.rowId(), ItemState.WAITING, 10, "c", T0));
+    assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void confirmWithWrongSizeChangesNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+
+    assertFalse(store.confirm(row.rowId(), ItemState.PENDING, 11, "c", T0));
+    assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void confirmOfAWaitingRowExpectingWaitingSucceeds() {
+    ItemId id = ItemId.playback("b1", "720p", 0);
+    LedgerItem row = store.register(new NewItem(id, "/p.m4s", 10, ItemState.WAITING, null, null, T0)).item();
+
+    assertTrue(store.confirm(row.rowId(), ItemState.WAITING, 10, null, T0));
+    assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
+  }
+
+  @Test
+  void confirmOfAnUnknownRowReturnsFalse() {
+    assertFalse(store.confirm(424242, ItemState.PENDING, 10, "c", T0));
+  }
+
+  @Test
+  void ofConcurrentConfirmsOfOneRowExactlyOneWins() throws Exception {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
+    try {
+      List<Future<Boolean>> outcomes = new ArrayList<>();
+      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+        String checksum = "c" + i;
+        outcomes.add(threads.submit(() -> {
+          start.await();
+          return store.confirm(row.rowId(), ItemState.PENDING, 10, checksum, T0);
+        }));
+      }
+      start.countDown();
+      int wins = 0;
+      for (Future<Boolean> outcome : outcomes) {
+        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertEquals(1, wins);
+      assertEquals(ItemState.CONFIRMED, store.findByRowId(row.rowId()).orElseThrow().state());
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  // ---- recordFailure ------------------------------------------------------------------------
+
+  @Test
+  void recordFailureCountsTheAttemptAndSchedulesTheNext() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    Instant retryAt = T0.plus(Duration.ofSeconds(30));
+
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503 Slow Down", retryAt));
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.UNREADABLE, "EACCES", retryAt.plusSeconds(30)));
+
+    LedgerItem failed = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals(ItemState.PENDING, failed.state(), "a failure never makes a row terminal by itself");
+    assertEquals(2, failed.attempts());
+    assertEquals(Reason.UNREADABLE, failed.reason());
+    assertEquals("EACCES", failed.lastError());
+    assertEquals(retryAt.plusSeconds(30), failed.nextAttemptAt());
+    assertEquals(row.registeredAt(), failed.registeredAt());
+  }
+
+  @Test
+  void recordFailureOnARowInAnotherStateChangesNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
+    LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
+
+    assertFalse(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
+    assertFalse(store.recordFailure(row.rowId(), ItemState.WAITING, Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
+    assertFalse(store.recordFailure(424242, ItemState.PENDING, Reason.SINK_TRANSIENT, "none", T0));
+    assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  // ---- markTerminal -------------------------------------------------------------------------
+
+  @Test
+  void markTerminalRejectsOrExcludesWithItsReason() {
+    LedgerItem rejected = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem excluded = register(ItemId.original("b1", "720p", 1), 10);
+
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT,
+        "403 AccessDenied", T0.plusSeconds(1)));
+    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
+        "older than 7d", T0.plusSeconds(1)));
+
+    LedgerItem r = store.findByRowId(rejected.rowId()).orElseThrow();
+    assertEquals(ItemState.REJECTED, r.state());
+    assertEquals(Reason.SINK_PERMANENT, r.reason());
+    assertEquals("403 AccessDenied", r.lastError());
+    assertNull(r.confirmedAt());
+    LedgerItem e = store.findByRowId(excluded.rowId()).orElseThrow();
+    assertEquals(ItemState.EXCLUDED, e.state());
+    assertEquals(Reason.PAST_CUTOFF, e.reason());
+    assertEquals(1, store.count(Axis.ORIGINAL, ItemState.REJECTED));
+    assertEquals(1, store.count(Axis.ORIGINAL, ItemState.EXCLUDED));
+  }
+
+  @Test
+  void markTerminalOnARowInAnotherStateChangesNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
+    LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
+
+    assertFalse(store.markTerminal(row.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE, "x", T0));
+    assertFalse(store.markTerminal(row.rowId(), ItemState.WAITING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "x", T0));
+    assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void markTerminalRefusesANonTerminalOrConfirmedTarget() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+
+    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING,
+        ItemState.CONFIRMED, Reason.INTERNAL_ERROR, "x", T0));
+    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING,
+        ItemState.WAITING, Reason.INTERNAL_ERROR, "x", T0));
+    assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  @Test
+  void findLooksUpTheNaturalIdentity() {
+    LedgerItem row = register(ItemId.playback("b1", "720p", 5), 10);
+
+    assertEquals(row, store.find(ItemId.playback("b1", "720p", 5)).orElseThrow());
+    assertTrue(store.find(ItemId.original("b1", "720p", 5)).isEmpty());
+    assertTrue(store.find(ItemId.playback("b1", "1080p", 5)).isEmpty());
+    assertTrue(store.findByRowId(row.rowId() + 1000).isEmpty());
+  }
+
+  @Test
+  void findByBroadcastReturnsEveryAxisOfThatBroadcastInRowIdOrder() {
+    LedgerItem a = register(ItemId.original("b1", "720p", 1), 10);
+    register(ItemId.original("b2", "720p", 1), 10);
+    LedgerItem b = register(ItemId.init("b1", "720p"), 10);
+    LedgerItem c = register(ItemId.playback("b1", "720p", 1), 10);
+    store.markTerminal(c.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.REPACKAGE_FAILED, "x", T0);
+
+    assertEquals(List.of(a.rowId(), b.rowId(), c.rowId()), rowIdsOf(store.findByBroadcast("b1")));
+    assertTrue(store.findByBroadcast("b3").isEmpty());
+  }
+
+  @Test
+  void countCountsOneAxisInOneState() {
+    LedgerItem o1 = register(ItemId.original("b1", "720p", 1), 10);
+    register(ItemId.original("b1", "720p", 2), 10);
+    register(ItemId.original("b2", "720p", 1), 10);
+    register(ItemId.playback("b1", "720p", 1), 10);
+    store.confirm(o1.rowId(), ItemState.PENDING, 10, "c", T0);
+
+    assertEquals(2, store.count(Axis.ORIGINAL, ItemState.PENDING));
+    assertEquals(1, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
+    assertEquals(1, store.count(Axis.PLAYBACK, ItemState.PENDING));
+    assertEquals(0, store.count(Axis.PLAYBACK, ItemState.CONFIRMED));
+    assertEquals(0, store.count(Axis.INIT, ItemState.PENDING));
+  }
+
+  @Test
+  void aFreshStoreIsEmpty() {
+    for (Axis axis : Axis.values()) {
+      assertTrue(store.findDue(axis, 0, T0.plusSeconds(3600), 10).isEmpty());
+      for (ItemState state : ItemState.values()) {
+        assertEquals(0, store.count(axis, state));
+      }
+    }
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  /** Registers a PENDING row at {@link #T0} and returns it. */
+  protected final LedgerItem register(ItemId id, long sizeBytes) {
+    RegisterResult result = store.register(NewItem.pending(id, "/rec/" + id.objectKey(), sizeBytes, T0));
+    assertTrue(result.created(), () -> id + " was already registered");
+    assertSame(ItemState.PENDING, result.item().state());
+    return result.item();
+  }
+
+  private static List<Long> rowIdsOf(List<LedgerItem> rows) {
+    return rows.stream().map(LedgerItem::rowId).toList();
+  }
+}

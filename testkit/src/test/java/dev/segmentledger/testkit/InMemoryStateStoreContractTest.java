@@ -1,0 +1,10 @@
+package dev.segmentledger.testkit;
+
+import dev.segmentledger.core.spi.StateStore;
+
+class InMemoryStateStoreContractTest extends StateStoreContract {
+  @Override
+  protected StateStore newEmptyStore() {
+    return new InMemoryStateStore();
+  }
+}
