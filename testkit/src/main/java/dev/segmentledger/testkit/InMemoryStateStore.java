@@ -1,16 +1,20 @@
 package dev.segmentledger.testkit;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +25,10 @@ import java.util.TreeMap;
 
 /**
  * A {@link StateStore} held in memory, with exactly the semantics of the SPI (it passes
- * {@link StateStoreContract}): ids from 1 growing with insertion, idempotent registration,
- * compare-and-set updates. Instants are truncated to microseconds, as PostgreSQL stores them, so
- * that tests observe the same values from this store and from a database.
+ * {@link StateStoreContract}): ids from 1 growing with insertion, idempotent and atomic
+ * registration, compare-and-set updates, the init gate and broadcast lifecycle. Instants are
+ * truncated to microseconds, as PostgreSQL stores them, so that tests observe the same values
+ * from this store and from a database.
  *
  * <p>Thread-safe: every method is synchronized on the store, which makes each call atomic. Nothing
  * survives the JVM, so it cannot stand in for a database in crash tests that restart the process.
@@ -31,26 +36,56 @@ import java.util.TreeMap;
 public final class InMemoryStateStore implements StateStore {
   private final NavigableMap<Long, LedgerItem> rows = new TreeMap<>();
   private final Map<ItemId, Long> rowIds = new HashMap<>();
+  private final Map<String, BroadcastRecord> broadcasts = new HashMap<>();
   private long lastRowId;
 
   @Override
-  public synchronized RegisterResult register(NewItem item) {
-    Objects.requireNonNull(item, "item");
+  public synchronized List<RegisterResult> registerAll(List<NewItem> items) {
+    Objects.requireNonNull(items, "items");
+    // Check everything first so that the batch is all or nothing.
+    for (NewItem item : items) {
+      BroadcastRecord broadcast = broadcasts.get(item.id().broadcastId());
+      if (broadcast != null && broadcast.ended()) {
+        throw new BroadcastEndedException(item.id().broadcastId());
+      }
+      Long existingRowId = rowIds.get(item.id());
+      if (existingRowId != null) {
+        LedgerItem existing = rows.get(existingRowId);
+        if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
+          throw new RegistrationConflictException(existing, item.sizeBytes());
+        }
+      }
+    }
+    List<RegisterResult> results = new ArrayList<>(items.size());
+    for (NewItem item : items) {
+      results.add(insert(item));
+    }
+    return results;
+  }
+
+  private RegisterResult insert(NewItem item) {
     Long existingRowId = rowIds.get(item.id());
     if (existingRowId != null) {
-      LedgerItem existing = rows.get(existingRowId);
-      if (existing.sizeBytes() != item.sizeBytes()) {
-        throw new RegistrationConflictException(existing, item.sizeBytes());
-      }
-      return new RegisterResult(existing, false);
+      return new RegisterResult(rows.get(existingRowId), false);
+    }
+    Instant registeredAt = micros(item.registeredAt());
+    broadcasts.putIfAbsent(item.id().broadcastId(), new BroadcastRecord(item.id().broadcastId(), registeredAt, null));
+    ItemState state = item.state();
+    if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(item.id())) {
+      state = ItemState.PENDING;
     }
     long rowId = ++lastRowId;
-    Instant registeredAt = micros(item.registeredAt());
-    LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.sizeBytes(), item.state(), 0,
-        item.reason(), item.detail(), registeredAt, registeredAt, null, null);
+    LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
+        state, 0, item.reason(), item.detail(), registeredAt, registeredAt, null, null, null);
     rows.put(rowId, created);
     rowIds.put(item.id(), rowId);
     return new RegisterResult(created, true);
+  }
+
+  private boolean initConfirmed(ItemId playback) {
+    return find(ItemId.init(playback.broadcastId(), playback.rendition()))
+        .map(init -> init.state() == ItemState.CONFIRMED)
+        .orElse(false);
   }
 
   @Override
@@ -91,10 +126,23 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState || row.sizeBytes() != expectedSize) {
       return false;
     }
-    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.sizeBytes(), ItemState.CONFIRMED,
-        row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmedAt), checksum));
+    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
+        ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
+        micros(confirmedAt), checksum, row.mediaDuration()));
+    if (row.id().axis() == Axis.INIT) {
+      releaseWaitingPlayback(row.id());
+    }
     return true;
+  }
+
+  private void releaseWaitingPlayback(ItemId init) {
+    for (LedgerItem row : List.copyOf(rows.values())) {
+      ItemId id = row.id();
+      if (id.axis() == Axis.PLAYBACK && row.state() == ItemState.WAITING
+          && id.broadcastId().equals(init.broadcastId()) && id.rendition().equals(init.rendition())) {
+        rows.put(row.rowId(), withState(row, ItemState.PENDING, row.reason(), row.lastError()));
+      }
+    }
   }
 
   @Override
@@ -107,9 +155,9 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
-    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.sizeBytes(), row.state(),
+    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum()));
+        row.checksum(), row.mediaDuration()));
     return true;
   }
 
@@ -124,10 +172,58 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
-    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.sizeBytes(), terminalState,
-        row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
-        row.checksum()));
+    rows.put(rowId, withState(row, terminalState, reason, detail));
     return true;
+  }
+
+  @Override
+  public synchronized boolean recordProduced(long rowId, ItemState expectedState, long expectedSize,
+      String sourcePath, long sizeBytes, Duration mediaDuration) {
+    StoreArguments.requireUnconfirmed("expectedState", expectedState);
+    Objects.requireNonNull(sourcePath, "sourcePath");
+    LedgerItem row = rows.get(rowId);
+    if (row == null || row.state() != expectedState || row.sizeBytes() != expectedSize) {
+      return false;
+    }
+    rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
+        row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
+        row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS)));
+    return true;
+  }
+
+  @Override
+  public synchronized int excludeRegisteredBefore(Instant threshold, Instant at, int limit) {
+    Objects.requireNonNull(threshold, "threshold");
+    Objects.requireNonNull(at, "at");
+    StoreArguments.requirePositiveLimit(limit);
+    List<LedgerItem> old = rows.values().stream()
+        .filter(row -> !row.state().isTerminal() && row.registeredAt().isBefore(threshold))
+        .limit(limit)
+        .toList();
+    for (LedgerItem row : old) {
+      rows.put(row.rowId(), withState(row, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
+          "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
+    }
+    return old.size();
+  }
+
+  @Override
+  public synchronized boolean endBroadcast(String broadcastId, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    BroadcastRecord current = broadcasts.get(broadcastId);
+    if (current != null && current.ended()) {
+      return false;
+    }
+    Instant createdAt = current == null ? micros(at) : current.createdAt();
+    broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at)));
+    return true;
+  }
+
+  @Override
+  public synchronized Optional<BroadcastRecord> findBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return Optional.ofNullable(broadcasts.get(broadcastId));
   }
 
   @Override
@@ -135,6 +231,12 @@ public final class InMemoryStateStore implements StateStore {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(state, "state");
     return rows.values().stream().filter(row -> row.id().axis() == axis && row.state() == state).count();
+  }
+
+  private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
+    return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
+        row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
+        row.mediaDuration());
   }
 
   private static Instant micros(Instant instant) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
@@ -150,7 +151,7 @@ public abstract class StateStoreContract {
   @Test
   void waitingRegistrationIsNotSwept() {
     ItemId id = ItemId.playback("b1", "720p", 0);
-    store.register(new NewItem(id, "/rec/p0.m4s", 10, ItemState.WAITING, null, null, T0));
+    store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0));
 
     assertEquals(ItemState.WAITING, store.find(id).orElseThrow().state());
     assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).isEmpty());
@@ -200,7 +201,7 @@ public abstract class StateStoreContract {
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
     LedgerItem rejected = register(ItemId.original("b1", "720p", 2), 10);
     LedgerItem excluded = register(ItemId.original("b1", "720p", 3), 10);
-    store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", 10, ItemState.WAITING, null, null, T0));
+    store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", null, 10, ItemState.WAITING, null, null, T0));
     assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
     assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE,
         "gone", T0));
@@ -274,7 +275,7 @@ public abstract class StateStoreContract {
   @Test
   void confirmOfAWaitingRowExpectingWaitingSucceeds() {
     ItemId id = ItemId.playback("b1", "720p", 0);
-    LedgerItem row = store.register(new NewItem(id, "/p.m4s", 10, ItemState.WAITING, null, null, T0)).item();
+    LedgerItem row = store.register(new NewItem(id, "/p.m4s", null, 10, ItemState.WAITING, null, null, T0)).item();
 
     assertTrue(store.confirm(row.rowId(), ItemState.WAITING, 10, null, T0));
     assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
@@ -435,6 +436,143 @@ public abstract class StateStoreContract {
         assertEquals(0, store.count(axis, state));
       }
     }
+  }
+
+  // ---- atomic batches, the init gate, produced files ----------------------------------------
+
+  @Test
+  void registerAllIsAllOrNothingOnConflict() {
+    ItemId taken = ItemId.original("b1", "720p", 1);
+    register(taken, 10);
+    ItemId fresh = ItemId.original("b1", "720p", 2);
+
+    assertThrows(RegistrationConflictException.class, () -> store.registerAll(List.of(
+        NewItem.pending(fresh, "/rec/2.ts", 10, T0), NewItem.pending(taken, "/rec/1.ts", 99, T0))));
+    assertTrue(store.find(fresh).isEmpty(), "no row of a refused batch is inserted");
+  }
+
+  @Test
+  void registerAllReturnsOneResultPerItemInOrder() {
+    ItemId original = ItemId.original("b1", "720p", 3);
+    ItemId init = ItemId.init("b1", "720p");
+    ItemId playback = ItemId.playback("b1", "720p", 3);
+    List<RegisterResult> results = store.registerAll(List.of(
+        NewItem.pending(original, "/rec/3.ts", 10, T0),
+        NewItem.derived(init, "/rec/pb/init.mp4", "/rec/3.ts", T0),
+        NewItem.derived(playback, "/rec/pb/3.m4s", "/rec/3.ts", T0)));
+
+    assertEquals(List.of(original, init, playback), results.stream().map(r -> r.item().id()).toList());
+    LedgerItem derived = results.get(2).item();
+    assertEquals(ItemState.WAITING, derived.state());
+    assertEquals(LedgerItem.UNKNOWN_SIZE, derived.sizeBytes());
+    assertEquals("/rec/3.ts", derived.originPath());
+    assertEquals(ItemState.PENDING, results.get(1).item().state());
+  }
+
+  @Test
+  void derivedRowsRegisteredAgainAfterProductionAreNotAConflict() {
+    ItemId init = ItemId.init("b1", "720p");
+    LedgerItem row = store.register(NewItem.derived(init, "/rec/pb/init.mp4", "/rec/0.ts", T0)).item();
+    assertTrue(store.recordProduced(row.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/rec/pb/init.mp4", 700,
+        Duration.ZERO));
+
+    RegisterResult again = store.register(NewItem.derived(init, "/rec/pb/init.mp4", "/rec/1.ts", T0));
+    assertFalse(again.created());
+    assertEquals(700, again.item().sizeBytes());
+  }
+
+  @Test
+  void confirmingTheInitReleasesWaitingPlaybackOfItsRenditionOnly() {
+    LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    LedgerItem waiting = store.register(NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0)).item();
+    LedgerItem otherRendition =
+        store.register(NewItem.derived(ItemId.playback("b1", "1080p", 0), "/p2", "/o", T0)).item();
+    store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
+
+    assertTrue(store.confirm(init.rowId(), ItemState.PENDING, 5, "c", T0));
+    assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
+    assertEquals(ItemState.WAITING, store.findByRowId(otherRendition.rowId()).orElseThrow().state());
+    assertEquals(List.of(waiting.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 10)));
+  }
+
+  @Test
+  void playbackRegisteredAfterItsInitIsConfirmedDoesNotWait() {
+    LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
+    store.confirm(init.rowId(), ItemState.PENDING, 5, "c", T0);
+
+    LedgerItem playback =
+        store.register(NewItem.derived(ItemId.playback("b1", "720p", 9), "/p", "/o", T0)).item();
+    assertEquals(ItemState.PENDING, playback.state());
+  }
+
+  @Test
+  void recordProducedIsACompareAndSetOnStateAndSize() {
+    LedgerItem row = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+
+    assertFalse(store.recordProduced(row.rowId(), ItemState.PENDING, 3, "/x", 5, Duration.ZERO), "wrong size");
+    assertFalse(store.recordProduced(row.rowId(), ItemState.WAITING, LedgerItem.UNKNOWN_SIZE, "/x", 5,
+        Duration.ZERO), "wrong state");
+    assertTrue(store.recordProduced(row.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/made", 5,
+        Duration.ofMillis(4_000)));
+    LedgerItem produced = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals("/made", produced.sourcePath());
+    assertEquals(5, produced.sizeBytes());
+    assertEquals(Duration.ofMillis(4_000), produced.mediaDuration());
+  }
+
+  // ---- cutoff and broadcast lifecycle --------------------------------------------------------
+
+  @Test
+  void excludeRegisteredBeforeMarksOnlyOldUnconfirmedRows() {
+    LedgerItem old = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem oldConfirmed = register(ItemId.original("b1", "720p", 1), 10);
+    store.confirm(oldConfirmed.rowId(), ItemState.PENDING, 10, "c", T0);
+    LedgerItem oldWaiting = store.register(NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0)).item();
+    LedgerItem recent = store.register(NewItem.pending(ItemId.original("b1", "720p", 2), "/r", 10,
+        T0.plusSeconds(100))).item();
+
+    assertEquals(2, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(200), 10));
+    for (LedgerItem row : List.of(old, oldWaiting)) {
+      LedgerItem excluded = store.findByRowId(row.rowId()).orElseThrow();
+      assertEquals(ItemState.EXCLUDED, excluded.state());
+      assertEquals(Reason.PAST_CUTOFF, excluded.reason());
+    }
+    assertEquals(ItemState.CONFIRMED, store.findByRowId(oldConfirmed.rowId()).orElseThrow().state());
+    assertEquals(ItemState.PENDING, store.findByRowId(recent.rowId()).orElseThrow().state());
+    assertEquals(0, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(200), 10));
+  }
+
+  @Test
+  void excludeRegisteredBeforeRespectsTheLimit() {
+    for (int i = 0; i < 5; i++) {
+      register(ItemId.original("b1", "720p", i), 10);
+    }
+    assertEquals(3, store.excludeRegisteredBefore(T0.plusSeconds(1), T0, 3));
+    assertEquals(2, store.excludeRegisteredBefore(T0.plusSeconds(1), T0, 3));
+  }
+
+  @Test
+  void anEndedBroadcastRefusesRegistrationsAtomically() {
+    register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.findBroadcast("b1").isPresent());
+    assertFalse(store.findBroadcast("b1").orElseThrow().ended());
+
+    assertTrue(store.endBroadcast("b1", T0.plusSeconds(5)));
+    assertFalse(store.endBroadcast("b1", T0.plusSeconds(6)), "ending twice");
+    assertEquals(T0.plusSeconds(5), store.findBroadcast("b1").orElseThrow().endedAt());
+    assertThrows(BroadcastEndedException.class, () -> store.registerAll(List.of(
+        NewItem.pending(ItemId.original("b2", "720p", 0), "/b2", 10, T0),
+        NewItem.pending(ItemId.original("b1", "720p", 1), "/b1", 10, T0))));
+    assertTrue(store.find(ItemId.original("b2", "720p", 0)).isEmpty(), "nothing of the batch is inserted");
+    assertEquals(1, store.findByBroadcast("b1").size());
+  }
+
+  @Test
+  void endingAnUnknownBroadcastCreatesItEnded() {
+    assertTrue(store.findBroadcast("nobody").isEmpty());
+    assertTrue(store.endBroadcast("nobody", T0));
+    assertTrue(store.findBroadcast("nobody").orElseThrow().ended());
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -1,0 +1,203 @@
+package dev.segmentledger.testkit;
+
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.testkit.PutAttempt.Outcome;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * An in-memory {@link ObjectSink} that records every PUT attempt and fails on command.
+ *
+ * <p>Objects are kept as byte arrays with a {@code sha256:<base64>} checksum computed from the
+ * bytes. Every {@link #put} reads exactly {@code content.size()} bytes and is recorded as a
+ * {@link PutAttempt}, so a test can assert "zero PUTs for this key". With {@code mayExist} set, an
+ * object already present with the same size <em>and</em> checksum is not stored again (recorded as
+ * {@link Outcome#SKIPPED_IDENTICAL}).
+ *
+ * <p>Faults are scheduled per key ({@link #failNext(String, SinkFault)}, {@link #failTimes}) or for
+ * whatever call comes next ({@link #failNext(SinkFault)}); a key's own faults are used first. Each
+ * scheduled fault is consumed by exactly one call. {@link #setLatency} delays every call.
+ *
+ * <p>Thread-safe: any number of threads may put, inspect and schedule faults concurrently.
+ */
+public final class FakeObjectSink implements ObjectSink {
+  private record Blob(byte[] bytes, String checksum) {}
+
+  private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>();
+  private final List<PutAttempt> attempts = new CopyOnWriteArrayList<>();
+  private final Queue<SinkFault> nextFaults = new ArrayDeque<>();
+  private final Map<String, Queue<SinkFault>> keyFaults = new HashMap<>();
+  private volatile Duration latency = Duration.ZERO;
+
+  /** An empty sink without faults or latency. */
+  public FakeObjectSink() {}
+
+  @Override
+  public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(content, "content");
+    long size = content.size();
+    SinkFault fault = takeFault(key);
+    try {
+      pause(latency);
+      if (fault != null) {
+        switch (fault.kind) {
+          case FAIL_RETRYABLE -> throw failBeforeStore(key, size, mayExist, true, "injected retryable failure");
+          case FAIL_PERMANENT -> throw failBeforeStore(key, size, mayExist, false, "injected permanent failure");
+          case DELAY -> pause(fault.delay);
+          case BLOCK -> fault.gate.await();
+          case STORE_THEN_FAIL -> { }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failBeforeStore(key, size, mayExist, true, "interrupted");
+    }
+    byte[] bytes;
+    try {
+      bytes = ContentDigest.readExactly(key, content);
+    } catch (SinkException e) {
+      attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+      throw e;
+    }
+    Blob blob = new Blob(bytes, ContentDigest.of(bytes));
+    if (mayExist && (fault == null || fault.kind != SinkFault.Kind.STORE_THEN_FAIL)) {
+      Blob existing = objects.get(key);
+      if (existing != null && existing.bytes.length == bytes.length && existing.checksum.equals(blob.checksum)) {
+        attempts.add(new PutAttempt(key, size, true, Outcome.SKIPPED_IDENTICAL));
+        return info(key, existing);
+      }
+    }
+    objects.put(key, blob);
+    if (fault != null && fault.kind == SinkFault.Kind.STORE_THEN_FAIL) {
+      attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED_THEN_FAILED));
+      throw SinkException.retryable("injected lost acknowledgement: " + key + " was stored, the reply was lost", null);
+    }
+    attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED));
+    return info(key, blob);
+  }
+
+  @Override
+  public Optional<StoredObjectInfo> head(String key) {
+    Blob blob = objects.get(key);
+    return blob == null ? Optional.empty() : Optional.of(info(key, blob));
+  }
+
+  @Override
+  public List<StoredObjectInfo> list(String prefix) {
+    return objects.tailMap(prefix, true).entrySet().stream()
+        .takeWhile(e -> e.getKey().startsWith(prefix))
+        .map(e -> info(e.getKey(), e.getValue()))
+        .collect(Collectors.toUnmodifiableList());
+  }
+
+  /** The stored bytes at {@code key} (a copy), or empty. */
+  public Optional<byte[]> bytes(String key) {
+    Blob blob = objects.get(key);
+    return blob == null ? Optional.empty() : Optional.of(blob.bytes.clone());
+  }
+
+  /** Stores {@code bytes} at {@code key} directly, without recording a PUT (seeds a bucket). */
+  public void seed(String key, byte[] bytes) {
+    byte[] copy = bytes.clone();
+    objects.put(Objects.requireNonNull(key, "key"), new Blob(copy, ContentDigest.of(copy)));
+  }
+
+  /** Removes the object at {@code key} without recording anything (simulates an object lost). */
+  public void delete(String key) {
+    objects.remove(key);
+  }
+
+  /** Every PUT attempt so far, in call order. */
+  public List<PutAttempt> attempts() {
+    return List.copyOf(attempts);
+  }
+
+  /** The PUT attempts for {@code key} so far, in call order. */
+  public List<PutAttempt> attempts(String key) {
+    return attempts.stream().filter(a -> a.key().equals(key)).toList();
+  }
+
+  /** The number of PUT attempts (of any outcome) so far. */
+  public int putCount() {
+    return attempts.size();
+  }
+
+  /** The number of attempts that wrote an object ({@link Outcome#wroteObject()}). */
+  public long writeCount() {
+    return attempts.stream().filter(a -> a.outcome().wroteObject()).count();
+  }
+
+  /** Applies {@code fault} to the next call for any key that has no fault of its own scheduled. */
+  public synchronized FakeObjectSink failNext(SinkFault fault) {
+    nextFaults.add(Objects.requireNonNull(fault, "fault"));
+    return this;
+  }
+
+  /** Applies {@code fault} to the next call for {@code key}. */
+  public FakeObjectSink failNext(String key, SinkFault fault) {
+    return failTimes(key, 1, fault);
+  }
+
+  /** Applies {@code fault} to the next {@code times} calls for {@code key}; later calls succeed. */
+  public synchronized FakeObjectSink failTimes(String key, int times, SinkFault fault) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(fault, "fault");
+    if (times < 0) {
+      throw new IllegalArgumentException("times must be >= 0, got " + times);
+    }
+    Queue<SinkFault> queue = keyFaults.computeIfAbsent(key, k -> new ArrayDeque<>());
+    for (int i = 0; i < times; i++) {
+      queue.add(fault);
+    }
+    return this;
+  }
+
+  /** Drops every scheduled fault that no call has consumed yet. */
+  public synchronized FakeObjectSink clearFaults() {
+    nextFaults.clear();
+    keyFaults.clear();
+    return this;
+  }
+
+  /** Delays every call by {@code latency} (zero for none). */
+  public FakeObjectSink setLatency(Duration latency) {
+    this.latency = SinkFault.delay(latency).delay;
+    return this;
+  }
+
+  private synchronized SinkFault takeFault(String key) {
+    Queue<SinkFault> queue = keyFaults.get(key);
+    SinkFault fault = queue == null ? null : queue.poll();
+    return fault != null ? fault : nextFaults.poll();
+  }
+
+  private SinkException failBeforeStore(String key, long size, boolean mayExist, boolean retryable, String why) {
+    attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+    String message = why + " putting " + key;
+    return retryable ? SinkException.retryable(message, null) : SinkException.permanent(message, null);
+  }
+
+  private static void pause(Duration delay) throws InterruptedException {
+    if (!delay.isZero()) {
+      Thread.sleep(delay.toMillis(), delay.toNanosPart() % 1_000_000);
+    }
+  }
+
+  private static StoredObjectInfo info(String key, Blob blob) {
+    return new StoredObjectInfo(key, blob.bytes.length, blob.checksum);
+  }
+}
