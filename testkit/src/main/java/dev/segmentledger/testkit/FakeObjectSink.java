@@ -41,6 +41,7 @@ public final class FakeObjectSink implements ObjectSink {
   private final Queue<SinkFault> nextFaults = new ArrayDeque<>();
   private final Map<String, Queue<SinkFault>> keyFaults = new HashMap<>();
   private volatile Duration latency = Duration.ZERO;
+  private volatile SinkFault outage;
 
   /** An empty sink without faults or latency. */
   public FakeObjectSink() {}
@@ -166,6 +167,21 @@ public final class FakeObjectSink implements ObjectSink {
     return this;
   }
 
+  /**
+   * Applies {@code fault} to every call until {@link #endOutage()}, ahead of any scheduled fault:
+   * a sink that is down.
+   */
+  public FakeObjectSink startOutage(SinkFault fault) {
+    this.outage = Objects.requireNonNull(fault, "fault");
+    return this;
+  }
+
+  /** Ends an outage started by {@link #startOutage}. */
+  public FakeObjectSink endOutage() {
+    this.outage = null;
+    return this;
+  }
+
   /** Drops every scheduled fault that no call has consumed yet. */
   public synchronized FakeObjectSink clearFaults() {
     nextFaults.clear();
@@ -180,6 +196,10 @@ public final class FakeObjectSink implements ObjectSink {
   }
 
   private synchronized SinkFault takeFault(String key) {
+    SinkFault down = outage;
+    if (down != null) {
+      return down;
+    }
     Queue<SinkFault> queue = keyFaults.get(key);
     SinkFault fault = queue == null ? null : queue.poll();
     return fault != null ? fault : nextFaults.poll();
