@@ -1,0 +1,214 @@
+package dev.segmentledger.ffmpeg;
+
+import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.core.spi.RepackagedFile;
+import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
+import dev.segmentledger.ffmpeg.MediaProbe.ProbedMedia;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Repackager} that remuxes MPEG-TS recordings (H.264/HEVC video, AAC audio) into HLS
+ * fragmented MP4 by running ffmpeg, without re-encoding ({@code -c copy}).
+ *
+ * <p>Guarantees:
+ *
+ * <ul>
+ *   <li><b>One stream from separate runs.</b> Each segment keeps the recording's original
+ *       timestamps (its {@code tfdt} is the first packet's TS timestamp), so segments of
+ *       consecutive chunks, each repackaged on its own, in any process, play as one continuous
+ *       stream behind a single init segment.
+ *   <li><b>Interchangeable, repeatable output.</b> The init segment depends only on the codec
+ *       configuration, so the init of any chunk of a rendition has the same bytes; and the same
+ *       original always yields the same bytes with the same ffmpeg build, so a re-run after a
+ *       crash overwrites an uploaded object with identical content.
+ *   <li><b>No partial targets.</b> Output is written to a temporary file beside the target and
+ *       atomically renamed onto it; on any failure the target is left as it was.
+ *   <li><b>Bounded external processes.</b> ffprobe and ffmpeg run from argument lists (no shell),
+ *       each under the configured timeout; a failure, a non-zero exit, a timeout (the process is
+ *       killed) or an interrupt (the flag is restored) becomes a {@link RepackageException} that
+ *       carries the last 8 KiB of the program's stderr.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe: concurrent calls share nothing but the configuration.
+ */
+public final class FfmpegRepackager implements Repackager {
+  private static final Logger log = LoggerFactory.getLogger(FfmpegRepackager.class);
+  private static final String MEDIA_FRAGMENT = "moof";
+
+  private final String ffmpeg;
+  private final MediaProbe probe;
+  private final ProcessRunner runner;
+
+  private FfmpegRepackager(Builder builder) {
+    this.ffmpeg = builder.ffmpeg.toString();
+    this.runner = new ProcessRunner(builder.timeout);
+    this.probe = new MediaProbe(builder.ffprobe().toString(), runner);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Writes the init segment ({@code ftyp+moov}); its duration is {@link Duration#ZERO}. */
+  @Override
+  public RepackagedFile init(Path original, Path target) throws RepackageException {
+    Path muxed = remux(original, target);
+    try {
+      long size = AtomicFiles.write(target, out -> out.write(ByteBuffer.wrap(initOf(muxed))));
+      log.debug("init of {} written to {} ({} bytes)", original, target, size);
+      return new RepackagedFile(target, size, Duration.ZERO);
+    } catch (IOException | Mp4FormatException e) {
+      throw new RepackageException("cannot write init segment " + target + " from " + original + ": " + e, e);
+    } finally {
+      deleteQuietly(muxed);
+    }
+  }
+
+  /**
+   * Writes the media segment of the whole {@code original} ({@code moof+mdat} fragments, one per
+   * GOP); its duration is the original's media duration as ffprobe reports it.
+   */
+  @Override
+  public RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException {
+    ProbedMedia media = probeOriginal(original);
+    Path muxed = remux(original, media, target);
+    try (FileChannel in = FileChannel.open(muxed)) {
+      long start = mediaStart(in);
+      long size = AtomicFiles.write(target, out -> transfer(in, start, out));
+      log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, original, target, size, media.duration());
+      return new RepackagedFile(target, size, media.duration());
+    } catch (IOException | Mp4FormatException e) {
+      throw new RepackageException("cannot write segment " + target + " from " + original + ": " + e, e);
+    } finally {
+      deleteQuietly(muxed);
+    }
+  }
+
+  private Path remux(Path original, Path target) throws RepackageException {
+    return remux(original, probeOriginal(original), target);
+  }
+
+  private ProbedMedia probeOriginal(Path original) throws RepackageException {
+    if (!Files.exists(original)) {
+      throw new RepackageException("original not found: " + original);
+    }
+    return probe.probe(original);
+  }
+
+  /** Remuxes {@code original} into a fragmented MP4 in a temporary file beside {@code target}. */
+  private Path remux(Path original, ProbedMedia media, Path target) throws RepackageException {
+    List<MediaStream> kept = RemuxCommand.keptStreams(media.streams());
+    if (kept.isEmpty()) {
+      throw new RepackageException("no audio or video stream in " + original + ": " + media.streams());
+    }
+    Path muxed;
+    try {
+      muxed = AtomicFiles.tempFileBeside(target, ".ffmpeg.mp4");
+    } catch (IOException e) {
+      throw new RepackageException("cannot create a temporary file beside " + target + ": " + e, e);
+    }
+    try {
+      runner.run(RemuxCommand.of(ffmpeg, original, kept, muxed));
+      return muxed;
+    } catch (RepackageException | RuntimeException e) {
+      deleteQuietly(muxed);
+      throw e;
+    }
+  }
+
+  private static byte[] initOf(Path muxed) throws IOException, Mp4FormatException {
+    try (FileChannel in = FileChannel.open(muxed)) {
+      long end = mediaStart(in);
+      ByteBuffer init = ByteBuffer.allocate(Math.toIntExact(end));
+      while (init.hasRemaining() && in.read(init, init.position()) > 0) {
+        // positional reads may return fewer bytes than asked
+      }
+      return InitSegment.normalize(init.array());
+    }
+  }
+
+  /** The offset of the first {@code moof}: everything before it is the init segment. */
+  private static long mediaStart(FileChannel muxed) throws IOException, Mp4FormatException {
+    for (long offset = 0; offset < muxed.size(); ) {
+      Box box = Box.at(muxed, offset);
+      if (box.type().equals(MEDIA_FRAGMENT)) {
+        return offset;
+      }
+      offset = box.end();
+    }
+    throw new Mp4FormatException("ffmpeg wrote no media fragment (moof); is the original empty?");
+  }
+
+  private static void transfer(FileChannel in, long from, FileChannel out) throws IOException {
+    for (long position = from; position < in.size(); ) {
+      position += in.transferTo(position, in.size() - position, out);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      log.warn("cannot delete temporary file {}", file, e);
+    }
+  }
+
+  /** Configures a {@link FfmpegRepackager}; the built repackager keeps a copy of the settings. */
+  public static final class Builder {
+    private Path ffmpeg = Path.of("ffmpeg");
+    private Path ffprobe;
+    private Duration timeout = Duration.ofMinutes(2);
+
+    private Builder() {}
+
+    /**
+     * The ffmpeg executable: a path, or a bare name looked up on {@code PATH}. Default {@code
+     * ffmpeg}.
+     */
+    public Builder ffmpeg(Path ffmpeg) {
+      this.ffmpeg = Objects.requireNonNull(ffmpeg, "ffmpeg");
+      return this;
+    }
+
+    /**
+     * The ffprobe executable. Default: {@code ffprobe} in the directory of {@link #ffmpeg(Path)}
+     * if that is a path, else {@code ffprobe} on {@code PATH}.
+     */
+    public Builder ffprobe(Path ffprobe) {
+      this.ffprobe = Objects.requireNonNull(ffprobe, "ffprobe");
+      return this;
+    }
+
+    /** The longest each ffprobe or ffmpeg run may take before it is killed. Default 2 minutes. */
+    public Builder timeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    public FfmpegRepackager build() {
+      return new FfmpegRepackager(this);
+    }
+
+    private Path ffprobe() {
+      if (ffprobe != null) {
+        return ffprobe;
+      }
+      Path dir = ffmpeg.getParent();
+      return dir == null ? Path.of("ffprobe") : dir.resolve("ffprobe");
+    }
+  }
+}
