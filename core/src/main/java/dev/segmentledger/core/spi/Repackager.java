@@ -7,9 +7,11 @@ import java.nio.file.Path;
  * playback segment of its sequence. The ledger calls it on a worker thread before uploading a
  * {@code PLAYBACK} or {@code INIT} item whose local file is missing, including during recovery.
  *
- * <p>Implementations must write only to the given target path (the ledger chooses it inside the
- * allowed root), should produce the same bytes when run again on the same original, and must be
- * thread-safe. A failure is reported as a {@link RepackageException}; it is recorded on the
+ * <p>Implementations must write only to the given target path and to temporary siblings in its
+ * directory (the ledger chooses it inside the allowed root), must never leave a partial target,
+ * should produce the same bytes when run again on the same original (a re-produced file must
+ * match what may already be stored), and must be thread-safe. Timing may come from the media
+ * itself rather than from {@code sequence}. A failure is reported as a {@link RepackageException}; it is recorded on the
  * PLAYBACK or INIT row and never touches the ORIGINAL row.
  */
 public interface Repackager {
