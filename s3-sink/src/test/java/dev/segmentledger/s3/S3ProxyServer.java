@@ -22,8 +22,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * with SigV4 authentication. Made-up credentials: nothing here reaches AWS.
  */
 final class S3ProxyServer implements AutoCloseable {
-  private static final String ACCESS_KEY = "segment-ledger-test";
-  private static final String SECRET_KEY = "segment-ledger-test-secret";
+  static final String ACCESS_KEY = "segment-ledger-test";
+  static final String SECRET_KEY = "segment-ledger-test-secret";
   private static final AtomicInteger buckets = new AtomicInteger();
 
   private final BlobStoreContext context;
