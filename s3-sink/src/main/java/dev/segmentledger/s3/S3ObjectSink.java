@@ -29,7 +29,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * reports and the ledger records. Every request body also carries {@code Content-MD5} from the
  * same pass, so S3 refuses a body that differs from the bytes the checksum describes. Objects
  * without that metadata (written by something else) report a {@code null} checksum.
- * {@link #list} reports {@code null} checksums: S3 listings carry no user metadata.
+ * {@link #list} reports {@code null} checksums: S3 listings carry no user metadata. A HEAD cannot
+ * tell a missing bucket from a missing object (S3 answers 404 without a body), so {@link #head}
+ * reports both as empty; a PUT into a missing bucket fails permanently.
  *
  * <p><b>Retries ({@code mayExist}).</b> The sink HEADs the key first; an object with the same size
  * <em>and</em> the same checksum metadata counts as stored and is not uploaded again. Anything else
