@@ -1,0 +1,91 @@
+package dev.segmentledger.s3;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * S3Proxy in-process on a random loopback port, on its in-memory {@code transient-nio2} blobstore,
+ * with SigV4 authentication. Made-up credentials: nothing here reaches AWS.
+ */
+final class S3ProxyServer implements AutoCloseable {
+  static final String ACCESS_KEY = "segment-ledger-test";
+  static final String SECRET_KEY = "segment-ledger-test-secret";
+  private static final AtomicInteger buckets = new AtomicInteger();
+
+  private final BlobStoreContext context;
+  private final S3Proxy proxy;
+
+  private S3ProxyServer() throws Exception {
+    Properties overrides = new Properties();
+    context = ContextBuilder.newBuilder("transient-nio2")
+        .credentials("identity", "credential")
+        .overrides(overrides)
+        .build(BlobStoreContext.class);
+    proxy = S3Proxy.builder()
+        .blobStore(context.getBlobStore())
+        .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY)
+        .endpoint(URI.create("http://127.0.0.1:0"))
+        .build();
+    proxy.start();
+    if (!"STARTED".equals(proxy.getState())) {
+      throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
+    }
+  }
+
+  static S3ProxyServer start() throws Exception {
+    return new S3ProxyServer();
+  }
+
+  URI endpoint() {
+    return URI.create("http://127.0.0.1:" + proxy.getPort());
+  }
+
+  /**
+   * A client for {@code endpoint} configured as the module README recommends for S3-compatible
+   * servers: checksums only when required, path-style access. SDK retries are off so that every
+   * fault reaches the sink (the ledger retries by itself).
+   */
+  static S3Client client(URI endpoint, Duration attemptTimeout, ExecutionInterceptor... interceptors) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .overrideConfiguration(o -> {
+          o.retryStrategy(AwsRetryStrategy.doNotRetry()).apiCallAttemptTimeout(attemptTimeout);
+          for (ExecutionInterceptor interceptor : interceptors) {
+            o.addExecutionInterceptor(interceptor);
+          }
+        })
+        .build();
+  }
+
+  /** A new, empty bucket. */
+  String createBucket(S3Client client) {
+    String bucket = "ledger-test-" + buckets.incrementAndGet();
+    client.createBucket(b -> b.bucket(bucket));
+    return bucket;
+  }
+
+  @Override
+  public void close() throws Exception {
+    proxy.stop();
+    context.close();
+  }
+}
