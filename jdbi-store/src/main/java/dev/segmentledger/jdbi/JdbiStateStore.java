@@ -35,6 +35,11 @@ public final class JdbiStateStore implements StateStore {
   private static final String IDENTITY = "broadcast_id = :broadcastId AND axis = :axis AND rendition = :rendition"
       + " AND sequence = :sequence";
 
+  /** The sweep page. {@code state} is a literal so that the planner uses the partial index. */
+  static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
+      + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
+      + " ORDER BY id LIMIT :limit";
+
   private final Jdbi jdbi;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
 
@@ -100,10 +105,7 @@ public final class JdbiStateStore implements StateStore {
     if (limit <= 0) {
       throw new IllegalArgumentException("limit must be > 0, got " + limit);
     }
-    // state is a literal so that the planner matches the partial index segment_ledger_item_due.
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
-            + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
-            + " ORDER BY id LIMIT :limit")
+    return jdbi.withHandle(handle -> handle.createQuery(FIND_DUE)
         .bind("axis", axis.name())
         .bind("afterRowId", afterRowId)
         .bind("now", micros(now))
