@@ -1,0 +1,234 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.LedgerItemMapper.COLUMNS;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The {@link StateStore} on PostgreSQL: the table {@code segment_ledger_item} of the connection's
+ * current schema, created by {@link SchemaMigrations} (call {@link #migrate()} at startup, or run
+ * the scripts with Flyway).
+ *
+ * <p>Every state change is one conditional {@code UPDATE} whose {@code WHERE} clause carries the
+ * expected state (and, for a confirm, the expected size), so of racing updates exactly one
+ * succeeds, across threads and processes. Registration is an {@code INSERT ... ON CONFLICT DO
+ * NOTHING} on the natural identity. Instants are stored as {@code timestamptz}, truncated to
+ * microseconds. Thread-safe; each call runs on a handle of its own from the given {@link Jdbi}.
+ */
+public final class JdbiStateStore implements StateStore {
+  private static final String TABLE = "segment_ledger_item";
+  private static final String IDENTITY = "broadcast_id = :broadcastId AND axis = :axis AND rendition = :rendition"
+      + " AND sequence = :sequence";
+
+  /** The sweep page. {@code state} is a literal so that the planner uses the partial index. */
+  static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
+      + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
+      + " ORDER BY id LIMIT :limit";
+
+  private final Jdbi jdbi;
+  private final LedgerItemMapper mapper = new LedgerItemMapper();
+
+  private JdbiStateStore(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
+  public static JdbiStateStore create(Jdbi jdbi) {
+    return new JdbiStateStore(jdbi);
+  }
+
+  /**
+   * Applies the missing schema migrations; see {@link SchemaMigrations#migrate(Jdbi)}.
+   *
+   * @return this store
+   */
+  public JdbiStateStore migrate() {
+    SchemaMigrations.migrate(jdbi);
+    return this;
+  }
+
+  @Override
+  public RegisterResult register(NewItem item) {
+    Objects.requireNonNull(item, "item");
+    Instant registeredAt = micros(item.registeredAt());
+    return jdbi.withHandle(handle -> {
+      Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
+              + " (broadcast_id, axis, rendition, sequence, source_path, size_bytes, state, reason, last_error,"
+              + " registered_at, next_attempt_at)"
+              + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :sizeBytes, :state, :reason,"
+              + " :detail, :registeredAt, :registeredAt)"
+              + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
+          .bindMap(identity(item.id()))
+          .bind("sourcePath", item.sourcePath())
+          .bind("sizeBytes", item.sizeBytes())
+          .bind("state", item.state().name())
+          .bind("reason", nameOf(item.reason()))
+          .bind("detail", item.detail())
+          .bind("registeredAt", registeredAt)
+          .map(mapper)
+          .findOne();
+      if (created.isPresent()) {
+        return new RegisterResult(created.get(), true);
+      }
+      LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+          .bindMap(identity(item.id()))
+          .map(mapper)
+          .findOne()
+          .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
+              + " conflicted, but no row with that identity exists"));
+      if (existing.sizeBytes() != item.sizeBytes()) {
+        throw new RegistrationConflictException(existing, item.sizeBytes());
+      }
+      return new RegisterResult(existing, false);
+    });
+  }
+
+  @Override
+  public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+    Objects.requireNonNull(axis, "axis");
+    Objects.requireNonNull(now, "now");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createQuery(FIND_DUE)
+        .bind("axis", axis.name())
+        .bind("afterRowId", afterRowId)
+        .bind("now", micros(now))
+        .bind("limit", limit)
+        .map(mapper)
+        .list());
+  }
+
+  @Override
+  public Optional<LedgerItem> findByRowId(long rowId) {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE id = :id")
+        .bind("id", rowId)
+        .map(mapper)
+        .findOne());
+  }
+
+  @Override
+  public Optional<LedgerItem> find(ItemId id) {
+    Objects.requireNonNull(id, "id");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+        .bindMap(identity(id))
+        .map(mapper)
+        .findOne());
+  }
+
+  @Override
+  public List<LedgerItem> findByBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
+            + " WHERE broadcast_id = :broadcastId ORDER BY id")
+        .bind("broadcastId", broadcastId)
+        .map(mapper)
+        .list());
+  }
+
+  @Override
+  public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
+      Instant confirmedAt) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(confirmedAt, "confirmedAt");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt"
+            + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize")
+        .bind("checksum", checksum)
+        .bind("confirmedAt", micros(confirmedAt))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .bind("expectedSize", expectedSize)
+        .execute()));
+  }
+
+  @Override
+  public boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail,
+      Instant nextAttemptAt) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt"
+            + " WHERE id = :id AND state = :expectedState")
+        .bind("reason", reason.name())
+        .bind("detail", detail)
+        .bind("nextAttemptAt", micros(nextAttemptAt))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .execute()));
+  }
+
+  @Override
+  public boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason,
+      String detail, Instant at) {
+    requireUnconfirmed(expectedState);
+    if (terminalState != ItemState.REJECTED && terminalState != ItemState.EXCLUDED) {
+      throw new IllegalArgumentException("terminalState must be REJECTED or EXCLUDED, got " + terminalState);
+    }
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(at, "at");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at"
+            + " WHERE id = :id AND state = :expectedState")
+        .bind("terminalState", terminalState.name())
+        .bind("reason", reason.name())
+        .bind("detail", detail)
+        .bind("at", micros(at))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .execute()));
+  }
+
+  @Override
+  public long count(Axis axis, ItemState state) {
+    Objects.requireNonNull(axis, "axis");
+    Objects.requireNonNull(state, "state");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM " + TABLE
+            + " WHERE axis = :axis AND state = :state")
+        .bind("axis", axis.name())
+        .bind("state", state.name())
+        .mapTo(Long.class)
+        .one());
+  }
+
+  private static Map<String, Object> identity(ItemId id) {
+    return Map.of("broadcastId", id.broadcastId(), "axis", id.axis().name(),
+        "rendition", id.rendition(), "sequence", id.sequence());
+  }
+
+  private static void requireUnconfirmed(ItemState expectedState) {
+    Objects.requireNonNull(expectedState, "expectedState");
+    if (expectedState.isTerminal()) {
+      throw new IllegalArgumentException("expectedState must be an unconfirmed state (PENDING or WAITING), got "
+          + expectedState);
+    }
+  }
+
+  private static boolean updatedOne(int updated) {
+    return updated == 1;
+  }
+
+  private static String nameOf(Reason reason) {
+    return reason == null ? null : reason.name();
+  }
+
+  private static Instant micros(Instant instant) {
+    return instant.truncatedTo(ChronoUnit.MICROS);
+  }
+}

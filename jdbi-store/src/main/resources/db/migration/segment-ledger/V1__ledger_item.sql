@@ -1,0 +1,34 @@
+-- Segment Ledger V1: the ledger table, one row per (broadcast, axis, rendition, sequence).
+-- Each axis is its own ledger: its own row, state and compare-and-set confirm.
+
+CREATE TABLE segment_ledger_item (
+  id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  broadcast_id    varchar(64) NOT NULL,
+  axis            varchar(16) NOT NULL,
+  rendition       varchar(64) NOT NULL,
+  sequence        bigint      NOT NULL,
+  source_path     text        NOT NULL,
+  size_bytes      bigint      NOT NULL,
+  state           varchar(16) NOT NULL,
+  attempts        integer     NOT NULL DEFAULT 0,
+  reason          varchar(32),
+  last_error      text,
+  registered_at   timestamptz NOT NULL,
+  next_attempt_at timestamptz NOT NULL,
+  confirmed_at    timestamptz,
+  terminal_at     timestamptz,
+  checksum        text,
+  CONSTRAINT segment_ledger_item_identity UNIQUE (broadcast_id, axis, rendition, sequence),
+  CONSTRAINT segment_ledger_item_axis CHECK (axis IN ('ORIGINAL', 'PLAYBACK', 'INIT')),
+  CONSTRAINT segment_ledger_item_state CHECK (state IN ('PENDING', 'WAITING', 'CONFIRMED', 'REJECTED', 'EXCLUDED')),
+  CONSTRAINT segment_ledger_item_sequence CHECK (sequence >= 0 AND (axis <> 'INIT' OR sequence = 0)),
+  CONSTRAINT segment_ledger_item_size CHECK (size_bytes >= 0),
+  CONSTRAINT segment_ledger_item_attempts CHECK (attempts >= 0)
+);
+
+-- The sweep page: WHERE axis = ? AND state = 'PENDING' AND id > ? AND next_attempt_at <= ?
+-- ORDER BY id LIMIT ?. Only unconfirmed rows are in this index, so the page is a bounded range
+-- scan however many confirmed rows the table holds.
+CREATE INDEX segment_ledger_item_due
+  ON segment_ledger_item (axis, id) INCLUDE (next_attempt_at)
+  WHERE state = 'PENDING';
