@@ -3,20 +3,26 @@ package dev.segmentledger.jdbi;
 import static dev.segmentledger.jdbi.LedgerItemMapper.COLUMNS;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -27,11 +33,13 @@ import org.jdbi.v3.core.Jdbi;
  * <p>Every state change is one conditional {@code UPDATE} whose {@code WHERE} clause carries the
  * expected state (and, for a confirm, the expected size), so of racing updates exactly one
  * succeeds, across threads and processes. Registration is an {@code INSERT ... ON CONFLICT DO
- * NOTHING} on the natural identity. Instants are stored as {@code timestamptz}, truncated to
+ * NOTHING} on the natural identity, inside one transaction per batch. Broadcasts live in
+ * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
  * microseconds. Thread-safe; each call runs on a handle of its own from the given {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private static final String TABLE = "segment_ledger_item";
+  private static final String BROADCASTS = "segment_ledger_broadcast";
   private static final String IDENTITY = "broadcast_id = :broadcastId AND axis = :axis AND rendition = :rendition"
       + " AND sequence = :sequence";
 
@@ -62,40 +70,89 @@ public final class JdbiStateStore implements StateStore {
     return this;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction: each broadcast row is created if missing and locked {@code FOR SHARE}
+   * (so {@link #endBroadcast} waits for it, and it for {@link #endBroadcast}); a PLAYBACK item's
+   * INIT row is locked {@code FOR SHARE} before its state is read (so a confirm of that INIT, which
+   * locks the row for update, either precedes it and is seen, or follows it and releases it).
+   */
   @Override
-  public RegisterResult register(NewItem item) {
-    Objects.requireNonNull(item, "item");
-    Instant registeredAt = micros(item.registeredAt());
-    return jdbi.withHandle(handle -> {
-      Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
-              + " (broadcast_id, axis, rendition, sequence, source_path, size_bytes, state, reason, last_error,"
-              + " registered_at, next_attempt_at)"
-              + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :sizeBytes, :state, :reason,"
-              + " :detail, :registeredAt, :registeredAt)"
-              + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
-          .bindMap(identity(item.id()))
-          .bind("sourcePath", item.sourcePath())
-          .bind("sizeBytes", item.sizeBytes())
-          .bind("state", item.state().name())
-          .bind("reason", nameOf(item.reason()))
-          .bind("detail", item.detail())
-          .bind("registeredAt", registeredAt)
-          .map(mapper)
-          .findOne();
-      if (created.isPresent()) {
-        return new RegisterResult(created.get(), true);
+  public List<RegisterResult> registerAll(List<NewItem> items) {
+    Objects.requireNonNull(items, "items");
+    return jdbi.inTransaction(handle -> {
+      for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().toList()) {
+        lockLiveBroadcast(handle, broadcastId, items.get(0).registeredAt());
       }
-      LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
-          .bindMap(identity(item.id()))
-          .map(mapper)
-          .findOne()
-          .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
-              + " conflicted, but no row with that identity exists"));
-      if (existing.sizeBytes() != item.sizeBytes()) {
-        throw new RegistrationConflictException(existing, item.sizeBytes());
+      List<RegisterResult> results = new ArrayList<>(items.size());
+      for (NewItem item : items) {
+        results.add(insert(handle, item));
       }
-      return new RegisterResult(existing, false);
+      return results;
     });
+  }
+
+  private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at) {
+    handle.createUpdate("INSERT INTO " + BROADCASTS + " (broadcast_id, created_at) VALUES (:id, :at)"
+            + " ON CONFLICT (broadcast_id) DO NOTHING")
+        .bind("id", broadcastId)
+        .bind("at", micros(at))
+        .execute();
+    boolean ended = handle.createQuery("SELECT ended_at IS NOT NULL FROM " + BROADCASTS
+            + " WHERE broadcast_id = :id FOR SHARE")
+        .bind("id", broadcastId)
+        .mapTo(Boolean.class)
+        .one();
+    if (ended) {
+      throw new BroadcastEndedException(broadcastId);
+    }
+  }
+
+  private RegisterResult insert(Handle handle, NewItem item) {
+    ItemState state = item.state();
+    if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(handle, item.id())) {
+      state = ItemState.PENDING;
+    }
+    Instant registeredAt = micros(item.registeredAt());
+    Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
+            + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
+            + " last_error, registered_at, next_attempt_at)"
+            + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
+            + " :reason, :detail, :registeredAt, :registeredAt)"
+            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
+        .bindMap(identity(item.id()))
+        .bind("sourcePath", item.sourcePath())
+        .bind("originPath", item.originPath())
+        .bind("sizeBytes", item.sizeBytes())
+        .bind("state", state.name())
+        .bind("reason", nameOf(item.reason()))
+        .bind("detail", item.detail())
+        .bind("registeredAt", registeredAt)
+        .map(mapper)
+        .findOne();
+    if (created.isPresent()) {
+      return new RegisterResult(created.get(), true);
+    }
+    LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+        .bindMap(identity(item.id()))
+        .map(mapper)
+        .findOne()
+        .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
+            + " conflicted, but no row with that identity exists"));
+    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
+      throw new RegistrationConflictException(existing, item.sizeBytes());
+    }
+    return new RegisterResult(existing, false);
+  }
+
+  private static boolean initConfirmed(Handle handle, ItemId playback) {
+    return handle.createQuery("SELECT state FROM " + TABLE + " WHERE " + IDENTITY + " FOR SHARE")
+        .bindMap(identity(ItemId.init(playback.broadcastId(), playback.rendition())))
+        .mapTo(String.class)
+        .findOne()
+        .map(ItemState.CONFIRMED.name()::equals)
+        .orElse(false);
   }
 
   @Override
@@ -141,20 +198,38 @@ public final class JdbiStateStore implements StateStore {
         .list());
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction: the conditional update of the row and, for an INIT, the release of the
+   * waiting PLAYBACK rows of its rendition.
+   */
   @Override
   public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
       Instant confirmedAt) {
     requireUnconfirmed(expectedState);
     Objects.requireNonNull(confirmedAt, "confirmedAt");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt"
-            + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize")
-        .bind("checksum", checksum)
-        .bind("confirmedAt", micros(confirmedAt))
-        .bind("id", rowId)
-        .bind("expectedState", expectedState.name())
-        .bind("expectedSize", expectedSize)
-        .execute()));
+    return jdbi.inTransaction(handle -> {
+      Optional<ItemId> confirmed = handle.createQuery("UPDATE " + TABLE
+              + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt"
+              + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
+              + " RETURNING broadcast_id, axis, rendition, sequence")
+          .bind("checksum", checksum)
+          .bind("confirmedAt", micros(confirmedAt))
+          .bind("id", rowId)
+          .bind("expectedState", expectedState.name())
+          .bind("expectedSize", expectedSize)
+          .map((rs, ctx) -> new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")),
+              rs.getString("rendition"), rs.getLong("sequence")))
+          .findOne();
+      confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> handle.createUpdate("UPDATE " + TABLE
+              + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
+              + " AND broadcast_id = :broadcastId AND rendition = :rendition")
+          .bind("broadcastId", init.broadcastId())
+          .bind("rendition", init.rendition())
+          .execute());
+      return confirmed.isPresent();
+    });
   }
 
   @Override
@@ -193,6 +268,72 @@ public final class JdbiStateStore implements StateStore {
         .bind("id", rowId)
         .bind("expectedState", expectedState.name())
         .execute()));
+  }
+
+  @Override
+  public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
+      long sizeBytes, Duration mediaDuration) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(sourcePath, "sourcePath");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET source_path = :sourcePath, size_bytes = :sizeBytes, media_duration_micros = :durationMicros"
+            + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize")
+        .bind("sourcePath", sourcePath)
+        .bind("sizeBytes", sizeBytes)
+        .bind("durationMicros", mediaDuration == null ? null : mediaDuration.toNanos() / 1_000)
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .bind("expectedSize", expectedSize)
+        .execute()));
+  }
+
+  @Override
+  public int excludeRegisteredBefore(Instant threshold, Instant at, int limit) {
+    Objects.requireNonNull(threshold, "threshold");
+    Objects.requireNonNull(at, "at");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET state = 'EXCLUDED', reason = 'PAST_CUTOFF', terminal_at = :at,"
+            + " last_error = 'registered at ' || registered_at || ', before the cutoff ' || :thresholdText"
+            + " WHERE id IN (SELECT id FROM " + TABLE
+            + " WHERE (state = 'PENDING' OR (state = 'WAITING' AND axis = 'PLAYBACK'))"
+            + " AND registered_at < :threshold LIMIT :limit FOR UPDATE SKIP LOCKED)"
+            + " AND state IN ('PENDING', 'WAITING')")
+        .bind("at", micros(at))
+        .bind("threshold", micros(threshold))
+        .bind("thresholdText", micros(threshold).toString())
+        .bind("limit", limit)
+        .execute());
+  }
+
+  @Override
+  public boolean endBroadcast(String broadcastId, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    return jdbi.withHandle(handle -> handle.createQuery("INSERT INTO " + BROADCASTS
+            + " (broadcast_id, created_at, ended_at) VALUES (:id, :at, :at)"
+            + " ON CONFLICT (broadcast_id) DO UPDATE SET ended_at = EXCLUDED.ended_at"
+            + " WHERE " + BROADCASTS + ".ended_at IS NULL RETURNING broadcast_id")
+        .bind("id", broadcastId)
+        .bind("at", micros(at))
+        .mapTo(String.class)
+        .findOne()
+        .isPresent());
+  }
+
+  @Override
+  public Optional<BroadcastRecord> findBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at FROM "
+            + BROADCASTS + " WHERE broadcast_id = :id")
+        .bind("id", broadcastId)
+        .map((rs, ctx) -> new BroadcastRecord(rs.getString("broadcast_id"),
+            rs.getObject("created_at", OffsetDateTime.class).toInstant(),
+            Optional.ofNullable(rs.getObject("ended_at", OffsetDateTime.class)).map(OffsetDateTime::toInstant)
+                .orElse(null)))
+        .findOne());
   }
 
   @Override

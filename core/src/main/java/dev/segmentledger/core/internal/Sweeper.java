@@ -21,8 +21,8 @@ import java.util.function.BiFunction;
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
  * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
  * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
- * With a cutoff, each round first excludes (terminal, with a reason) up to one batch of
- * unconfirmed rows registered before it.
+ * With a cutoff, a round first excludes (terminal, with a reason) up to one batch of unconfirmed
+ * rows registered before it: at most once a minute, or every round while full batches come back.
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
@@ -31,8 +31,13 @@ final class Sweeper {
   private final int batchSize;
   private final Duration cutoff;
   private final BiFunction<LedgerItem, Boolean, Offer> offer;
+  /** How often the cutoff is applied when there is no backlog of rows to exclude. */
+  static final Duration EXCLUSION_INTERVAL = Duration.ofMinutes(1);
+
   private final Map<Axis, Long> cursors = new EnumMap<>(Axis.class);
   private long rounds;
+  private Instant lastExclusion;
+  private boolean exclusionBacklog;
 
   Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff,
       BiFunction<LedgerItem, Boolean, Offer> offer) {
@@ -53,13 +58,16 @@ final class Sweeper {
     int duplicates = 0;
     int saturated = 0;
     int excluded = 0;
-    if (cutoff != null) {
-      Instant now = clock.instant();
+    Instant now = clock.instant();
+    if (cutoff != null && (exclusionBacklog || lastExclusion == null
+        || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL)))) {
       excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
+      lastExclusion = now;
+      exclusionBacklog = excluded == batchSize;
     }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);
-      List<LedgerItem> page = store.findDue(axis, cursor, clock.instant(), batchSize);
+      List<LedgerItem> page = store.findDue(axis, cursor, now, batchSize);
       read += page.size();
       long next = page.size() < batchSize ? 0L : page.get(page.size() - 1).rowId();
       for (LedgerItem item : page) {
