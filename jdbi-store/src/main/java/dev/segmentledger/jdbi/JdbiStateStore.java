@@ -297,9 +297,13 @@ public final class JdbiStateStore implements StateStore {
     return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
             + " SET state = 'EXCLUDED', reason = 'PAST_CUTOFF', terminal_at = :at,"
             + " last_error = 'registered at ' || registered_at || ', before the cutoff ' || :thresholdText"
-            + " WHERE id IN (SELECT id FROM " + TABLE
-            + " WHERE (state = 'PENDING' OR (state = 'WAITING' AND axis = 'PLAYBACK'))"
-            + " AND registered_at < :threshold LIMIT :limit FOR UPDATE SKIP LOCKED)"
+            + " WHERE id IN (SELECT i.id FROM " + TABLE + " i"
+            + " WHERE (i.state = 'PENDING' OR (i.state = 'WAITING' AND i.axis = 'PLAYBACK'))"
+            + " AND i.registered_at < :threshold"
+            + " AND (i.axis <> 'INIT' OR NOT EXISTS (SELECT 1 FROM " + TABLE + " p"
+            + " WHERE p.axis = 'PLAYBACK' AND p.broadcast_id = i.broadcast_id AND p.rendition = i.rendition"
+            + " AND p.state IN ('PENDING', 'WAITING') AND p.registered_at >= :threshold))"
+            + " LIMIT :limit FOR UPDATE SKIP LOCKED)"
             + " AND state IN ('PENDING', 'WAITING')")
         .bind("at", micros(at))
         .bind("threshold", micros(threshold))

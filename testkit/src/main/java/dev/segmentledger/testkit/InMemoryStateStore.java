@@ -198,6 +198,7 @@ public final class InMemoryStateStore implements StateStore {
     StoreArguments.requirePositiveLimit(limit);
     List<LedgerItem> old = rows.values().stream()
         .filter(row -> !row.state().isTerminal() && row.registeredAt().isBefore(threshold))
+        .filter(row -> row.id().axis() != Axis.INIT || !hasRecentUnconfirmedPlayback(row.id(), threshold))
         .limit(limit)
         .toList();
     for (LedgerItem row : old) {
@@ -205,6 +206,12 @@ public final class InMemoryStateStore implements StateStore {
           "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
     }
     return old.size();
+  }
+
+  private boolean hasRecentUnconfirmedPlayback(ItemId init, Instant threshold) {
+    return rows.values().stream().anyMatch(row -> row.id().axis() == Axis.PLAYBACK
+        && row.id().broadcastId().equals(init.broadcastId()) && row.id().rendition().equals(init.rendition())
+        && !row.state().isTerminal() && !row.registeredAt().isBefore(threshold));
   }
 
   @Override

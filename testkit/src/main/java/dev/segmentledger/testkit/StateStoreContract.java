@@ -544,6 +544,17 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void anOldInitIsKeptWhileNewerPlaybackOfItsRenditionWaitsForIt() {
+    LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    LedgerItem otherInit = store.register(NewItem.derived(ItemId.init("b1", "1080p"), "/i2", "/o", T0)).item();
+    store.register(NewItem.derived(ItemId.playback("b1", "720p", 5), "/p", "/o", T0.plusSeconds(100)));
+
+    store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(200), 10);
+    assertEquals(ItemState.PENDING, store.findByRowId(init.rowId()).orElseThrow().state(), "still needed");
+    assertEquals(ItemState.EXCLUDED, store.findByRowId(otherInit.rowId()).orElseThrow().state(), "not needed");
+  }
+
+  @Test
   void excludeRegisteredBeforeRespectsTheLimit() {
     for (int i = 0; i < 5; i++) {
       register(ItemId.original("b1", "720p", i), 10);

@@ -104,7 +104,10 @@ public interface StateStore {
   /**
    * Marks every unconfirmed row ({@link ItemState#PENDING} or {@link ItemState#WAITING})
    * registered before {@code threshold} as {@link ItemState#EXCLUDED} with
-   * {@link Reason#PAST_CUTOFF}, at most {@code limit} rows per call.
+   * {@link Reason#PAST_CUTOFF}, at most {@code limit} rows per call. An INIT row is shared by
+   * every segment of its rendition, so it is excluded only when no unconfirmed PLAYBACK row of
+   * its (broadcast, rendition) was registered at or after {@code threshold}: newer playback work
+   * never waits for an init the cutoff removed.
    *
    * @return the number of rows excluded by this call
    */

@@ -1,0 +1,70 @@
+package dev.segmentledger.it;
+
+import dev.segmentledger.core.Backoff;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerBuilder;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.testkit.LedgerEvents;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The production wiring with test timings: fast sweeps, short backoff. */
+final class Wiring {
+  static final Backoff SHORT_BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, 0.2);
+
+  private Wiring() {}
+
+  static LedgerBuilder ledger(StateStore store, ObjectSink sink, Path root, Repackager repackager,
+      LedgerEvents events) {
+    return Ledger.builder()
+        .stateStore(store)
+        .objectSink(sink)
+        .allowedRoot(root)
+        .repackager(repackager, root.resolve("playback"))
+        .sweepInterval(Duration.ofMillis(50))
+        .backoff(SHORT_BACKOFF)
+        .workers(2)
+        .listener(events);
+  }
+
+  /** Writes the recorded file of an ORIGINAL item under the root. */
+  static Path record(Path root, ItemId id) {
+    try {
+      Path file = root.resolve("rec").resolve(id.broadcastId()).resolve(id.rendition() + "-" + id.sequence() + ".ts");
+      Files.createDirectories(file.getParent());
+      return Files.writeString(file, "recorded bytes of " + id + "\n".repeat((int) (id.sequence() % 7 + 1)))
+          .toRealPath();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The bytes of a file as sink content. */
+  static UploadContent contentOf(Path file) {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      return new UploadContent() {
+        @Override
+        public long size() {
+          return bytes.length;
+        }
+
+        @Override
+        public InputStream openStream() {
+          return new ByteArrayInputStream(bytes);
+        }
+      };
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
