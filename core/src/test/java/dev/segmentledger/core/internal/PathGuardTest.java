@@ -72,7 +72,7 @@ class PathGuardTest {
   void openVerifiesTheRegisteredSizeAndReadsExactlyIt() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "hello");
     FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 4));
-    assertEquals(Reason.SIZE_MISMATCH, e.reason());
+    assertEquals(Reason.FILE_GREW, e.reason());
     try (VerifiedFile verified = guard.open(file, 5); InputStream in = verified.openStream();
         InputStream again = verified.openStream()) {
       assertEquals("hello", new String(in.readAllBytes()));
