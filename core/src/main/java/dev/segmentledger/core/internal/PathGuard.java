@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -120,38 +121,64 @@ final class PathGuard {
     FileChannel channel = null;
     try {
       channel = openWithoutFollowing(checked.realPath(), directories);
-      Object keyAfterOpen = Files.readAttributes(checked.realPath(), BasicFileAttributes.class,
-          LinkOption.NOFOLLOW_LINKS).fileKey();
-      if (checked.fileKey() != null && !checked.fileKey().equals(keyAfterOpen)) {
-        throw new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " was replaced while being opened");
+      if (!stillAsChecked(checked)) {
+        throw changed(file);
       }
       requireSize(show(file), channel.size(), registeredSize);
       VerifiedFile verified = new VerifiedFile(channel, registeredSize, show(file));
       channel = null;
       return verified;
-    } catch (NoSuchFileException e) {
-      throw new FileRejectedException(Reason.MISSING_FILE, show(file) + " disappeared while being opened");
     } catch (AccessDeniedException e) {
       throw new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
-    } catch (FileSystemException e) {
-      // ELOOP or ENOTDIR from O_NOFOLLOW: a component became a symlink or stopped being a directory.
-      throw changedWhileOpening(file);
     } catch (IOException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": " + e.getClass().getSimpleName());
+      throw openFailed(file, checked, e);
     } finally {
       closeQuietly(channel);
       directories.forEach(PathGuard::closeQuietly);
     }
   }
 
-  /** The reason a name that passed the check could not be opened without following a link. */
-  private FileRejectedException changedWhileOpening(Path file) {
+  /**
+   * Names why a file that passed the check could not be opened. If the path is no longer what
+   * was checked (O_NOFOLLOW met a symlink, a component stopped being a directory, the file was
+   * deleted or replaced), a fresh check names it, or else it {@linkplain Reason#NOT_REGULAR_FILE
+   * changed while being opened}; if the path is unchanged, the open itself failed: UNREADABLE.
+   */
+  private FileRejectedException openFailed(Path file, Checked checked, IOException cause) {
+    if (stillAsChecked(checked)) {
+      return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
+          + cause.getClass().getSimpleName());
+    }
+    return changed(file);
+  }
+
+  /** A fresh check's reason for a path that changed while being opened, or NOT_REGULAR_FILE. */
+  private FileRejectedException changed(Path file) {
     try {
       check(file);
     } catch (FileRejectedException now) {
-      return now; // for example OUTSIDE_ROOT: the swapped-in symlink points out of the root
+      return now; // for example OUTSIDE_ROOT: a symlink swapped in points out of the root
     }
     return new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " changed while being opened");
+  }
+
+  /** Whether every component of the checked real path is still a directory and the file the same one. */
+  private boolean stillAsChecked(Checked checked) {
+    Path relative = root.relativize(checked.realPath());
+    Path current = root;
+    try {
+      for (int i = 0; i < relative.getNameCount() - 1; i++) {
+        current = current.resolve(relative.getName(i));
+        if (!Files.readAttributes(current, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isDirectory()) {
+          return false;
+        }
+      }
+      BasicFileAttributes file = Files.readAttributes(checked.realPath(), BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS);
+      return file.isRegularFile() && Objects.equals(file.fileKey(), checked.fileKey());
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**
