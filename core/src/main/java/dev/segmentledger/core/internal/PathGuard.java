@@ -36,14 +36,16 @@ import java.util.Set;
  * one name at a time with {@code openat(..., O_NOFOLLOW)}, so a symlink swapped in for any
  * component after the check, intermediate or final, makes the open fail instead of redirecting
  * it; elsewhere it opens the real path with {@link LinkOption#NOFOLLOW_LINKS}, which protects only
- * the final component. After opening it verifies that the name still denotes the file that was
- * checked (same file key, that is device and inode) and reads the size from the open channel
- * ({@code fstat}).
+ * the final component. After opening it verifies that every component of the checked path is
+ * still a directory and the name still denotes the file that was checked (same file key, that is
+ * device and inode), and reads the size from the open channel ({@code fstat}). A failed open is
+ * named by checking the path afresh (a symlink swapped in that points out of the root is
+ * OUTSIDE_ROOT); if the path is unchanged the open itself failed (UNREADABLE).
  *
  * <p><b>What Java cannot close.</b> Java has no {@code O_NONBLOCK} open and no {@code fstat} of an
- * open channel's file key. Hence: (1) the file key is compared by name just before and just after
- * the open, not on the descriptor, so a regular file swapped in and back out between those two
- * calls is not seen; with the walk above that file still lies below the root, and with the plain
+ * open channel's file key. Hence: (1) the file key (and that every component is still a directory)
+ * is checked by name just before and just after the open, not on the descriptor, so a regular file
+ * swapped in and back out between those two checks is not seen; with the walk above that file still lies below the root, and with the plain
  * fallback an intermediate directory swapped for a symlink in the same window could point
  * elsewhere. (2) A FIFO swapped in for the regular file between the check and the open blocks the
  * opening worker until a writer appears (only {@code lstat}-verified regular files are ever
