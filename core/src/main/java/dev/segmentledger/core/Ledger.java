@@ -37,9 +37,16 @@ public interface Ledger extends AutoCloseable {
    * blocks on the queue.
    *
    * <p>A file that fails the boundary checks (outside the allowed root, not a regular file,
-   * missing, empty) is recorded as a {@link ItemState#REJECTED} row with its {@link Reason} and
-   * is never uploaded; the returned registration says so. Registering the same identity again
-   * with the same size returns the existing row.
+   * missing, unreadable, empty) is recorded as a {@link ItemState#REJECTED} row with its {@link
+   * Reason} and is never uploaded; the returned registration says so. At registration every such
+   * refusal is final, whatever {@link Reason#isTerminal()} says, because no size could be
+   * recorded to retry against. The file is checked again when it is opened for upload; what is
+   * found then is terminal or retried as {@link Reason#isTerminal()} says. Registering the same
+   * identity again with the same size returns the existing row.
+   *
+   * <p>The identifiers of {@code id} were validated when it was constructed ({@link
+   * Identifiers}): an identifier that could leave its key prefix or carry control characters
+   * never reaches this method, so no row is written for it.
    *
    * <p>With a {@linkplain LedgerBuilder#repackager repackager} configured, registering an
    * {@link Axis#ORIGINAL} also registers, in the same transaction, the rendition's {@link Axis#INIT}

@@ -3,20 +3,55 @@ package dev.segmentledger.core;
 /**
  * Why an attempt failed or a row was taken out of the upload flow. Every failure the ledger
  * records carries one of these names, so that a bad input is a clear outcome instead of a stack
- * trace. {@link #isTerminal()} says whether the row becomes terminal or is retried with backoff.
+ * trace. {@link #isTerminal()} is the single source of the retry policy: a terminal reason
+ * moves the row to {@link ItemState#REJECTED} (kept, with its reason and detail, never deleted);
+ * any other reason leaves it {@link ItemState#PENDING} and schedules a retry after backoff.
+ *
+ * <p>The file reasons ({@link #OUTSIDE_ROOT} to {@link #EMPTY_FILE}) are decided at the file
+ * boundary, at registration and again when the file is opened for upload; a file rejected for
+ * one of them is never PUT, except that {@link #FILE_GREW} and {@link #FILE_SHRANK} can also be
+ * found by the re-check right after a PUT, in which case the row is not confirmed.
  */
 public enum Reason {
-  /** The path resolves (after {@code ..}, symlinks and relative parts) outside the allowed root. */
+  /**
+   * The path resolves (after {@code ..}, symlinks and relative parts) outside the allowed root,
+   * or a symlink was swapped in after the check. Terminal: a path is never "fixed" by waiting,
+   * and retrying an escape attempt would only give it more chances.
+   */
   OUTSIDE_ROOT(true),
-  /** The path exists but is not a regular file (directory, FIFO, socket, device). */
+  /**
+   * The path names something other than a regular file: a directory, FIFO, socket or device, a
+   * symlink loop, or a file that was replaced by another one while being opened. Terminal: such a
+   * path is never opened for reading (opening a FIFO would block a worker forever).
+   */
   NOT_REGULAR_FILE(true),
-  /** The file does not exist (any more). */
+  /**
+   * The file does not exist: not at registration, or deleted before its upload. Terminal: the
+   * bytes are gone and no retry can bring them back.
+   */
   MISSING_FILE(true),
-  /** The file exists but cannot be read (permissions, I/O error). Retried. */
+  /**
+   * The file was reached but could not be read: permission denied, an I/O error, or a path
+   * component that is not a directory. Retried with backoff: permissions and mounts can be
+   * repaired while the row waits.
+   */
   UNREADABLE(false),
-  /** The file's size differs from the size recorded at registration. */
-  SIZE_MISMATCH(true),
-  /** The file is empty; empty recordings are refused. */
+  /**
+   * The file is larger than the size recorded at registration: it was registered while still
+   * being written, or something appended to it. Terminal: a file that grew past its registered
+   * size never matches it again, and uploading a prefix of it would store an incomplete object.
+   */
+  FILE_GREW(true),
+  /**
+   * The file is smaller than the size recorded at registration: it was truncated or replaced by a
+   * shorter file. Terminal: the registered bytes are gone; a file that later grows back to the
+   * registered size would not be the registered content.
+   */
+  FILE_SHRANK(true),
+  /**
+   * The file is empty at registration. Terminal: a zero-byte recording carries no media, and an
+   * empty object would hide the failure of the recorder that produced it.
+   */
   EMPTY_FILE(true),
   /** The sink failed in a way that may succeed later (5xx, throttling, timeout, unknown outcome). */
   SINK_TRANSIENT(false),

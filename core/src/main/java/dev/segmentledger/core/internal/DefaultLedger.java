@@ -121,7 +121,7 @@ public final class DefaultLedger implements ManualLedger {
     }
     String path = checked.realPath().toString();
     if (checked.size() == 0) {
-      return List.of(NewItem.rejected(id, path, 0, Reason.EMPTY_FILE, file + " is empty", now));
+      return List.of(NewItem.rejected(id, path, 0, Reason.EMPTY_FILE, PathGuard.show(file) + " is empty", now));
     }
     ItemState initial = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
     NewItem row = new NewItem(id, path, null, checked.size(), initial, null, null, now);

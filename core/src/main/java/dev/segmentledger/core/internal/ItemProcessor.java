@@ -94,7 +94,7 @@ final class ItemProcessor {
         log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
         return;
       }
-      stored = putThroughBreaker(item, file, mayExist);
+      stored = putAndVerify(item, file, mayExist);
     } catch (FileRejectedException e) {
       fail(item, e.reason(), e.getMessage());
       return;
@@ -103,7 +103,7 @@ final class ItemProcessor {
       return;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
-      log.debug("closing {} failed after upload", item.sourcePath(), e);
+      log.debug("closing {} failed after upload", PathGuard.show(item.sourcePath()), e);
       stored = null;
     }
     if (stored == null) {
@@ -124,6 +124,26 @@ final class ItemProcessor {
     } else {
       events.onConfirmLost(item);
     }
+  }
+
+  /**
+   * PUTs the file, then re-reads its size from the open channel. A file that grew or shrank under
+   * the PUT is reported with that reason (which also explains a sink failure it caused, such as a
+   * read ending early) and is not confirmed: its object, if the PUT stored one, is not a stable copy
+   * of the registered file. Such an object stays unconfirmed at the item's key, like one left by a
+   * crash between PUT and confirm.
+   */
+  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, boolean mayExist)
+      throws FileRejectedException {
+    StoredObjectInfo stored;
+    try {
+      stored = putThroughBreaker(item, file, mayExist);
+    } catch (RuntimeException e) { // SinkException, or anything else the sink threw
+      file.verifyUnchanged();
+      throw e;
+    }
+    file.verifyUnchanged();
+    return stored;
   }
 
   private StoredObjectInfo putThroughBreaker(LedgerItem item, VerifiedFile file, boolean mayExist) {

@@ -30,7 +30,7 @@ final class PlaybackProducer {
     this.store = config.stateStore();
     this.repackager = config.repackager();
     this.guard = guard;
-    this.playbackRoot = config.playbackRoot() == null ? null : guard.absolute(config.playbackRoot());
+    this.playbackRoot = config.playbackRoot() == null ? null : guard.absolute(config.playbackRoot()).normalize();
     if (playbackRoot != null && !playbackRoot.startsWith(guard.root())) {
       throw new IllegalArgumentException("playback root " + config.playbackRoot() + " must lie inside the allowed root "
           + guard.root());

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,14 +10,37 @@ import java.nio.channels.FileChannel;
 /**
  * An opened, verified file exposed as {@link UploadContent}. Every stream reads the same channel
  * with positional reads, so streams are independent and never read past the registered size.
+ * {@link #verifyUnchanged()} re-reads the size from the open channel after the upload.
  */
 final class VerifiedFile implements UploadContent, AutoCloseable {
   private final FileChannel channel;
   private final long size;
+  private final String name;
 
-  VerifiedFile(FileChannel channel, long size) {
+  /** {@code name} is the file as shown in messages (already escaped). */
+  VerifiedFile(FileChannel channel, long size, String name) {
     this.channel = channel;
     this.size = size;
+    this.name = name;
+  }
+
+  /**
+   * Checks that the open file still has the registered size ({@code fstat} on the channel). A file
+   * that grew or shrank while it was uploaded did not yield a stable copy of the registered bytes,
+   * so its upload must not be confirmed.
+   *
+   * @throws FileRejectedException {@link Reason#FILE_GREW} or
+   *     {@link Reason#FILE_SHRANK}, or UNREADABLE if the size cannot be read
+   */
+  void verifyUnchanged() throws FileRejectedException {
+    long now;
+    try {
+      now = channel.size();
+    } catch (IOException e) {
+      throw new FileRejectedException(Reason.UNREADABLE,
+          "cannot re-read the size of " + name + " after upload: " + e.getClass().getSimpleName());
+    }
+    PathGuard.requireSize(name, now, size);
   }
 
   @Override

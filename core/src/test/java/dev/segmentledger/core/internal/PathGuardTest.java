@@ -1,11 +1,17 @@
 package dev.segmentledger.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Reason;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,7 +78,7 @@ class PathGuardTest {
   void openVerifiesTheRegisteredSizeAndReadsExactlyIt() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "hello");
     FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 4));
-    assertEquals(Reason.SIZE_MISMATCH, e.reason());
+    assertEquals(Reason.FILE_GREW, e.reason());
     try (VerifiedFile verified = guard.open(file, 5); InputStream in = verified.openStream();
         InputStream again = verified.openStream()) {
       assertEquals("hello", new String(in.readAllBytes()));
@@ -83,6 +89,140 @@ class PathGuardTest {
   @Test
   void refusesARootThatDoesNotExist() {
     assertThrows(RuntimeException.class, () -> new PathGuard(temp.resolve("missing")));
+  }
+
+  @Test
+  void followsSymlinkChainsThatStayInsideTheRoot() throws Exception {
+    Path target = Files.writeString(Files.createDirectories(root.resolve("d")).resolve("a.ts"), "abc");
+    Files.createSymbolicLink(root.resolve("one"), root.resolve("two"));
+    Files.createSymbolicLink(root.resolve("two"), Path.of("d/a.ts"));
+    assertEquals(target.toRealPath(), guard.check(root.resolve("one")).realPath());
+  }
+
+  @Test
+  void resolvesDotDotAfterSymlinksNotLexically() throws Exception {
+    // link/.. is the parent of the link's target (outside), not the root.
+    Path outside = Files.createDirectories(temp.resolve("out/inner"));
+    Files.writeString(temp.resolve("out/a.ts"), "x");
+    Files.writeString(root.resolve("a.ts"), "x");
+    Files.createSymbolicLink(root.resolve("link"), outside);
+    assertReason(Reason.OUTSIDE_ROOT, root.resolve("link/../a.ts"));
+  }
+
+  @Test
+  void refusesFifosAndSocketsWithoutOpeningThem() throws Exception {
+    Path fifo = root.resolve("pipe.ts");
+    assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+    assertReason(Reason.NOT_REGULAR_FILE, fifo);
+    assertOpenReason(Reason.NOT_REGULAR_FILE, fifo, 0); // would block forever if it were opened
+    Path socket = root.resolve("socket.ts");
+    try (ServerSocketChannel server = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+      server.bind(UnixDomainSocketAddress.of(socket));
+      assertReason(Reason.NOT_REGULAR_FILE, socket);
+    }
+  }
+
+  @Test
+  void aRegularFileUsedAsADirectoryIsUnreadable() throws Exception {
+    Files.writeString(root.resolve("plain"), "x");
+    assertReason(Reason.UNREADABLE, root.resolve("plain/a.ts"));
+  }
+
+  @Test
+  void controlCharactersInNamesAreEscapedInMessages() {
+    FileRejectedException e = assertThrows(FileRejectedException.class,
+        () -> guard.check(root.resolve("evil\nINFO forged line.ts")));
+    assertEquals(Reason.MISSING_FILE, e.reason());
+    assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    assertTrue(e.getMessage().contains("evil\\u000aINFO"), e.getMessage());
+  }
+
+  @Test
+  void aFinalSymlinkSwappedInBetweenCheckAndOpenIsRefused() throws Exception {
+    Path file = Files.writeString(root.resolve("a.ts"), "inside");
+    Path outside = Files.writeString(temp.resolve("secret.ts"), "secret");
+    PathGuard racing = new PathGuard(root, swap(() -> {
+      Files.delete(file);
+      Files.createSymbolicLink(file, outside);
+    }));
+    assertRaceReason(Reason.OUTSIDE_ROOT, racing, file, 6);
+  }
+
+  @Test
+  void anIntermediateDirectorySwappedForASymlinkBetweenCheckAndOpenIsRefused() throws Exception {
+    Path dir = Files.createDirectories(root.resolve("b1"));
+    Path file = Files.writeString(dir.resolve("a.ts"), "inside");
+    Path outside = Files.createDirectories(temp.resolve("elsewhere"));
+    Files.writeString(outside.resolve("a.ts"), "secret");
+    PathGuard racing = new PathGuard(root, swap(() -> {
+      Files.move(dir, root.resolve("moved"));
+      Files.createSymbolicLink(dir, outside);
+    }));
+    assertRaceReason(Reason.OUTSIDE_ROOT, racing, file, 6);
+  }
+
+  @Test
+  void theOpenWalkNeverFollowsAnIntermediateSymlinkEvenToTheSameFile() throws Exception {
+    // A hard link makes the redirected file identical by device and inode, so only the
+    // O_NOFOLLOW walk (not the file key comparison) can notice the symlink.
+    Path dir = Files.createDirectories(root.resolve("b1"));
+    Path file = Files.writeString(dir.resolve("a.ts"), "inside");
+    Path other = Files.createDirectories(root.resolve("other"));
+    Files.createLink(other.resolve("a.ts"), file);
+    PathGuard racing = new PathGuard(root, swap(() -> {
+      Files.move(dir, root.resolve("moved"));
+      Files.createSymbolicLink(dir, other);
+    }));
+    assertRaceReason(Reason.NOT_REGULAR_FILE, racing, file, 6);
+  }
+
+  @Test
+  void aFileReplacedBetweenCheckAndOpenIsRefusedEvenWithTheSameSize() throws Exception {
+    Path file = Files.writeString(root.resolve("a.ts"), "inside");
+    Path replacement = Files.writeString(root.resolve("b.ts"), "other!");
+    PathGuard racing = new PathGuard(root, swap(() -> Files.move(replacement, file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING)));
+    assertRaceReason(Reason.NOT_REGULAR_FILE, racing, file, 6);
+  }
+
+  @Test
+  void theSizeIsReadAgainFromTheOpenFileAfterTheUpload() throws Exception {
+    Path file = Files.writeString(root.resolve("a.ts"), "hello");
+    try (VerifiedFile verified = guard.open(file, 5)) {
+      Files.writeString(file, " world", StandardOpenOption.APPEND);
+      assertEquals("hello", new String(verified.openStream().readAllBytes()), "reads the registered bytes only");
+      FileRejectedException e = assertThrows(FileRejectedException.class, verified::verifyUnchanged);
+      assertEquals(Reason.FILE_GREW, e.reason());
+    }
+    try (VerifiedFile verified = guard.open(Files.writeString(file, "hello"), 5)) {
+      Files.writeString(file, "he");
+      FileRejectedException e = assertThrows(FileRejectedException.class, verified::verifyUnchanged);
+      assertEquals(Reason.FILE_SHRANK, e.reason());
+    }
+  }
+
+  private interface IoAction {
+    void run() throws IOException;
+  }
+
+  private static Runnable swap(IoAction action) {
+    return () -> {
+      try {
+        action.run();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    };
+  }
+
+  private static void assertRaceReason(Reason expected, PathGuard racing, Path file, long size) {
+    FileRejectedException e = assertThrows(FileRejectedException.class, () -> racing.open(file, size));
+    assertEquals(expected, e.reason(), e.getMessage());
+  }
+
+  private void assertOpenReason(Reason expected, Path file, long size) {
+    FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, size));
+    assertEquals(expected, e.reason(), e.getMessage());
   }
 
   private void assertReason(Reason expected, Path file) {
