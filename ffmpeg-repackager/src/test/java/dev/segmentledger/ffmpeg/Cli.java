@@ -8,20 +8,20 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Runs ffmpeg tools from tests and insists that they are installed. */
-final class Cli {
-  static final Path FFMPEG = Path.of("ffmpeg");
-  static final Path FFPROBE = Path.of("ffprobe");
+/** Runs ffmpeg tools from tests and insists that they are installed. Also used by integration-tests. */
+public final class Cli {
+  public static final Path FFMPEG = Path.of("ffmpeg");
+  public static final Path FFPROBE = Path.of("ffprobe");
 
   private Cli() {}
 
-  record Result(int exit, String stdout, String stderr) {}
+  public record Result(int exit, String stdout, String stderr) {}
 
   /**
    * Fails (never skips) when ffmpeg or ffprobe is missing: these tests are the only proof that
    * the repackager's output plays.
    */
-  static void requireFfmpeg() {
+  public static void requireFfmpeg() {
     for (Path tool : List.of(FFMPEG, FFPROBE)) {
       try {
         if (run(List.of(tool.toString(), "-version")).exit() == 0) {
@@ -36,7 +36,7 @@ final class Cli {
   }
 
   /** Runs {@code command} to completion (at most 60 s), capturing its output in files. */
-  static Result run(List<String> command) throws IOException {
+  public static Result run(List<String> command) throws IOException {
     Path out = Files.createTempFile("cli", ".out");
     Path err = Files.createTempFile("cli", ".err");
     try {
