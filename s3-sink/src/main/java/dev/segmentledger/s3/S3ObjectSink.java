@@ -130,13 +130,20 @@ public final class S3ObjectSink implements ObjectSink {
     return Optional.of(new StoredObjectInfo(key, response.contentLength(), response.metadata().get(CHECKSUM_METADATA)));
   }
 
-  /** {@inheritDoc} Checksums are {@code null} here: S3 listings carry no user metadata; use {@link #head}. */
+  /**
+   * {@inheritDoc} Checksums are {@code null} here: S3 listings carry no user metadata; use
+   * {@link #head}. Folder markers (keys ending in {@code /}, made by consoles and by some
+   * S3-compatible servers for directories) are skipped: no ledger key ends in {@code /}.
+   */
   @Override
   public List<StoredObjectInfo> list(String keyPrefix) {
     String listPrefix = prefix + Objects.requireNonNull(keyPrefix, "prefix");
     List<StoredObjectInfo> objects = new ArrayList<>();
     try {
       for (S3Object object : client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(listPrefix)).contents()) {
+        if (object.key().endsWith("/")) {
+          continue;
+        }
         objects.add(new StoredObjectInfo(object.key().substring(prefix.length()), object.size(), null));
       }
     } catch (SdkException e) {

@@ -1,0 +1,24 @@
+package dev.segmentledger.examples;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code --name=value} arguments. */
+final class Args {
+  private Args() {}
+
+  static Map<String, String> parse(String... args) {
+    Map<String, String> parsed = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (arg.isBlank()) {
+        continue;
+      }
+      int eq = arg.indexOf('=');
+      if (!arg.startsWith("--") || eq < 0) {
+        throw new IllegalArgumentException("arguments are --name=value, got: " + arg);
+      }
+      parsed.put(arg.substring(2, eq), arg.substring(eq + 1));
+    }
+    return parsed;
+  }
+}
