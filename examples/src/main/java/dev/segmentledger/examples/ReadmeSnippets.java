@@ -1,0 +1,61 @@
+package dev.segmentledger.examples;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.Registration;
+import dev.segmentledger.ffmpeg.FfmpegRepackager;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.S3ObjectSink;
+import java.nio.file.Path;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The code snippets of README.md, compiled with the project so that they cannot rot. Each
+ * method is one snippet; keep them in sync with the README.
+ */
+final class ReadmeSnippets {
+  private static final Logger log = LoggerFactory.getLogger(ReadmeSnippets.class);
+
+  private ReadmeSnippets() {}
+
+  // README: "Wire it" (first screen)
+  static Ledger wire(DataSource dataSource, S3Client s3) {
+    Ledger ledger = Ledger.builder()
+        .stateStore(JdbiStateStore.create(Jdbi.create(dataSource)).migrate())
+        .objectSink(S3ObjectSink.builder().client(s3).bucket("recordings").build())
+        .allowedRoot(Path.of("/var/recordings"))
+        .build();
+    ledger.start();
+    ledger.register(ItemId.original("b42", "720p", 7), Path.of("/var/recordings/b42/720p/00007.ts"));
+    return ledger;
+  }
+
+  // README: "Quickstart" — all three axes, with the ffmpeg repackager and a cutoff
+  static Ledger wireAllAxes(DataSource dataSource, S3Client s3) {
+    return Ledger.builder()
+        .stateStore(JdbiStateStore.create(Jdbi.create(dataSource)).migrate())
+        .objectSink(S3ObjectSink.builder().client(s3).bucket("recordings").prefix("live/").build())
+        .allowedRoot(Path.of("/var/recordings"))
+        .repackager(FfmpegRepackager.builder().build(), Path.of("/var/recordings/playback"))
+        .cutoff(Duration.ofDays(2))
+        .build();
+  }
+
+  // README: "Quickstart" — register each closed file, end the broadcast, serve the playlist
+  static void record(Ledger ledger, Path closedFile, long sequence) {
+    Registration registration = ledger.register(ItemId.original("b42", "720p", sequence), closedFile);
+    if (registration.rejected()) {
+      log.warn("refused: {} {}", registration.item().reason(), registration.item().lastError());
+    }
+  }
+
+  static String finish(Ledger ledger) {
+    ledger.endBroadcast("b42");
+    return ledger.playback("b42", "720p").mediaPlaylist().orElse("#EXTM3U\n");
+  }
+}
