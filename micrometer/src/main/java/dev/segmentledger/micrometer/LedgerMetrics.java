@@ -1,0 +1,142 @@
+package dev.segmentledger.micrometer;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.CircuitState;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Micrometer metrics for one ledger. Add it as a listener when building the ledger, then bind
+ * the gauges to the built ledger:
+ *
+ * <pre>{@code
+ * LedgerMetrics metrics = LedgerMetrics.create(registry);
+ * Ledger ledger = Ledger.builder()...listener(metrics).build();
+ * metrics.bindGauges(ledger);
+ * }</pre>
+ *
+ * <p>Meters (tag {@code axis} = original, playback or init):
+ * <ul>
+ *   <li>{@code segment.ledger.items} counter, tag {@code event} = accepted, saturated, stored,
+ *       confirmed, confirm_lost, failed (retried) or rejected (terminal) — accept, store and
+ *       confirm are separate events, never one;
+ *   <li>{@code segment.ledger.failures} counter, tag {@code reason} = the {@link Reason} name;
+ *   <li>{@code segment.ledger.confirm.latency} timer: registration to confirm of each item;
+ *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight} and
+ *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open).
+ * </ul>
+ *
+ * <p>Counts are this process's events, like {@link Ledger#stats()}; the rows are the truth across
+ * restarts. Thread-safe.
+ */
+public final class LedgerMetrics implements LedgerListener {
+  private static final String ITEMS = "segment.ledger.items";
+
+  private final MeterRegistry registry;
+  private final Clock clock;
+  private final Map<Axis, Map<String, Counter>> counters = new EnumMap<>(Axis.class);
+  private final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
+  private final AtomicReference<CircuitState> circuit = new AtomicReference<>(CircuitState.CLOSED);
+
+  private LedgerMetrics(MeterRegistry registry, Clock clock) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    for (Axis axis : Axis.values()) {
+      Map<String, Counter> byEvent = new HashMap<>();
+      for (String event : new String[] {"accepted", "saturated", "stored", "confirmed", "confirm_lost", "failed",
+          "rejected"}) {
+        byEvent.put(event, Counter.builder(ITEMS).tags(Tags.of("axis", tag(axis), "event", event))
+            .description("ledger item events of this process").register(registry));
+      }
+      counters.put(axis, Map.copyOf(byEvent));
+      latency.put(axis, Timer.builder("segment.ledger.confirm.latency").tag("axis", tag(axis))
+          .description("from registration to confirm").register(registry));
+    }
+    Gauge.builder("segment.ledger.circuit.open", circuit, c -> c.get() == CircuitState.OPEN ? 1 : 0)
+        .description("1 while the circuit breaker around the sink is open").register(registry);
+  }
+
+  /** Metrics in {@code registry}, with latency measured on the UTC system clock. */
+  public static LedgerMetrics create(MeterRegistry registry) {
+    return new LedgerMetrics(registry, Clock.systemUTC());
+  }
+
+  /** Metrics in {@code registry}, with latency measured on {@code clock} (use the ledger's clock). */
+  public static LedgerMetrics create(MeterRegistry registry, Clock clock) {
+    return new LedgerMetrics(registry, clock);
+  }
+
+  /** Registers the queue depth and in-flight gauges of {@code ledger}. */
+  public LedgerMetrics bindGauges(Ledger ledger) {
+    Objects.requireNonNull(ledger, "ledger");
+    Gauge.builder("segment.ledger.queue.depth", ledger, l -> l.stats().queued())
+        .description("items waiting in the in-memory queue").register(registry);
+    Gauge.builder("segment.ledger.in.flight", ledger, l -> l.stats().inFlight())
+        .description("items queued or being processed").register(registry);
+    return this;
+  }
+
+  private void count(LedgerItem item, String event) {
+    counters.get(item.id().axis()).get(event).increment();
+  }
+
+  @Override
+  public void onAccepted(LedgerItem item) {
+    count(item, "accepted");
+  }
+
+  @Override
+  public void onSaturated(LedgerItem item) {
+    count(item, "saturated");
+  }
+
+  @Override
+  public void onStored(LedgerItem item, StoredObjectInfo object) {
+    count(item, "stored");
+  }
+
+  @Override
+  public void onConfirmed(LedgerItem item) {
+    count(item, "confirmed");
+    Duration sinceRegistration = Duration.between(item.registeredAt(), clock.instant());
+    if (!sinceRegistration.isNegative()) {
+      latency.get(item.id().axis()).record(sinceRegistration);
+    }
+  }
+
+  @Override
+  public void onConfirmLost(LedgerItem item) {
+    count(item, "confirm_lost");
+  }
+
+  @Override
+  public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
+    count(item, terminal ? "rejected" : "failed");
+    registry.counter("segment.ledger.failures", "axis", tag(item.id().axis()), "reason", reason.name()).increment();
+  }
+
+  @Override
+  public void onCircuitStateChanged(CircuitState state) {
+    circuit.set(state);
+  }
+
+  private static String tag(Axis axis) {
+    return axis.name().toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,7 @@
+/** Micrometer metrics for Segment Ledger. */
+module dev.segmentledger.micrometer {
+  requires dev.segmentledger.core;
+  requires micrometer.core;
+
+  exports dev.segmentledger.micrometer;
+}

@@ -1,0 +1,76 @@
+package dev.segmentledger.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerStats;
+import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.testkit.FakeObjectSink;
+import dev.segmentledger.testkit.FakeRepackager;
+import dev.segmentledger.testkit.InMemoryStateStore;
+import dev.segmentledger.testkit.SettableClock;
+import dev.segmentledger.testkit.SinkFault;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LedgerMetricsTest {
+  @TempDir Path temp;
+
+  @Test
+  void countersAfterARunMatchTheLedgersOwnCounts() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("rec"));
+    Path outside = Files.writeString(temp.resolve("outside.ts"), "not for upload");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    SettableClock clock = SettableClock.atFixedStart();
+    FakeObjectSink sink = new FakeObjectSink();
+    LedgerMetrics metrics = LedgerMetrics.create(registry, clock);
+    ManualLedger ledger = Ledger.builder()
+        .stateStore(new InMemoryStateStore())
+        .objectSink(sink)
+        .allowedRoot(root)
+        .clock(clock)
+        .repackager(new FakeRepackager(), root.resolve("playback"))
+        .listener(metrics)
+        .buildManual();
+    metrics.bindGauges(ledger);
+    sink.failNext(ItemId.original("b1", "720p", 1).objectKey(), SinkFault.failRetryable());
+    sink.failNext(ItemId.original("b1", "720p", 2).objectKey(), SinkFault.failPermanent());
+    for (int i = 0; i < 5; i++) {
+      ledger.register(ItemId.original("b1", "720p", i), Files.writeString(root.resolve(i + ".ts"), "segment " + i));
+    }
+    ledger.register(ItemId.original("b1", "720p", 9), outside);
+    for (int round = 0; round < 10; round++) {
+      ledger.drainQueue();
+      clock.advance(Duration.ofSeconds(2));
+      ledger.sweepRound();
+    }
+
+    LedgerStats stats = ledger.stats();
+    for (Axis axis : Axis.values()) {
+      LedgerStats.AxisStats own = stats.axis(axis);
+      String tag = axis.name().toLowerCase(Locale.ROOT);
+      assertEquals(own.accepted(), count(registry, tag, "accepted"), axis + " accepted");
+      assertEquals(own.stored(), count(registry, tag, "stored"), axis + " stored");
+      assertEquals(own.confirmed(), count(registry, tag, "confirmed"), axis + " confirmed");
+      assertEquals(own.failed(), count(registry, tag, "failed"), axis + " failed");
+      assertEquals(own.rejected(), count(registry, tag, "rejected"), axis + " rejected");
+      assertEquals(own.confirmed(), registry.get("segment.ledger.confirm.latency").tag("axis", tag).timer().count());
+    }
+    assertEquals(4, count(registry, "original", "confirmed"), "5 registered, 1 refused by the sink");
+    assertEquals(2, count(registry, "original", "rejected"), "one permanent sink refusal, one outside the root");
+    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "OUTSIDE_ROOT").counter().count());
+    assertEquals(0, registry.get("segment.ledger.queue.depth").gauge().value());
+    assertEquals(0, registry.get("segment.ledger.circuit.open").gauge().value());
+  }
+
+  private static long count(SimpleMeterRegistry registry, String axis, String event) {
+    return (long) registry.get("segment.ledger.items").tag("axis", axis).tag("event", event).counter().count();
+  }
+}
