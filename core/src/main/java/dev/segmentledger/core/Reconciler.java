@@ -26,8 +26,12 @@ import java.util.Optional;
  * size; if both the row and the object carry a checksum they must be equal. A listing often carries
  * no checksum (S3's does not), so for each confirmed row that has a checksum while its listed
  * object has none, the object is read with {@link ObjectSink#head}: one HEAD request per such row.
- * Checksums are compared as strings in the sink's own notation. Every object must have a confirmed
- * row; one that has not is an orphan.
+ * Checksums are compared as strings in the sink's own notation, and only when both sides have one:
+ * an object written behind the ledger's back without the sink's checksum (for example by a plain
+ * PUT) is compared on its size alone, so a same-size replacement of that kind is not detected. A
+ * missing checksum is never taken as a difference, since a sink that reports none on HEAD would
+ * then have every row re-opened on every run. Every object must have a confirmed row; one that has
+ * not is an orphan.
  *
  * <p><b>Repair.</b> {@link #reconcileAndRepair} re-opens every confirmed row whose object is
  * missing or different: {@link StateStore#reopen} back to {@link ItemState#PENDING} with
