@@ -77,6 +77,26 @@ public interface Ledger extends AutoCloseable {
   /** What a player may see of one rendition: read from the store, only confirmed segments. */
   PlaybackView playback(String broadcastId, String rendition);
 
+  /**
+   * Compares the broadcast's rows with the objects under its prefix, per axis, and reports every
+   * difference; changes nothing. See {@link Reconciler} for what is compared and its guarantees.
+   * Meaningful once the broadcast is quiet (no upload in flight).
+   *
+   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read
+   */
+  ReconciliationReport reconcile(String broadcastId);
+
+  /**
+   * {@linkplain #reconcile Compares}, then re-opens each confirmed row whose object is missing or
+   * different ({@link Reason#OBJECT_MISSING}, {@link Reason#OBJECT_MISMATCH}); a started ledger's
+   * sweeper then uploads those rows again and confirms them. Orphans are reported, never deleted.
+   * See {@link Reconciler#reconcileAndRepair}.
+   *
+   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read;
+   *     nothing is re-opened then
+   */
+  ReconciliationReport reconcileAndRepair(String broadcastId);
+
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();
 

@@ -1,5 +1,9 @@
 package dev.segmentledger.core;
 
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * The object key contract: a pure function from {@link ItemId} to the key an item is stored
  * under. Every attempt for an item, first or retry, on any node, targets this key, so that a
@@ -18,6 +22,9 @@ package dev.segmentledger.core;
  * would orphan every object already stored.
  */
 public final class ObjectKeys {
+  private static final Pattern KEY = Pattern.compile(
+      "([^/]+)/([^/]+)/(?:(original)/(\\d{10,19})\\.ts|(playback)/(\\d{10,19})\\.m4s|(init)\\.mp4)");
+
   private ObjectKeys() {}
 
   /** The key of {@code id}. */
@@ -37,5 +44,30 @@ public final class ObjectKeys {
 
   private static String sequence(long sequence) {
     return String.format("%010d", sequence);
+  }
+
+  /**
+   * The inverse of {@link #keyOf}: the identity whose key is {@code key}, or empty if {@code key}
+   * is not a key of this contract. A key is recognised only if {@code keyOf} of the result gives
+   * back the very same key, so stray objects and other zero-paddings are never guessed at.
+   */
+  static Optional<ItemId> idOf(String key) {
+    Matcher m = KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      ItemId id;
+      if (m.group(3) != null) {
+        id = ItemId.original(m.group(1), m.group(2), Long.parseLong(m.group(4)));
+      } else if (m.group(5) != null) {
+        id = ItemId.playback(m.group(1), m.group(2), Long.parseLong(m.group(6)));
+      } else {
+        id = ItemId.init(m.group(1), m.group(2));
+      }
+      return keyOf(id).equals(key) ? Optional.of(id) : Optional.empty();
+    } catch (IllegalArgumentException e) { // invalid identifier, or a sequence beyond a long
+      return Optional.empty();
+    }
   }
 }

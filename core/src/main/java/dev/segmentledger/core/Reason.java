@@ -62,7 +62,18 @@ public enum Reason {
   /** The repackager could not produce the playback or init file. Retried. */
   REPACKAGE_FAILED(false),
   /** An unexpected error inside the ledger; retried with backoff so that no row is lost. */
-  INTERNAL_ERROR(false);
+  INTERNAL_ERROR(false),
+  /**
+   * Set by the {@link Reconciler}'s repair when it re-opens a confirmed row whose object is gone
+   * from the bucket. The row is {@link ItemState#PENDING} again and is uploaded anew from its file.
+   */
+  OBJECT_MISSING(false),
+  /**
+   * Set by the {@link Reconciler}'s repair when it re-opens a confirmed row whose object has
+   * another size or checksum than the row. The row is {@link ItemState#PENDING} again; the next
+   * upload overwrites the object at the same key.
+   */
+  OBJECT_MISMATCH(false);
 
   private final boolean terminal;
 

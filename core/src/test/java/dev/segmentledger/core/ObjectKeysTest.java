@@ -4,11 +4,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ObjectKeysTest {
+
+  @Test
+  void idOfInvertsTheKeyContractAndRecognisesNothingElse() {
+    for (ItemId id : List.of(ItemId.original("b-1", "720p", 7), ItemId.playback("b.1", "1080p", 12345678901L),
+        ItemId.init("b1", "audio_en"), ItemId.original("b", "r", Long.MAX_VALUE))) {
+      assertEquals(Optional.of(id), ObjectKeys.idOf(id.objectKey()));
+    }
+    for (String key : List.of("b1/720p/original/7.ts", "b1/720p/init.mp4x", "b1/../init.mp4", "b1/init.mp4",
+        "b1/720p/playback/0000000001.ts", "b1/720p/original/00000000001.ts", "b1/720p/original/9999999999999999999.ts",
+        "b1/720p/x/init.mp4", "")) {
+      assertEquals(Optional.empty(), ObjectKeys.idOf(key), key);
+    }
+  }
 
   @Test
   void keysFollowTheDocumentedContract() {

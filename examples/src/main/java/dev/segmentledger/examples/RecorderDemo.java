@@ -6,18 +6,19 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.PlaybackView;
+import dev.segmentledger.core.Reconciler;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.ffmpeg.TestMedia;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
-import dev.segmentledger.testkit.ConsistencyAssertions;
-import dev.segmentledger.testkit.ConsistencyReport;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -111,11 +112,11 @@ public final class RecorderDemo {
             : Jdbi.create(jdbcUrl, options.jdbcUser(), options.jdbcPassword());
         StateStore store = JdbiStateStore.create(jdbi);
         S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(options.bucket()).build();
-        ConsistencyReport report = ConsistencyAssertions.check(store, sink, broadcast);
+        ReconciliationReport report = Reconciler.create(store, sink, Clock.systemUTC()).reconcile(broadcast);
         printTable(broadcast, store, report, events);
         writePlaylist(options, root, store, sink, s3, broadcast);
-        say(report.isConsistent() ? "Difference 0: every confirmed row has its object, every object its row."
-            : "DIFFERENCES FOUND:%n%s", report.describe());
+        say(report.isConsistent() ? "Reconciler: difference 0, every confirmed row has its object, every object its row."
+            : "Reconciler: DIFFERENCES FOUND:%n%s", report.describe());
         return report.isConsistent() ? 0 : 1;
       }
     } finally {
@@ -171,7 +172,7 @@ public final class RecorderDemo {
     }
   }
 
-  private static void printTable(String broadcast, StateStore store, ConsistencyReport report,
+  private static void printTable(String broadcast, StateStore store, ReconciliationReport report,
       Map<Axis, long[]> events) {
     Map<Axis, Long> expected = Map.of(Axis.ORIGINAL, (long) CHUNKS, Axis.PLAYBACK, (long) CHUNKS, Axis.INIT, 1L);
     System.out.println();
@@ -181,9 +182,9 @@ public final class RecorderDemo {
       long confirmed = store.findByBroadcast(broadcast).stream()
           .filter(r -> r.id().axis() == axis && r.state() == ItemState.CONFIRMED).count();
       long[] e = events.getOrDefault(axis, new long[3]);
-      ConsistencyReport.AxisReport a = report.axis(axis);
+      ReconciliationReport.AxisReport a = report.axis(axis);
       System.out.printf("%-9s %6d %10d %8d %9d %7d %10d %11d%n", axis, expected.get(axis), confirmed, a.objects(), e[0],
-          e[1], e[2], a.differences());
+          e[1], e[2], a.differences().size());
     }
     System.out.println("(accepted, stored and confirms count events over both uploader processes: the killed one"
         + " stored an object it never confirmed, so stored > confirmed by its retries)");

@@ -270,6 +270,32 @@ public final class JdbiStateStore implements StateStore {
         .execute()));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One conditional {@code UPDATE ... WHERE id = :id AND state = 'CONFIRMED'}.
+   */
+  @Override
+  public boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
+    Objects.requireNonNull(expectedState, "expectedState");
+    if (expectedState != ItemState.CONFIRMED) {
+      throw new IllegalArgumentException("expectedState must be CONFIRMED, the only state a re-open leaves, got "
+          + expectedState);
+    }
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(at, "at");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
+            + " confirmed_at = NULL, checksum = NULL"
+            + " WHERE id = :id AND state = :expectedState")
+        .bind("reason", reason.name())
+        .bind("detail", detail)
+        .bind("at", micros(at))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .execute()));
+  }
+
   @Override
   public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
       long sizeBytes, Duration mediaDuration) {

@@ -20,10 +20,17 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * S3Proxy in-process on a random loopback port, on its in-memory {@code transient-nio2} blobstore,
  * with SigV4 authentication. Made-up credentials: nothing here reaches AWS.
+ *
+ * <p>The one S3Proxy fixture of the build: s3-sink publishes its test classes as a test-jar, and the
+ * integration tests use this class from it. Keep S3Proxy's loggers ({@code org.gaul},
+ * {@code org.jclouds}, {@code org.eclipse.jetty}) at WARN in the using module's logback-test.xml:
+ * at DEBUG every request is logged and large uploads crawl. Thread-safe.
  */
-final class S3ProxyServer implements AutoCloseable {
-  static final String ACCESS_KEY = "segment-ledger-test";
-  static final String SECRET_KEY = "segment-ledger-test-secret";
+public final class S3ProxyServer implements AutoCloseable {
+  /** The access key the server accepts. */
+  public static final String ACCESS_KEY = "segment-ledger-test";
+  /** The secret key the server accepts. */
+  public static final String SECRET_KEY = "segment-ledger-test-secret";
   private static final AtomicInteger buckets = new AtomicInteger();
 
   private final BlobStoreContext context;
@@ -46,11 +53,13 @@ final class S3ProxyServer implements AutoCloseable {
     }
   }
 
-  static S3ProxyServer start() throws Exception {
+  /** Starts a server; close it when done. */
+  public static S3ProxyServer start() throws Exception {
     return new S3ProxyServer();
   }
 
-  URI endpoint() {
+  /** Where the server listens. */
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + proxy.getPort());
   }
 
@@ -59,7 +68,7 @@ final class S3ProxyServer implements AutoCloseable {
    * servers: checksums only when required, path-style access. SDK retries are off so that every
    * fault reaches the sink (the ledger retries by itself).
    */
-  static S3Client client(URI endpoint, Duration attemptTimeout, ExecutionInterceptor... interceptors) {
+  public static S3Client client(URI endpoint, Duration attemptTimeout, ExecutionInterceptor... interceptors) {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
@@ -77,7 +86,7 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   /** A new, empty bucket. */
-  String createBucket(S3Client client) {
+  public String createBucket(S3Client client) {
     String bucket = "ledger-test-" + buckets.incrementAndGet();
     client.createBucket(b -> b.bucket(bucket));
     return bucket;

@@ -1,13 +1,18 @@
 package dev.segmentledger.testkit;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.ReconciliationReport.Difference;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The comparison of a broadcast's ledger rows with the objects under its prefix, per axis: the
- * "DB/S3 difference" of the design. Produced by {@link ConsistencyAssertions#check}. Immutable.
+ * "DB/S3 difference" of the design. Produced by {@link ConsistencyAssertions#check} from the core
+ * {@link ReconciliationReport}, whose differences it lists as readable lines. Immutable.
  *
  * @param broadcastId the broadcast compared
  * @param axes one entry per {@link Axis}, in axis order
@@ -28,8 +33,8 @@ public record ConsistencyReport(String broadcastId, Map<Axis, AxisReport> axes, 
    * @param axis the axis
    * @param confirmedRows the number of CONFIRMED rows of the axis
    * @param objects the number of objects of the axis under the broadcast's prefix
-   * @param confirmedWithoutObject confirmed rows whose object is missing or has another size,
-   *     one readable line each
+   * @param confirmedWithoutObject confirmed rows whose object is missing or has another size or
+   *     checksum, one readable line each
    * @param objectsWithoutConfirmedRow objects with no CONFIRMED row, one readable line each
    */
   public record AxisReport(Axis axis, int confirmedRows, int objects, List<String> confirmedWithoutObject,
@@ -45,6 +50,23 @@ public record ConsistencyReport(String broadcastId, Map<Axis, AxisReport> axes, 
     public int differences() {
       return confirmedWithoutObject.size() + objectsWithoutConfirmedRow.size();
     }
+  }
+
+  /** The lines of a reconciler's report: missing and mismatched objects, orphans, stray keys. */
+  public static ConsistencyReport of(ReconciliationReport reconciliation) {
+    Map<Axis, AxisReport> axes = new EnumMap<>(Axis.class);
+    for (Axis axis : Axis.values()) {
+      ReconciliationReport.AxisReport report = reconciliation.axis(axis);
+      List<String> confirmedWithoutObject = new ArrayList<>(lines(report.missing()));
+      confirmedWithoutObject.addAll(lines(report.mismatched()));
+      axes.put(axis, new AxisReport(axis, report.confirmedRows(), report.objects(), confirmedWithoutObject,
+          lines(report.orphans())));
+    }
+    return new ConsistencyReport(reconciliation.broadcastId(), axes, lines(reconciliation.unrecognizedObjects()));
+  }
+
+  private static List<String> lines(List<Difference> differences) {
+    return differences.stream().map(Difference::describe).toList();
   }
 
   /** The report of {@code axis}. */

@@ -177,6 +177,21 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
+    StoreArguments.requireConfirmed("expectedState", expectedState);
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(at, "at");
+    LedgerItem row = rows.get(rowId);
+    if (row == null || row.state() != expectedState) {
+      return false;
+    }
+    rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
+        ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
+        row.mediaDuration()));
+    return true;
+  }
+
+  @Override
   public synchronized boolean recordProduced(long rowId, ItemState expectedState, long expectedSize,
       String sourcePath, long sizeBytes, Duration mediaDuration) {
     StoreArguments.requireUnconfirmed("expectedState", expectedState);

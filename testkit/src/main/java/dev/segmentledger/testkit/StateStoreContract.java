@@ -521,6 +521,106 @@ public abstract class StateStoreContract {
     assertEquals(Duration.ofMillis(4_000), produced.mediaDuration());
   }
 
+  // ---- reopen (reconciler repair) -----------------------------------------------------------
+
+  @Test
+  void reopenPutsAConfirmedRowBackToPendingDueAtOnceKeepingAttemptsAndSize() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503", T0.plusSeconds(1)));
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", T0.plusSeconds(2)));
+    Instant at = T0.plusSeconds(60);
+
+    assertTrue(store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "no object", at));
+
+    LedgerItem reopened = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals(ItemState.PENDING, reopened.state());
+    assertEquals(1, reopened.attempts(), "attempts are kept");
+    assertEquals(Reason.OBJECT_MISSING, reopened.reason());
+    assertEquals("no object", reopened.lastError());
+    assertEquals(at, reopened.nextAttemptAt());
+    assertNull(reopened.confirmedAt());
+    assertNull(reopened.checksum());
+    assertEquals(row.sizeBytes(), reopened.sizeBytes());
+    assertEquals(row.sourcePath(), reopened.sourcePath());
+    assertEquals(row.registeredAt(), reopened.registeredAt());
+    assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, at, 10)), "due at once");
+    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, 0, at.minusMillis(1), 10));
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "crc32c:BBBBBB==", at.plusSeconds(1)),
+        "a re-opened row is confirmed again like any pending row");
+    assertEquals(ItemState.CONFIRMED, store.findByRowId(row.rowId()).orElseThrow().state());
+  }
+
+  @Test
+  void reopenIsACompareAndSetOnConfirmed() {
+    LedgerItem pending = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem rejected = register(ItemId.original("b1", "720p", 1), 10);
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE,
+        "gone", T0));
+    LedgerItem confirmed = register(ItemId.original("b1", "720p", 2), 10);
+    assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, null, T0));
+    LedgerItem rejectedRow = store.findByRowId(rejected.rowId()).orElseThrow();
+
+    assertFalse(store.reopen(pending.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
+    assertFalse(store.reopen(rejected.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
+    assertFalse(store.reopen(424242, ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
+    assertTrue(store.reopen(confirmed.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISMATCH, "x", T0));
+    assertFalse(store.reopen(confirmed.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISMATCH, "again", T0),
+        "a re-opened row is no longer confirmed");
+
+    assertEquals(pending, store.findByRowId(pending.rowId()).orElseThrow());
+    assertEquals(rejectedRow, store.findByRowId(rejected.rowId()).orElseThrow());
+    assertEquals("x", store.findByRowId(confirmed.rowId()).orElseThrow().lastError());
+  }
+
+  @Test
+  void reopenRefusesAnExpectedStateOtherThanConfirmed() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    for (ItemState state : List.of(ItemState.PENDING, ItemState.WAITING, ItemState.REJECTED, ItemState.EXCLUDED)) {
+      assertThrows(IllegalArgumentException.class,
+          () -> store.reopen(row.rowId(), state, Reason.OBJECT_MISSING, "x", T0), state::name);
+    }
+    assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
+  }
+
+  @Test
+  void reopeningAnInitReleasesNothingAndItsNextConfirmReleasesWaitingPlayback() {
+    LedgerItem init = register(ItemId.init("b1", "720p"), 5);
+    assertTrue(store.confirm(init.rowId(), ItemState.PENDING, 5, null, T0));
+    assertTrue(store.reopen(init.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
+    LedgerItem playback = store.register(NewItem.derived(ItemId.playback("b1", "720p", 3), "/p", "/o", T0)).item();
+    assertEquals(ItemState.WAITING, playback.state(), "the init is not confirmed any more");
+
+    assertTrue(store.confirm(init.rowId(), ItemState.PENDING, 5, null, T0));
+    assertEquals(ItemState.PENDING, store.findByRowId(playback.rowId()).orElseThrow().state());
+  }
+
+  @Test
+  void ofConcurrentReopensOfOneRowExactlyOneWins() throws Exception {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
+    try {
+      List<Future<Boolean>> outcomes = new ArrayList<>();
+      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+        String detail = "reconciler " + i;
+        outcomes.add(threads.submit(() -> {
+          start.await();
+          return store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, detail, T0);
+        }));
+      }
+      start.countDown();
+      int wins = 0;
+      for (Future<Boolean> outcome : outcomes) {
+        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertEquals(1, wins);
+      assertEquals(ItemState.PENDING, store.findByRowId(row.rowId()).orElseThrow().state());
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
   // ---- cutoff and broadcast lifecycle --------------------------------------------------------
 
   @Test

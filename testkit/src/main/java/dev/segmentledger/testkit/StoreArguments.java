@@ -20,6 +20,13 @@ final class StoreArguments {
     }
   }
 
+  static void requireConfirmed(String name, ItemState state) {
+    Objects.requireNonNull(state, name);
+    if (state != ItemState.CONFIRMED) {
+      throw new IllegalArgumentException(name + " must be CONFIRMED, the only state a re-open leaves, got " + state);
+    }
+  }
+
   static void requireRejectedOrExcluded(ItemState terminalState) {
     if (terminalState != ItemState.REJECTED && terminalState != ItemState.EXCLUDED) {
       throw new IllegalArgumentException("terminalState must be REJECTED or EXCLUDED, got " + terminalState);

@@ -74,18 +74,6 @@ class ConsistencyAssertionsTest {
     assertTrue(failure.getMessage().contains("3 differences"), failure.getMessage());
   }
 
-  @Test
-  void keyParserInvertsTheKeyContract() {
-    for (ItemId id : List.of(ItemId.original("b-1", "720p", 7), ItemId.playback("b.1", "1080p", 12345678901L),
-        ItemId.init("b1", "audio_en"))) {
-      assertEquals(Optional.of(id), ObjectKeyParser.parse(id.objectKey()));
-    }
-    for (String key : List.of("b1/720p/original/7.ts", "b1/720p/init.mp4x", "b1/../init.mp4", "b1/init.mp4",
-        "b1/720p/playback/0000000001.ts", "b1/720p/original/00000000001.ts")) {
-      assertEquals(Optional.empty(), ObjectKeyParser.parse(key), key);
-    }
-  }
-
   private void confirmedWithObject(ItemId id, long size) {
     confirm(store.register(NewItem.pending(id, "/x", size, T0)).item());
     sink.objects.put(id.objectKey(), size);

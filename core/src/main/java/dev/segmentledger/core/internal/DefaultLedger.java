@@ -10,6 +10,8 @@ import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.PlaybackView;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.SweepReport;
@@ -65,6 +67,7 @@ public final class DefaultLedger implements ManualLedger {
   private final SinkBreaker breaker;
   private final ItemProcessor processor;
   private final Sweeper sweeper;
+  private final Reconciler reconciler;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
   private final List<Thread> workers = new ArrayList<>();
   private volatile ScheduledExecutorService sweepThread;
@@ -80,6 +83,7 @@ public final class DefaultLedger implements ManualLedger {
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged);
     this.processor = new ItemProcessor(config, guard, producer, breaker, events, this::sweepSoon);
     this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(), this::offer);
+    this.reconciler = Reconciler.create(store, config.objectSink(), config.clock());
   }
 
   @Override
@@ -173,6 +177,27 @@ public final class DefaultLedger implements ManualLedger {
     List<LedgerItem> rows = store.findByBroadcast(broadcastId);
     BroadcastStatus status = BroadcastViews.status(broadcastId, store.findBroadcast(broadcastId), rows);
     return BroadcastViews.playback(broadcastId, rendition, status, rows);
+  }
+
+  @Override
+  public ReconciliationReport reconcile(String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    return reconciler.reconcile(broadcastId);
+  }
+
+  @Override
+  public ReconciliationReport reconcileAndRepair(String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    requireOpen();
+    ReconciliationReport report = reconciler.reconcileAndRepair(broadcastId);
+    if (report.reopened() > 0) {
+      log.warn("reconciler re-opened {} rows of broadcast {} for upload:\n{}", report.reopened(), broadcastId,
+          report.describe());
+      sweepSoon();
+    } else if (!report.isConsistent()) {
+      log.warn("reconciler found differences it does not repair:\n{}", report.describe());
+    }
+    return report;
   }
 
   @Override

@@ -126,4 +126,25 @@ public interface StateStore {
 
   /** The number of rows of {@code axis} in {@code state}. */
   long count(Axis axis, ItemState state);
+
+  /**
+   * Compare-and-set re-open, used by the {@link dev.segmentledger.core.Reconciler}'s repair: puts a
+   * row whose object was found missing or different back to {@link ItemState#PENDING}, only if it
+   * is in {@code expectedState}. Sets {@code reason} and {@code lastError = detail}, makes the row
+   * due at once ({@code nextAttemptAt = at}) and clears {@code confirmedAt} and {@code checksum};
+   * keeps {@code attempts}, the size and the file path, so the next upload sends the registered
+   * bytes again to the same key. Of concurrent re-opens of one row exactly one returns
+   * {@code true}. Nothing else changes: waiting PLAYBACK rows are not touched, and a re-opened
+   * INIT releases nothing until it is confirmed again.
+   *
+   * <p>The default implementation throws {@link UnsupportedOperationException}: a store without
+   * it can be used by a ledger, but not repaired by a reconciler.
+   *
+   * @param expectedState must be {@link ItemState#CONFIRMED}, the only state a re-open leaves
+   * @return whether this call re-opened the row
+   * @throws IllegalArgumentException if {@code expectedState} is not {@link ItemState#CONFIRMED}
+   */
+  default boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not support reopen");
+  }
 }

@@ -1,0 +1,180 @@
+package dev.segmentledger.core;
+
+import dev.segmentledger.core.ReconciliationReport.AxisReport;
+import dev.segmentledger.core.ReconciliationReport.Difference;
+import dev.segmentledger.core.ReconciliationReport.Kind;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Compares the ledger with the bucket, one broadcast at a time, and optionally repairs the
+ * ledger. The check the design ends every scenario with, made available to applications: after an
+ * operator restored a bucket, after a lifecycle rule or a person deleted objects, or on a schedule.
+ *
+ * <p><b>What is compared.</b> The rows of the broadcast ({@link StateStore#findByBroadcast}, read
+ * first) with the objects under {@link ObjectKeys#broadcastPrefix} ({@link ObjectSink#list}, read
+ * second), each axis on its own. A confirmed row must have an object at its key with the row's
+ * size; if both the row and the object carry a checksum they must be equal. A listing often carries
+ * no checksum (S3's does not), so for each confirmed row that has a checksum while its listed
+ * object has none, the object is read with {@link ObjectSink#head}: one HEAD request per such row.
+ * Checksums are compared as strings in the sink's own notation, and only when both sides have one:
+ * an object written behind the ledger's back without the sink's checksum (for example by a plain
+ * PUT) is compared on its size alone, so a same-size replacement of that kind is not detected. A
+ * missing checksum is never taken as a difference, since a sink that reports none on HEAD would
+ * then have every row re-opened on every run. Every object must have a confirmed row; one that has
+ * not is an orphan.
+ *
+ * <p><b>Repair.</b> {@link #reconcileAndRepair} re-opens every confirmed row whose object is
+ * missing or different: {@link StateStore#reopen} back to {@link ItemState#PENDING} with
+ * {@link Reason#OBJECT_MISSING} or {@link Reason#OBJECT_MISMATCH}, due at once, attempts kept. The
+ * sweeper then uploads the row again from its file to the same key and confirms it by
+ * compare-and-set, as for any unconfirmed row. If the file is gone by then, the row ends
+ * {@link ItemState#REJECTED} with {@link Reason#MISSING_FILE}: reported, never silently confirmed.
+ * <b>Orphans are never deleted</b> and nothing is ever removed from the bucket: an orphan may be an
+ * upload whose confirm is still to come, or the only copy of data the ledger has forgotten; it is
+ * reported for a person to decide.
+ *
+ * <p><b>Guarantees and limits.</b> The comparison is a snapshot of two systems read one after the
+ * other, so it is exact only while the broadcast is quiet. Reading rows before objects means an
+ * upload that completes meanwhile shows at worst as an orphan (reported, never acted upon), never as
+ * a missing object. A re-open is a compare-and-set on {@link ItemState#CONFIRMED}: a row that changed
+ * since it was read is left alone (the difference says it was not re-opened). Two reconcilers
+ * repairing at once may cause one extra upload of identical bytes, the price the ledger always
+ * accepts over losing work. Store and sink failures propagate unchanged; a repairing run re-opens
+ * nothing unless both reads succeeded.
+ *
+ * <p>Immutable and thread-safe. Obtain one from {@link #create} or use {@link Ledger#reconcile} and
+ * {@link Ledger#reconcileAndRepair}.
+ */
+public final class Reconciler {
+  private final StateStore store;
+  private final ObjectSink sink;
+  private final Clock clock;
+
+  private Reconciler(StateStore store, ObjectSink sink, Clock clock) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.sink = Objects.requireNonNull(sink, "sink");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** A reconciler of {@code store} against {@code sink}; {@code clock} dates reports and re-opens. */
+  public static Reconciler create(StateStore store, ObjectSink sink, Clock clock) {
+    return new Reconciler(store, sink, clock);
+  }
+
+  /** Compares the broadcast's rows with its objects and reports every difference. Changes nothing. */
+  public ReconciliationReport reconcile(String broadcastId) {
+    return run(broadcastId, false);
+  }
+
+  /**
+   * Compares like {@link #reconcile}, then re-opens each confirmed row whose object is missing or
+   * different, so that the sweeper uploads it again. Orphans are reported, never deleted.
+   */
+  public ReconciliationReport reconcileAndRepair(String broadcastId) {
+    return run(broadcastId, true);
+  }
+
+  private ReconciliationReport run(String broadcastId, boolean repair) {
+    String prefix = ObjectKeys.broadcastPrefix(broadcastId);
+    Instant checkedAt = clock.instant();
+    Map<String, LedgerItem> rowsByKey = new LinkedHashMap<>();
+    for (LedgerItem row : store.findByBroadcast(broadcastId)) {
+      rowsByKey.put(row.objectKey(), row);
+    }
+    Map<String, StoredObjectInfo> objectsByKey = new LinkedHashMap<>();
+    for (StoredObjectInfo object : sink.list(prefix)) {
+      objectsByKey.put(object.key(), object);
+    }
+
+    Map<Axis, Tally> tallies = new EnumMap<>(Axis.class);
+    for (Axis axis : Axis.values()) {
+      tallies.put(axis, new Tally());
+    }
+    for (LedgerItem row : rowsByKey.values()) {
+      if (row.state() == ItemState.CONFIRMED) {
+        Tally tally = tallies.get(row.id().axis());
+        tally.confirmedRows++;
+        compare(row, objectsByKey.get(row.objectKey())).ifPresent(d ->
+            (d.kind() == Kind.OBJECT_MISSING ? tally.missing : tally.mismatched).add(d));
+      }
+    }
+    List<Difference> unrecognized = new ArrayList<>();
+    for (StoredObjectInfo object : objectsByKey.values()) {
+      Optional<ItemId> id = ObjectKeys.idOf(object.key()).filter(i -> i.broadcastId().equals(broadcastId));
+      if (id.isEmpty()) {
+        unrecognized.add(new Difference(Kind.UNRECOGNIZED_KEY, object.key(), null, object, false));
+        continue;
+      }
+      Tally tally = tallies.get(id.get().axis());
+      tally.objects++;
+      LedgerItem row = rowsByKey.get(object.key());
+      if (row == null || row.state() != ItemState.CONFIRMED) {
+        tally.orphans.add(new Difference(Kind.ORPHAN, object.key(), row, object, false));
+      }
+    }
+
+    Map<Axis, AxisReport> axes = new EnumMap<>(Axis.class);
+    tallies.forEach((axis, tally) -> axes.put(axis, new AxisReport(axis, tally.confirmedRows, tally.objects,
+        repair ? reopenAll(tally.missing) : tally.missing, repair ? reopenAll(tally.mismatched) : tally.mismatched,
+        tally.orphans)));
+    return new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized);
+  }
+
+  /** The difference between a confirmed row and what its listing shows, if any. */
+  private Optional<Difference> compare(LedgerItem row, StoredObjectInfo listed) {
+    String key = row.objectKey();
+    if (listed == null) {
+      return Optional.of(new Difference(Kind.OBJECT_MISSING, key, row, null, false));
+    }
+    if (listed.sizeBytes() != row.sizeBytes()) {
+      return Optional.of(new Difference(Kind.SIZE_MISMATCH, key, row, listed, false));
+    }
+    if (row.checksum() == null) {
+      return Optional.empty();
+    }
+    StoredObjectInfo object = listed;
+    if (object.checksum() == null) {
+      Optional<StoredObjectInfo> head = sink.head(key);
+      if (head.isEmpty()) { // deleted since the listing
+        return Optional.of(new Difference(Kind.OBJECT_MISSING, key, row, null, false));
+      }
+      object = head.get();
+      if (object.sizeBytes() != row.sizeBytes()) {
+        return Optional.of(new Difference(Kind.SIZE_MISMATCH, key, row, object, false));
+      }
+    }
+    if (object.checksum() != null && !object.checksum().equals(row.checksum())) {
+      return Optional.of(new Difference(Kind.CHECKSUM_MISMATCH, key, row, object, false));
+    }
+    return Optional.empty();
+  }
+
+  private List<Difference> reopenAll(List<Difference> differences) {
+    List<Difference> repaired = new ArrayList<>(differences.size());
+    for (Difference d : differences) {
+      Reason reason = d.kind() == Kind.OBJECT_MISSING ? Reason.OBJECT_MISSING : Reason.OBJECT_MISMATCH;
+      boolean reopened = store.reopen(d.row().rowId(), ItemState.CONFIRMED, reason,
+          "reconciler: " + d.describe(), clock.instant());
+      repaired.add(new Difference(d.kind(), d.key(), d.row(), d.object(), reopened));
+    }
+    return repaired;
+  }
+
+  private static final class Tally {
+    int confirmedRows;
+    int objects;
+    final List<Difference> missing = new ArrayList<>();
+    final List<Difference> mismatched = new ArrayList<>();
+    final List<Difference> orphans = new ArrayList<>();
+  }
+}
