@@ -697,26 +697,6 @@ public abstract class StateStoreContract {
     }
   }
 
-  @Test
-  void tenThousandGhostsInBackoffTakeNoSlotOfAPageOfFreshRows() {
-    int ghosts = 10_000;
-    int fresh = 1_000;
-    List<NewItem> batch = new ArrayList<>();
-    for (int i = 0; i < ghosts + fresh; i++) {
-      ItemId id = ItemId.original("b1", "720p", i);
-      batch.add(NewItem.pending(id, "/rec/" + id.objectKey(), 10, T0));
-    }
-    List<RegisterResult> rows = store.registerAll(batch);
-    for (RegisterResult ghost : rows.subList(0, ghosts)) {
-      assertTrue(store.recordFailure(ghost.item().rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503",
-          T0.plusSeconds(3600)));
-    }
-
-    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(1), 1_024);
-    assertEquals(rows.subList(ghosts, ghosts + fresh).stream().map(r -> r.item().rowId()).toList(), rowIdsOf(page),
-        "one page of 1,024 holds all 1,000 fresh rows and no ghost");
-  }
-
   // ---- helpers ------------------------------------------------------------------------------
 
   /** Registers a PENDING row at {@link #T0} and returns it. */
