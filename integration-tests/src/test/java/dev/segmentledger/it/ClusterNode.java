@@ -9,6 +9,7 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
@@ -16,10 +17,11 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * One ledger instance of the cluster test, in a JVM of its own: sweeps the shared PostgreSQL
  * ledger and uploads to the shared directory bucket until it is killed. Prints
- * {@code STARTED <nodeId>}, then {@code CONFIRMED <n>} once it has confirmed {@code n} items.
+ * {@code STARTED <nodeId>}, then {@code CONFIRMED <n>} when it has confirmed {@code n} items, for
+ * each of the two report counts.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot bucket putLog nodeId leaseMillis workers
- * reportAfter (user and password {@code -} for none).
+ * report1 report2 (user and password {@code -} for none).
  */
 public final class ClusterNode {
   /** Connections per node: one per worker, the sweeper, and spare. */
@@ -33,14 +35,15 @@ public final class ClusterNode {
     Jdbi jdbi = Jdbi.create(Wiring.pool(args[0], user, password, POOL));
     StateStore store = JdbiStateStore.create(jdbi);
     ObjectSink sink = new PutLog(new DirectoryObjectSink(Path.of(args[4])), Path.of(args[5]));
-    int reportAfter = Integer.parseInt(args[9]);
+    Set<Integer> reports = Set.of(Integer.parseInt(args[9]), Integer.parseInt(args[10]));
     AtomicInteger confirmed = new AtomicInteger();
     Ledger ledger = node(store, sink, Path.of(args[3]), args[6], Duration.ofMillis(Long.parseLong(args[7])),
         Integer.parseInt(args[8]), new LedgerListener() {
           @Override
           public void onConfirmed(LedgerItem item) {
-            if (confirmed.incrementAndGet() == reportAfter) {
-              System.out.println("CONFIRMED " + reportAfter);
+            int n = confirmed.incrementAndGet();
+            if (reports.contains(n)) {
+              System.out.println("CONFIRMED " + n);
             }
           }
         });

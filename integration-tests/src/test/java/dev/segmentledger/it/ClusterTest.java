@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Many nodes, one ledger: three ledger instances share 10,000 unconfirmed rows on one PostgreSQL
  * database and one durable bucket (a {@link DirectoryObjectSink} directory). Two run in this JVM;
- * the third runs in a child JVM and is killed with SIGKILL once it has confirmed 300 items, while
+ * the third runs in a child JVM, starts first (100 items of head start) and is killed with SIGKILL
+ * once it has confirmed 300 items, while
  * it holds leases on the items its workers are uploading. With 2-second leases the survivors'
  * sweepers find those rows due again when the leases expire and upload them.
  *
@@ -49,6 +50,7 @@ class ClusterTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int ITEMS = 10_000;
   private static final int WORKERS = 4;
+  private static final int HEAD_START = 100;
   private static final int KILL_AFTER_CONFIRMED = 300;
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final String BROADCAST = "cluster";
@@ -86,8 +88,9 @@ class ClusterTest {
 
     try (ChildJvm child = ChildJvm.start(ClusterNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()),
         orDash(PG.password()), root.toString(), bucket.toString(), childLog.toString(), childId,
-        Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), Integer.toString(KILL_AFTER_CONFIRMED)))) {
-      child.awaitLine(line -> line.startsWith("STARTED"), Duration.ofSeconds(30));
+        Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), Integer.toString(HEAD_START), Integer.toString(KILL_AFTER_CONFIRMED)))) {
+      // The child gets going first, so that it is busy (holding leases) when it is killed.
+      child.awaitLine(line -> line.equals("CONFIRMED " + HEAD_START), Duration.ofSeconds(60));
       try (Ledger a = parentNode("node-a", parentLogs.get(0), bucket, root, counts, events);
           Ledger b = parentNode("node-b", parentLogs.get(1), bucket, root, counts, events)) {
         a.start();
