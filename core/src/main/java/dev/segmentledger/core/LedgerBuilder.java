@@ -35,6 +35,13 @@ public final class LedgerBuilder {
   private Duration cutoff;
   private int breakerFailures = 5;
   private Duration breakerDelay = Duration.ofSeconds(10);
+  private String nodeId;
+  private Duration leaseDuration = DEFAULT_LEASE;
+
+  /** The default {@link #leaseDuration}: 2 minutes. */
+  public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
+  /** The longest {@link #nodeId}, in characters. */
+  public static final int MAX_NODE_ID_LENGTH = 200;
 
   LedgerBuilder() {}
 
@@ -141,6 +148,38 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * The name of this ledger instance among all instances sharing one store: the owner of the
+   * leases it takes. Must be unique among live instances; two instances with one id would treat
+   * each other's leases as their own. Default: {@code <hostname>-<pid>-<random>}, a new one per
+   * build. At most {@value #MAX_NODE_ID_LENGTH} characters, not blank.
+   */
+  public LedgerBuilder nodeId(String nodeId) {
+    Objects.requireNonNull(nodeId, "nodeId");
+    if (nodeId.isBlank() || nodeId.length() > MAX_NODE_ID_LENGTH) {
+      throw new IllegalArgumentException("nodeId must be 1.." + MAX_NODE_ID_LENGTH + " characters and not blank");
+    }
+    this.nodeId = nodeId;
+    return this;
+  }
+
+  /**
+   * How long a worker's claim on a row keeps other ledger instances from uploading it. A worker
+   * claims the row right before its PUT; the lease ends when the row is confirmed or its failure is
+   * recorded, or when it expires. An instance that dies holding leases delays those rows by at most
+   * this long: another instance's sweeper then finds them due and uploads them again (to the same
+   * key; the confirm is a compare-and-set, so correctness never depends on the lease).
+   *
+   * <p>It must exceed the worst case of one PUT (the sink's own timeouts and retries included) plus
+   * the clock difference between nodes; if a PUT outlives its lease, a second instance may upload
+   * the same item concurrently: a duplicate PUT of identical bytes, never a lost or doubled row.
+   * Default {@link #DEFAULT_LEASE} (2 minutes).
+   */
+  public LedgerBuilder leaseDuration(Duration leaseDuration) {
+    this.leaseDuration = requirePositive("leaseDuration", leaseDuration);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -162,7 +201,8 @@ public final class LedgerBuilder {
       throw new IllegalStateException("allowedRoot is required");
     }
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
-        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay);
+        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
+        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration);
   }
 
   private static int requirePositive(String name, int value) {

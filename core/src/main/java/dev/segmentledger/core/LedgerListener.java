@@ -24,6 +24,13 @@ public interface LedgerListener {
   default void onConfirmLost(LedgerItem item) {}
 
   /**
+   * The item was not uploaded by this ledger because another ledger instance holds a valid lease
+   * on it (it is uploading it now) or has already finished it. Nothing is lost: the holder
+   * confirms it, or its lease expires and the row is due again.
+   */
+  default void onClaimLost(LedgerItem item) {}
+
+  /**
    * An attempt failed.
    *
    * @param terminal whether the row became terminal ({@code false}: retried after backoff)

@@ -33,7 +33,9 @@ import org.jdbi.v3.core.Jdbi;
  * <p>Every state change is one conditional {@code UPDATE} whose {@code WHERE} clause carries the
  * expected state (and, for a confirm, the expected size), so of racing updates exactly one
  * succeeds, across threads and processes. Registration is an {@code INSERT ... ON CONFLICT DO
- * NOTHING} on the natural identity, inside one transaction per batch. Broadcasts live in
+ * NOTHING} on the natural identity, inside one transaction per batch. A lease is two columns,
+ * {@code lease_owner} and {@code lease_until}, folded into {@code next_attempt_at} (see
+ * {@link #claim}), so the sweep page needs no condition of its own for it. Broadcasts live in
  * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
  * microseconds. Thread-safe; each call runs on a handle of its own from the given {@link Jdbi}.
  */
@@ -47,6 +49,9 @@ public final class JdbiStateStore implements StateStore {
   static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
       + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
       + " ORDER BY id LIMIT :limit";
+
+  /** Ends the lease of a row; part of every update that moves a row on from an attempt. */
+  private static final String NO_LEASE = "lease_owner = NULL, lease_until = NULL";
 
   private final Jdbi jdbi;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
@@ -211,7 +216,7 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(confirmedAt, "confirmedAt");
     return jdbi.inTransaction(handle -> {
       Optional<ItemId> confirmed = handle.createQuery("UPDATE " + TABLE
-              + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt"
+              + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
               + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
               + " RETURNING broadcast_id, axis, rendition, sequence")
           .bind("checksum", checksum)
@@ -239,7 +244,8 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt"
+            + " SET attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt,"
+            + " " + NO_LEASE
             + " WHERE id = :id AND state = :expectedState")
         .bind("reason", reason.name())
         .bind("detail", detail)
@@ -259,7 +265,7 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
     return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at"
+            + " SET state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at, " + NO_LEASE
             + " WHERE id = :id AND state = :expectedState")
         .bind("terminalState", terminalState.name())
         .bind("reason", reason.name())
@@ -321,7 +327,7 @@ public final class JdbiStateStore implements StateStore {
       throw new IllegalArgumentException("limit must be > 0, got " + limit);
     }
     return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET state = 'EXCLUDED', reason = 'PAST_CUTOFF', terminal_at = :at,"
+            + " SET state = 'EXCLUDED', reason = 'PAST_CUTOFF', terminal_at = :at, " + NO_LEASE + ","
             + " last_error = 'registered at ' || registered_at || ', before the cutoff ' || :thresholdText"
             + " WHERE id IN (SELECT i.id FROM " + TABLE + " i"
             + " WHERE (i.state = 'PENDING' OR (i.state = 'WAITING' AND i.axis = 'PLAYBACK'))"
@@ -336,6 +342,40 @@ public final class JdbiStateStore implements StateStore {
         .bind("thresholdText", micros(threshold).toString())
         .bind("limit", limit)
         .execute());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One conditional {@code UPDATE}: the row lock it takes serializes racing claims, and the
+   * loser re-evaluates the condition against the winner's row, which is no longer due.
+   */
+  @Override
+  public boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    Objects.requireNonNull(now, "now");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET lease_owner = :owner, lease_until = :until, next_attempt_at = :until"
+            + " WHERE id = :id AND state = 'PENDING' AND (next_attempt_at <= :now OR lease_owner = :owner)")
+        .bind("owner", owner)
+        .bind("until", micros(leaseUntil))
+        .bind("now", micros(now))
+        .bind("id", rowId)
+        .execute()));
+  }
+
+  @Override
+  public boolean release(long rowId, String owner, Instant dueAt) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(dueAt, "dueAt");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET " + NO_LEASE + ", next_attempt_at = :dueAt"
+            + " WHERE id = :id AND state = 'PENDING' AND lease_owner = :owner")
+        .bind("owner", owner)
+        .bind("dueAt", micros(dueAt))
+        .bind("id", rowId)
+        .execute()));
   }
 
   @Override

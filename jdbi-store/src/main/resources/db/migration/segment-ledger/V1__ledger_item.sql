@@ -26,18 +26,25 @@ CREATE TABLE segment_ledger_item (
   terminal_at     timestamptz,
   checksum        text,
   media_duration_micros bigint,
+  -- The lease of the ledger instance uploading the row now (StateStore.claim). While it is valid,
+  -- next_attempt_at = lease_until, so the sweep page skips the row through the due index alone and
+  -- the row is due again by itself when the lease expires. Cleared by confirm, failure, terminal.
+  lease_owner     varchar(200),
+  lease_until     timestamptz,
   CONSTRAINT segment_ledger_item_identity UNIQUE (broadcast_id, axis, rendition, sequence),
   CONSTRAINT segment_ledger_item_axis CHECK (axis IN ('ORIGINAL', 'PLAYBACK', 'INIT')),
   CONSTRAINT segment_ledger_item_state CHECK (state IN ('PENDING', 'WAITING', 'CONFIRMED', 'REJECTED', 'EXCLUDED')),
   CONSTRAINT segment_ledger_item_sequence CHECK (sequence >= 0 AND (axis <> 'INIT' OR sequence = 0)),
   -- -1: a PLAYBACK or INIT file not produced yet.
   CONSTRAINT segment_ledger_item_size CHECK (size_bytes >= 0 OR (size_bytes = -1 AND axis <> 'ORIGINAL')),
-  CONSTRAINT segment_ledger_item_attempts CHECK (attempts >= 0)
+  CONSTRAINT segment_ledger_item_attempts CHECK (attempts >= 0),
+  CONSTRAINT segment_ledger_item_lease CHECK ((lease_owner IS NULL) = (lease_until IS NULL))
 );
 
 -- The sweep page: WHERE axis = ? AND state = 'PENDING' AND id > ? AND next_attempt_at <= ?
 -- ORDER BY id LIMIT ?. Only unconfirmed rows are in this index, so the page is a bounded range
--- scan however many confirmed rows the table holds.
+-- scan however many confirmed rows the table holds. Rows in backoff and rows under a valid lease
+-- both have next_attempt_at > now: filtered from the index tuple, they take no slot of the page.
 CREATE INDEX segment_ledger_item_due
   ON segment_ledger_item (axis, id) INCLUDE (next_attempt_at)
   WHERE state = 'PENDING';

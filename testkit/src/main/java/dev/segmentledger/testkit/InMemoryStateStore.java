@@ -26,9 +26,9 @@ import java.util.TreeMap;
 /**
  * A {@link StateStore} held in memory, with exactly the semantics of the SPI (it passes
  * {@link StateStoreContract}): ids from 1 growing with insertion, idempotent and atomic
- * registration, compare-and-set updates, the init gate and broadcast lifecycle. Instants are
- * truncated to microseconds, as PostgreSQL stores them, so that tests observe the same values
- * from this store and from a database.
+ * registration, compare-and-set updates, leases folded into the due time, the init gate and
+ * broadcast lifecycle. Instants are truncated to microseconds, as PostgreSQL stores them, so that
+ * tests observe the same values from this store and from a database.
  *
  * <p>Thread-safe: every method is synchronized on the store, which makes each call atomic. Nothing
  * survives the JVM, so it cannot stand in for a database in crash tests that restart the process.
@@ -37,6 +37,8 @@ public final class InMemoryStateStore implements StateStore {
   private final NavigableMap<Long, LedgerItem> rows = new TreeMap<>();
   private final Map<ItemId, Long> rowIds = new HashMap<>();
   private final Map<String, BroadcastRecord> broadcasts = new HashMap<>();
+  /** Leases by row id: only PENDING rows have one; every state change away from PENDING ends it. */
+  private final Map<Long, Lease> leases = new HashMap<>();
   private long lastRowId;
 
   @Override
@@ -126,6 +128,7 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState || row.sizeBytes() != expectedSize) {
       return false;
     }
+    leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
         micros(confirmedAt), checksum, row.mediaDuration()));
@@ -155,6 +158,7 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
+    leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
         row.checksum(), row.mediaDuration()));
@@ -172,6 +176,7 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
+    leases.remove(rowId);
     rows.put(rowId, withState(row, terminalState, reason, detail));
     return true;
   }
@@ -217,6 +222,7 @@ public final class InMemoryStateStore implements StateStore {
         .limit(limit)
         .toList();
     for (LedgerItem row : old) {
+      leases.remove(row.rowId());
       rows.put(row.rowId(), withState(row, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
           "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
     }
@@ -253,6 +259,48 @@ public final class InMemoryStateStore implements StateStore {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(state, "state");
     return rows.values().stream().filter(row -> row.id().axis() == axis && row.state() == state).count();
+  }
+
+  @Override
+  public synchronized boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    Objects.requireNonNull(now, "now");
+    LedgerItem row = rows.get(rowId);
+    if (row == null || row.state() != ItemState.PENDING) {
+      return false;
+    }
+    Lease current = leases.get(rowId);
+    boolean due = !row.nextAttemptAt().isAfter(now);
+    if (!due && (current == null || !current.owner().equals(owner))) {
+      return false;
+    }
+    Instant until = micros(leaseUntil);
+    leases.put(rowId, new Lease(owner, until));
+    rows.put(rowId, withNextAttemptAt(row, until));
+    return true;
+  }
+
+  @Override
+  public synchronized boolean release(long rowId, String owner, Instant dueAt) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(dueAt, "dueAt");
+    LedgerItem row = rows.get(rowId);
+    Lease current = leases.get(rowId);
+    if (row == null || row.state() != ItemState.PENDING || current == null || !current.owner().equals(owner)) {
+      return false;
+    }
+    leases.remove(rowId);
+    rows.put(rowId, withNextAttemptAt(row, micros(dueAt)));
+    return true;
+  }
+
+  private record Lease(String owner, Instant until) {}
+
+  private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
+    return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
+        row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
+        row.checksum(), row.mediaDuration());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {

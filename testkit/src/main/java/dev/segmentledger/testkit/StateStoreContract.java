@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Covers each SPI method: idempotent registration and conflicts, terminal registrations, the
  * sweep page (order, keyset, limit, backoff, state and axis filtering), the compare-and-set
- * updates, concurrent confirms, and the read methods. Instants used are whole milliseconds, so a
+ * updates, concurrent confirms, leases (claim and release), and the read methods. Instants used are whole milliseconds, so a
  * store that keeps microseconds (PostgreSQL) returns them unchanged.
  *
  * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
@@ -684,6 +684,117 @@ public abstract class StateStoreContract {
     assertTrue(store.findBroadcast("nobody").isEmpty());
     assertTrue(store.endBroadcast("nobody", T0));
     assertTrue(store.findBroadcast("nobody").orElseThrow().ended());
+  }
+
+  // ---- leases (claim, release) ---------------------------------------------------------------
+
+  private static final Instant LEASE_END = T0.plusSeconds(120);
+
+  @Test
+  void aClaimedRowCannotBeClaimedByAnotherOwnerWhileTheLeaseIsValid() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), T0.plusSeconds(30)));
+    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), LEASE_END.minusMillis(1)),
+        "valid until its last instant");
+    assertTrue(store.claim(row.rowId(), "node-a", T0.plusSeconds(200), T0.plusSeconds(30)),
+        "the holder may renew its own lease");
+  }
+
+  @Test
+  void anExpiredLeaseIsClaimedByAnotherOwner() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END), "expired at leaseUntil");
+    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)),
+        "the former holder lost it");
+  }
+
+  @Test
+  void aClaimIsTheDueTimeOfTheRowSoTheSweepSkipsItUntilTheLeaseExpires() {
+    LedgerItem leased = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem free = register(ItemId.original("b1", "720p", 1), 10);
+    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0));
+
+    assertEquals(LEASE_END, store.findByRowId(leased.rowId()).orElseThrow().nextAttemptAt());
+    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 1)),
+        "the leased row takes no slot of the page");
+    assertEquals(List.of(leased.rowId(), free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, LEASE_END, 10)),
+        "due again when the lease expires");
+  }
+
+  @Test
+  void aClaimFailsOnARowInBackoffOrNotPending() {
+    LedgerItem backoff = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.recordFailure(backoff.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503",
+        T0.plusSeconds(60)));
+    LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
+    assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
+
+    assertFalse(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(59)), "in backoff");
+    assertTrue(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(60)), "due");
+    assertFalse(store.claim(confirmed.rowId(), "node-a", LEASE_END, T0));
+    assertFalse(store.claim(424242, "node-a", LEASE_END, T0), "unknown row");
+  }
+
+  @Test
+  void confirmSucceedsWhoeverHoldsTheLeaseAndEndsIt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+
+    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(1)),
+        "the confirm is a compare-and-set on state and size only");
+    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(2)), "confirmed rows are not claimed");
+    assertFalse(store.release(row.rowId(), "node-a", T0.plusSeconds(2)), "the lease ended with the confirm");
+  }
+
+  @Test
+  void aRecordedFailureEndsTheLeaseAndSchedulesTheRetry() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503", T0.plusSeconds(5)));
+    assertEquals(T0.plusSeconds(5), store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(5)),
+        "another owner takes the retry as soon as it is due, long before the old lease would have expired");
+  }
+
+  @Test
+  void releaseGivesBackOnlyTheHoldersLease() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+
+    assertFalse(store.release(row.rowId(), "node-b", T0), "not the holder");
+    assertTrue(store.release(row.rowId(), "node-a", T0.plusSeconds(1)));
+    assertEquals(T0.plusSeconds(1), store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)), "free again at once");
+  }
+
+  @Test
+  void ofConcurrentClaimsOfOneRowExactlyOneWins() throws Exception {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
+    try {
+      List<Future<Boolean>> outcomes = new ArrayList<>();
+      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+        String owner = "node-" + i;
+        outcomes.add(threads.submit(() -> {
+          start.await();
+          return store.claim(row.rowId(), owner, LEASE_END, T0);
+        }));
+      }
+      start.countDown();
+      int wins = 0;
+      for (Future<Boolean> outcome : outcomes) {
+        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertEquals(1, wins);
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -222,8 +222,9 @@ public final class DefaultLedger implements ManualLedger {
     sweepThread = Executors.newSingleThreadScheduledExecutor(named("segment-ledger-sweeper-"));
     long interval = config.sweepInterval().toMillis();
     sweepThread.scheduleWithFixedDelay(this::sweepSafely, 0, interval, TimeUnit.MILLISECONDS);
-    log.info("ledger started: {} workers, queue capacity {}, sweep batch {} every {}", config.workers(),
-        config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval());
+    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}", config.nodeId(),
+        config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
+        config.leaseDuration());
   }
 
   private void workLoop() {

@@ -85,6 +85,11 @@ final class Events implements LedgerListener {
   }
 
   @Override
+  public void onClaimLost(LedgerItem item) {
+    fanOut(item, l -> l.onClaimLost(item));
+  }
+
+  @Override
   public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
     Counters c = counters.get(item.id().axis());
     (terminal ? c.rejected : c.failed).increment();

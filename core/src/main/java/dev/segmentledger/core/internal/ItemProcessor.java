@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Uploads one item: produces its file first if it is a PLAYBACK or INIT item whose file is
- * missing, re-checks the file boundary, PUTs to the contract key, then confirms the row by
- * compare-and-set on (PENDING, registered size). Every failure becomes a named reason on the
+ * missing, re-checks the file boundary, claims the row (a lease, so that other ledger instances
+ * on the same store leave it alone; an item another instance holds is skipped), PUTs to the
+ * contract key, then confirms the row by compare-and-set on (PENDING, registered size), which
+ * also ends the lease. Every failure becomes a named reason on the
  * row, terminal or with backoff; nothing thrown by the file, the sink or the store escapes, so a
  * worker thread never dies on bad input. Thread-safe.
  */
@@ -36,6 +38,7 @@ final class ItemProcessor {
   private final Events events;
   private final Runnable initConfirmed;
   private final SinkBreaker breaker;
+  private final Leases leases;
   private final RandomGenerator random = RandomGenerator.of("L64X128MixRandom");
 
   ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, SinkBreaker breaker,
@@ -49,6 +52,7 @@ final class ItemProcessor {
     this.producer = producer;
     this.events = events;
     this.initConfirmed = initConfirmed;
+    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration());
   }
 
   void process(WorkQueue.Work work) {
@@ -90,8 +94,13 @@ final class ItemProcessor {
   private void upload(LedgerItem item, boolean mayExist) {
     StoredObjectInfo stored;
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes())) {
+      if (!leases.claim(item)) {
+        events.onClaimLost(item);
+        return;
+      }
       if (!breaker.tryAcquire()) {
         log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
+        leases.release(item);
         return;
       }
       stored = putAndVerify(item, file, mayExist);

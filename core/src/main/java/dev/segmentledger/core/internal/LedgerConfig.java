@@ -10,7 +10,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-/** The immutable settings of one ledger, copied from the builder; {@code repackager}, {@code playbackRoot} and {@code cutoff} may be null. */
+/**
+ * The immutable settings of one ledger, copied from the builder; {@code repackager},
+ * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
+ * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away.
+ */
 public record LedgerConfig(
     StateStore stateStore,
     ObjectSink objectSink,
@@ -27,7 +31,9 @@ public record LedgerConfig(
     Path playbackRoot,
     Duration cutoff,
     int breakerFailures,
-    Duration breakerDelay) {
+    Duration breakerDelay,
+    String nodeId,
+    Duration leaseDuration) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

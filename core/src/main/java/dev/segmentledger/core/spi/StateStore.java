@@ -50,8 +50,9 @@ public interface StateStore {
   /**
    * One page of the sweep: rows of {@code axis} in state {@link ItemState#PENDING} whose
    * {@code nextAttemptAt <= now} and whose row id is greater than {@code afterRowId}, in
-   * ascending row id order, at most {@code limit} rows. Rows in backoff take no slot of the page.
-   * Must cost a bounded index scan whatever the size of the table.
+   * ascending row id order, at most {@code limit} rows. Rows in backoff take no slot of the page,
+   * nor do rows under a valid {@linkplain #claim lease} (their {@code nextAttemptAt} is the lease
+   * expiry). Must cost a bounded index scan whatever the size of the table.
    */
   List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit);
 
@@ -137,14 +138,41 @@ public interface StateStore {
    * {@code true}. Nothing else changes: waiting PLAYBACK rows are not touched, and a re-opened
    * INIT releases nothing until it is confirmed again.
    *
-   * <p>The default implementation throws {@link UnsupportedOperationException}: a store without
-   * it can be used by a ledger, but not repaired by a reconciler.
-   *
    * @param expectedState must be {@link ItemState#CONFIRMED}, the only state a re-open leaves
    * @return whether this call re-opened the row
    * @throws IllegalArgumentException if {@code expectedState} is not {@link ItemState#CONFIRMED}
    */
-  default boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
-    throw new UnsupportedOperationException(getClass().getName() + " does not support reopen");
-  }
+  boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at);
+
+  // ---- Leases: many ledger instances on one store --------------------------------------------
+
+  /**
+   * Claims an unconfirmed row for one upload attempt by {@code owner} (compare and set): succeeds
+   * only if the row is {@link ItemState#PENDING} and has no lease, or its lease has expired
+   * ({@code leaseUntil <= now}), or {@code owner} already holds it. On success the row is leased
+   * to {@code owner} until {@code leaseUntil} <em>and its {@code nextAttemptAt} is set to
+   * {@code leaseUntil}</em>: while the lease is valid {@link #findDue} returns the row to no one,
+   * and once it expires (the owner died or hung) the row is due again by itself, with no second
+   * index and no extra condition in the sweep page.
+   *
+   * <p>A lease only avoids duplicate work; correctness never depends on it. {@link #confirm} stays
+   * a compare-and-set on state and size whoever holds the lease, and {@link #confirm},
+   * {@link #recordFailure} and {@link #markTerminal} clear the lease. Of concurrent claims of one
+   * free row by different owners exactly one returns {@code true}.
+   *
+   * @param now the claimant's current time; leases compare instants of different nodes, so node
+   *     clocks must agree to well within the lease duration
+   * @return whether {@code owner} holds the lease now
+   */
+  boolean claim(long rowId, String owner, Instant leaseUntil, Instant now);
+
+  /**
+   * Gives back a lease that {@code owner} holds on an unconfirmed row without having attempted
+   * the upload (for example, the circuit breaker refused it): clears the lease and makes the row
+   * due at {@code dueAt}. Changes nothing if {@code owner} does not hold the lease (it expired
+   * and another owner claimed the row) or the row is no longer {@link ItemState#PENDING}.
+   *
+   * @return whether the lease was released
+   */
+  boolean release(long rowId, String owner, Instant dueAt);
 }

@@ -82,4 +82,19 @@ class StubStore implements StateStore {
   public long count(Axis axis, ItemState state) {
     throw new UnsupportedOperationException();
   }
+
+  @Override
+  public boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean release(long rowId, String owner, Instant dueAt) {
+    throw new UnsupportedOperationException();
+  }
 }

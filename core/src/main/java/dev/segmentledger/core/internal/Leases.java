@@ -1,0 +1,58 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This ledger instance's leases on rows, so that instances sharing a store do not upload one item
+ * at the same time. A claim is taken right before the PUT and ends with the confirm or the
+ * recorded failure (the store clears it), or by {@link #release} when the attempt is not made.
+ *
+ * <p>A lease only saves duplicate work; it guards nothing: the confirm stays a compare-and-set on
+ * state and size. If this instance dies, its leases expire after the lease duration and the rows
+ * are due again for every instance's sweeper. Thread-safe (stateless apart from the store).
+ */
+final class Leases {
+  private static final Logger log = LoggerFactory.getLogger(Leases.class);
+
+  private final StateStore store;
+  private final Clock clock;
+  private final String owner;
+  private final Duration duration;
+
+  Leases(StateStore store, Clock clock, String owner, Duration duration) {
+    this.store = store;
+    this.clock = clock;
+    this.owner = owner;
+    this.duration = duration;
+  }
+
+  /**
+   * Claims {@code item} for one attempt by this instance.
+   *
+   * @return {@code false} if another instance holds a valid lease, or the row is in backoff or no
+   *     longer PENDING; the caller must then leave the item alone
+   */
+  boolean claim(LedgerItem item) {
+    Instant now = clock.instant();
+    boolean claimed = store.claim(item.rowId(), owner, now.plus(duration), now);
+    if (!claimed) {
+      log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
+    }
+    return claimed;
+  }
+
+  /** Gives back the lease on {@code item} without an attempt; the row is due again at once. */
+  void release(LedgerItem item) {
+    try {
+      store.release(item.rowId(), owner, clock.instant());
+    } catch (RuntimeException e) {
+      log.warn("could not release the lease on {}; it expires within {}", item.id(), duration, e);
+    }
+  }
+}
