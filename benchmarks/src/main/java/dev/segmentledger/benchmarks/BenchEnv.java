@@ -1,0 +1,150 @@
+package dev.segmentledger.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The PostgreSQL server, scratch directory and scale shared by the measures. The server is the
+ * JDBC URL of {@code SEGMENT_LEDGER_BENCH_JDBC_URL} (user/password from
+ * {@code SEGMENT_LEDGER_BENCH_JDBC_USER}/{@code _PASSWORD}) or else an embedded PostgreSQL 16
+ * (io.zonky.test) started here. Each measure gets a fresh schema of its own.
+ */
+final class BenchEnv implements AutoCloseable {
+  private final EmbeddedPostgres embedded;
+  private final String baseUrl;
+  private final String user;
+  private final String password;
+  private final String pgSource;
+  private final String pgVersion;
+  private final Path workDir;
+  private final boolean smoke;
+  private final AtomicInteger schemas = new AtomicInteger();
+
+  private BenchEnv(EmbeddedPostgres embedded, String baseUrl, String user, String password, String pgSource,
+      Path workDir, boolean smoke) throws SQLException {
+    this.embedded = embedded;
+    this.baseUrl = baseUrl;
+    this.user = user;
+    this.password = password;
+    this.pgSource = pgSource;
+    this.workDir = workDir;
+    this.smoke = smoke;
+    try (Connection c = connect(baseUrl); Statement s = c.createStatement();
+        var rs = s.executeQuery("SHOW server_version")) {
+      rs.next();
+      this.pgVersion = rs.getString(1);
+    }
+  }
+
+  static BenchEnv start(boolean smoke) throws IOException, SQLException {
+    Path work = Files.createTempDirectory("segment-ledger-bench-");
+    String url = System.getenv("SEGMENT_LEDGER_BENCH_JDBC_URL");
+    if (url != null && !url.isBlank()) {
+      return new BenchEnv(null, url, System.getenv("SEGMENT_LEDGER_BENCH_JDBC_USER"),
+          System.getenv("SEGMENT_LEDGER_BENCH_JDBC_PASSWORD"), "SEGMENT_LEDGER_BENCH_JDBC_URL", work, smoke);
+    }
+    EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
+    return new BenchEnv(pg, pg.getJdbcUrl("postgres", "postgres"), "postgres", null,
+        "embedded (io.zonky.test, default settings)", work, smoke);
+  }
+
+  boolean smoke() {
+    return smoke;
+  }
+
+  /** Picks the smoke or the full size. */
+  int size(int smokeSize, int fullSize) {
+    return smoke ? smokeSize : fullSize;
+  }
+
+  Path workDir() {
+    return workDir;
+  }
+
+  /** A new, empty scratch directory. */
+  Path newDir(String name) throws IOException {
+    return Files.createDirectories(workDir.resolve(name + "-" + schemas.incrementAndGet())).toRealPath();
+  }
+
+  /** A fresh schema with the ledger tables, and a pool on it. Close the returned database. */
+  Database newDatabase(String name, int poolSize) throws SQLException {
+    String schema = "bench_" + name + "_" + schemas.incrementAndGet();
+    try (Connection c = connect(baseUrl); Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    }
+    String url = schemaUrl(schema);
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(poolSize);
+    config.setPoolName("bench-" + schema);
+    HikariDataSource dataSource = new HikariDataSource(config);
+    Jdbi jdbi = Jdbi.create(dataSource);
+    JdbiStateStore store = JdbiStateStore.create(jdbi).migrate();
+    return new Database(schema, url, dataSource, jdbi, store);
+  }
+
+  String schemaUrl(String schema) {
+    return baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
+  String user() {
+    return user;
+  }
+
+  String password() {
+    return password;
+  }
+
+  /** Conditions every result carries. */
+  Map<String, Object> conditions() {
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("mode", smoke ? "smoke" : "full");
+    c.put("postgres", pgVersion);
+    c.put("postgres_source", pgSource);
+    c.put("jdk", System.getProperty("java.vm.name") + " " + Runtime.version());
+    c.put("cores", Runtime.getRuntime().availableProcessors());
+    c.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
+    c.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+    return c;
+  }
+
+  private Connection connect(String url) throws SQLException {
+    return java.sql.DriverManager.getConnection(url, user, password);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (embedded != null) {
+      embedded.close();
+    }
+    Files.walk(workDir).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+  }
+
+  /** One schema: pool, Jdbi and store. */
+  record Database(String schema, String url, HikariDataSource dataSource, Jdbi jdbi, JdbiStateStore store)
+      implements AutoCloseable {
+    long count(String where) {
+      return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item WHERE " + where)
+          .mapTo(Long.class).one());
+    }
+
+    @Override
+    public void close() {
+      dataSource.close();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.segmentledger.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs every measure and writes {@code latest.json} and {@code latest.md} (or
+ * {@code latest-smoke.*} in smoke mode) into the output directory.
+ *
+ * <p>Arguments: {@code full} (default) or {@code smoke}/{@code --smoke}; {@code --out=DIR}
+ * (default {@code results}, relative to the working directory); {@code --only=a,b} to run some
+ * measures only. A measure that throws is recorded as not measured, with the error, never hidden.
+ */
+public final class BenchmarkSuite {
+  private BenchmarkSuite() {}
+
+  static List<Measure> measures() {
+    return List.of(new ThroughputMeasure(), new SweepCostMeasure(), new UploadMeasure(), new MemoryMeasure(),
+        new LatencyMeasure(), new RecoveryMeasure());
+  }
+
+  public static void main(String[] args) throws Exception {
+    boolean smoke = false;
+    Path out = Path.of("results");
+    Set<String> only = Set.of();
+    for (String arg : args) {
+      if (arg.equals("smoke") || arg.equals("--smoke")) {
+        smoke = true;
+      } else if (arg.startsWith("--out=")) {
+        out = Path.of(arg.substring(6));
+      } else if (arg.startsWith("--only=")) {
+        only = Set.of(arg.substring(7).split(","));
+      } else if (!arg.isBlank() && !arg.equals("full")) {
+        throw new IllegalArgumentException("unknown argument: " + arg);
+      }
+    }
+    run(smoke, out, only);
+    System.exit(0);
+  }
+
+  /** Runs the suite; returns the results after writing them. */
+  static List<BenchResult> run(boolean smoke, Path out, Set<String> only) throws Exception {
+    List<BenchResult> results = new ArrayList<>();
+    Instant started = Instant.now();
+    try (BenchEnv env = BenchEnv.start(smoke)) {
+      for (Measure measure : measures()) {
+        if (!only.isEmpty() && !only.contains(measure.name())) {
+          continue;
+        }
+        long t0 = System.nanoTime();
+        System.out.println("[bench] " + measure.name() + " ...");
+        try {
+          List<BenchResult> r = measure.run(env);
+          results.addAll(r);
+          r.forEach(x -> System.out.println("[bench]   " + x.name() + " = " + BenchResult.fmt(x.value()) + " "
+              + x.unit() + " (goal " + x.goal() + ", met " + x.met() + ")"));
+        } catch (Exception | Error e) {
+          e.printStackTrace();
+          results.add(BenchResult.notMeasured(measure.name() + ".error", "-", "completes",
+              "measure failed: " + e, env.conditions()));
+        }
+        System.out.printf("[bench]   %s took %.1f s%n", measure.name(), (System.nanoTime() - t0) / 1e9);
+      }
+    }
+    String base = smoke ? "latest-smoke" : "latest";
+    String header = "Segment Ledger benchmarks (" + (smoke ? "smoke" : "full") + " run, " + started + ", took "
+        + Duration.between(started, Instant.now()).toSeconds() + " s)";
+    ResultsWriter.write(results, out.resolve(base + ".json"), out.resolve(base + ".md"), header);
+    System.out.println("[bench] wrote " + out.resolve(base + ".json").toAbsolutePath());
+    return results;
+  }
+}

@@ -1,0 +1,61 @@
+package dev.segmentledger.benchmarks;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Registers files into a started ledger from several threads at full speed and waits until every
+ * one is confirmed: the time from the first registration to the last confirm.
+ */
+final class LiveRun {
+  private LiveRun() {}
+
+  record Outcome(int items, long nanos, long registerNanos, long failed, long saturated) {
+    double itemsPerSecond() {
+      return items * 1e9 / nanos;
+    }
+
+    double registerPerSecond() {
+      return items * 1e9 / registerNanos;
+    }
+  }
+
+  static Outcome run(LedgerBuilder builder, List<Path> files, String broadcastId, int threads, Duration timeout)
+      throws Exception {
+    ConfirmTracker tracker = new ConfirmTracker(files.size());
+    try (Ledger ledger = builder.listener(tracker).build()) {
+      ledger.start();
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      long start = System.nanoTime();
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          int first = t;
+          done.add(pool.submit(() -> {
+            for (int i = first; i < files.size(); i += threads) {
+              ledger.register(ItemId.original(broadcastId, "720p", i), files.get(i));
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        pool.shutdown();
+      }
+      long registered = System.nanoTime();
+      tracker.await(timeout);
+      return new Outcome(files.size(), tracker.lastConfirmNanos() - start, registered - start, tracker.failed(),
+          tracker.saturated());
+    }
+  }
+}

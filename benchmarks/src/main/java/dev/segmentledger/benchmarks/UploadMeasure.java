@@ -1,0 +1,140 @@
+package dev.segmentledger.benchmarks;
+
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.s3.S3ObjectSink;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Measure 3: real uploads of M files through S3ObjectSink (ledger on PostgreSQL, 4 workers) to
+ * S3Proxy in-process on its filesystem blobstore, against {@code rclone copy} (4 transfers) of the
+ * same files to the same server in the same run. Throughput in MiB/s, first byte to last confirm
+ * for the ledger, process start to exit for rclone.
+ */
+final class UploadMeasure implements Measure {
+  static final String ACCESS_KEY = "segment-ledger-bench";
+  static final String SECRET_KEY = "segment-ledger-bench-secret";
+  static final int WORKERS = 4;
+
+  @Override
+  public String name() {
+    return "upload";
+  }
+
+  @Override
+  public List<BenchResult> run(BenchEnv env) throws Exception {
+    int count = env.size(10, 1_000);
+    int size = env.size(256 * 1024, 2 * 1024 * 1024);
+    Path root = env.newDir("upload");
+    Path dir = root.resolve("rec");
+    List<Path> files = MediaFiles.write(dir, count, size);
+    double mib = (double) count * size / (1024 * 1024);
+    Map<String, Object> c = env.conditions();
+    c.put("files", count);
+    c.put("file_bytes", size);
+    c.put("server", "S3Proxy 2.9.0 in-process, jclouds filesystem blobstore, SigV4");
+    c.put("workers_and_transfers", WORKERS);
+
+    Properties props = new Properties();
+    props.setProperty("jclouds.filesystem.basedir", env.newDir("s3-blobs").toString());
+    try (BlobStoreContext context = ContextBuilder.newBuilder("filesystem").overrides(props)
+        .build(BlobStoreContext.class)) {
+      S3Proxy proxy = S3Proxy.builder().blobStore(context.getBlobStore())
+          .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY)
+          .endpoint(URI.create("http://127.0.0.1:0")).build();
+      proxy.start();
+      try {
+        URI endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
+        try (S3Client s3 = client(endpoint)) {
+          s3.createBucket(b -> b.bucket("ledger"));
+          s3.createBucket(b -> b.bucket("rclone"));
+          RawTool raw = rclone(dir, endpoint, count);
+          c.put("raw_tool", raw.version);
+          double ledgerMibs = ledger(env, root, files, s3) * size / (1024 * 1024);
+          c.put("ledger_mib_per_s", ledgerMibs);
+          c.put("total_mib", mib);
+          if (raw.seconds < 0) {
+            return List.of(BenchResult.info("upload.ledger_mib_per_s", ledgerMibs, "MiB/s", "ledger only", c),
+                BenchResult.notMeasured("upload.ratio_to_raw_tool", "x", ">= 0.9", "raw tool failed: " + raw.version, c));
+          }
+          double rawMibs = mib / raw.seconds;
+          c.put("raw_tool_mib_per_s", rawMibs);
+          return List.of(
+              BenchResult.info("upload.ledger_mib_per_s", ledgerMibs, "MiB/s",
+                  "S3ObjectSink via the ledger, first register to last confirm", c),
+              BenchResult.info("upload.rclone_mib_per_s", rawMibs, "MiB/s", "rclone copy, same files and server", c),
+              BenchResult.atLeast("upload.ratio_to_raw_tool", ledgerMibs / rawMibs, "x", 0.9,
+                  "ledger MiB/s / rclone MiB/s, same run", c));
+        }
+      } finally {
+        proxy.stop();
+      }
+    }
+  }
+
+  private static double ledger(BenchEnv env, Path root, List<Path> files, S3Client s3) throws Exception {
+    try (BenchEnv.Database db = env.newDatabase("upload", WORKERS + 4)) {
+      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket("ledger").build();
+      LiveRun.Outcome o = LiveRun.run(Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
+          .workers(WORKERS).queueCapacity(files.size()), files, "up", 1, Duration.ofMinutes(30));
+      return o.itemsPerSecond();
+    }
+  }
+
+  private record RawTool(String version, double seconds) {}
+
+  private static RawTool rclone(Path dir, URI endpoint, int count) throws Exception {
+    String version;
+    try {
+      Process p = new ProcessBuilder("rclone", "version").redirectErrorStream(true).start();
+      version = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("rclone");
+      p.waitFor();
+    } catch (java.io.IOException e) {
+      return new RawTool("rclone not installed (apt-get install -y rclone): " + e.getMessage(), -1);
+    }
+    List<String> cmd = new ArrayList<>(List.of("rclone", "copy", dir.toString(), ":s3:rclone/raw",
+        "--s3-provider", "Other", "--s3-endpoint", endpoint.toString(), "--s3-access-key-id", ACCESS_KEY,
+        "--s3-secret-access-key", SECRET_KEY, "--s3-region", "us-east-1", "--s3-force-path-style=true",
+        "--transfers", String.valueOf(WORKERS), "--s3-upload-cutoff", "200M", "--no-check-dest",
+        "--config", "/dev/null"));
+    long start = System.nanoTime();
+    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
+    // Only the flags configure it: an AWS_CA_BUNDLE or profile of the caller's shell must not leak in.
+    builder.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("RCLONE_"));
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    boolean exited = p.waitFor(30, TimeUnit.MINUTES);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (!exited || p.exitValue() != 0) {
+      return new RawTool(version + " failed: " + out.strip(), -1);
+    }
+    return new RawTool(version + " (copy, " + count + " files, --transfers " + WORKERS + ")", seconds);
+  }
+
+  private static S3Client client(URI endpoint) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .build();
+  }
+}

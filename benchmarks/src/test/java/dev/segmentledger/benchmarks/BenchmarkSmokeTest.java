@@ -1,0 +1,76 @@
+package dev.segmentledger.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the whole suite in smoke mode (tiny sizes) so that it cannot rot. It writes into a
+ * temporary directory, never into benchmarks/results. Goals are not asserted here: a 2-core CI
+ * machine and smoke sizes say nothing about them; completing every measure is what is checked.
+ */
+class BenchmarkSmokeTest {
+  private static final Set<String> MEASURES = Set.of("throughput", "sweep_cost", "upload", "memory", "latency",
+      "recovery");
+
+  @Test
+  void everyMeasureRunsInSmokeModeAndTheResultsAreWellFormed(@TempDir Path out) throws Exception {
+    List<BenchResult> results = BenchmarkSuite.run(true, out, Set.of());
+
+    for (BenchResult r : results) {
+      assertFalse(r.name().endsWith(".error"), () -> r.name() + ": " + r.note());
+    }
+    for (String measure : MEASURES) {
+      assertTrue(results.stream().anyMatch(r -> r.name().startsWith(measure + ".")), "no result of " + measure);
+    }
+    Path json = out.resolve("latest-smoke.json");
+    assertTrue(Files.exists(out.resolve("latest-smoke.md")));
+    assertFalse(Files.exists(out.resolve("latest.json")), "smoke mode must not write latest.json");
+    String text = Files.readString(json);
+    assertWellFormedJsonArray(text);
+    Matcher entry = Pattern.compile("\\{\"name\": \"([^\"]+)\", \"value\": [^,]+, \"unit\": \"[^\"]*\","
+        + " \"goal\": \"[^\"]*\", \"met\": (true|false), \"note\": ").matcher(text);
+    int entries = 0;
+    while (entry.find()) {
+      entries++;
+    }
+    assertEquals(results.size(), entries, text);
+    assertTrue(text.contains("\"conditions\": {\"mode\": \"smoke\", \"postgres\": \""), text);
+  }
+
+  /** Brackets, braces and strings balance; the document is one array. */
+  private static void assertWellFormedJsonArray(String text) {
+    String trimmed = text.strip();
+    assertTrue(trimmed.startsWith("[") && trimmed.endsWith("]"), "not an array");
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i < trimmed.length(); i++) {
+      char c = trimmed.charAt(i);
+      if (inString) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          inString = false;
+        }
+      } else if (c == '"') {
+        inString = true;
+      } else if (c == '[' || c == '{') {
+        depth++;
+      } else if (c == ']' || c == '}') {
+        depth--;
+        assertTrue(depth >= 0 && (depth > 0 || i == trimmed.length() - 1), "unbalanced at " + i);
+      }
+    }
+    assertFalse(inString, "unterminated string");
+    assertEquals(0, depth, "unbalanced");
+  }
+}
