@@ -10,5 +10,7 @@ package dev.segmentledger.core;
  * @param duplicates rows already queued or in flight, not queued twice
  * @param saturated rows not taken because the queue was full (they stay for a later round)
  * @param excluded rows excluded in this round because they are past the cutoff
+ * @param fullPage whether some axis returned a full page: more rows may be due right now
  */
-public record SweepReport(long round, int read, int accepted, int duplicates, int saturated, int excluded) {}
+public record SweepReport(long round, int read, int accepted, int duplicates, int saturated, int excluded,
+    boolean fullPage) {}

@@ -66,6 +66,8 @@ public final class Uploader {
         .allowedRoot(root)
         .repackager(repackager, root.resolve("playback"))
         .sweepInterval(Duration.ofMillis(200))
+        // The uploads the killed uploader held are taken over when their lease expires.
+        .leaseDuration(Duration.ofSeconds(10))
         .listener(new EventPrinter())
         .listener(events);
     if (crashAfter > 0) {

@@ -265,12 +265,22 @@ public final class DefaultLedger implements ManualLedger {
       if (report.accepted() > 0 || report.saturated() > 0) {
         log.debug("sweep {}", report);
       }
+      if (report.fullPage() && report.accepted() > 0 && report.saturated() == 0
+          && queue.remainingCapacity() >= config.sweepBatchSize()) {
+        // A backlog (recovery after a restart): read the next page now rather than after the
+        // interval, as long as the queue has room for it. Only new work re-triggers, so rows
+        // already in flight never make this spin.
+        sweepSoon();
+      }
     } catch (RuntimeException e) {
       log.warn("sweep round failed; retrying next round", e);
     }
   }
 
-  /** After an INIT confirm released waiting playback rows: sweep now rather than at the next tick. */
+  /**
+   * Runs a sweep round now rather than at the next tick: after an INIT confirm released waiting
+   * playback rows, and while a backlog is being worked off.
+   */
   private void sweepSoon() {
     ScheduledExecutorService thread = sweepThread;
     if (thread != null && lifecycle.get() == Lifecycle.RUNNING) {

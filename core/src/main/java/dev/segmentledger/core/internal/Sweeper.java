@@ -58,6 +58,7 @@ final class Sweeper {
     int duplicates = 0;
     int saturated = 0;
     int excluded = 0;
+    boolean fullPage = false;
     Instant now = clock.instant();
     if (cutoff != null && (exclusionBacklog || lastExclusion == null
         || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL)))) {
@@ -69,6 +70,7 @@ final class Sweeper {
       long cursor = cursors.get(axis);
       List<LedgerItem> page = store.findDue(axis, cursor, now, batchSize);
       read += page.size();
+      fullPage |= page.size() == batchSize;
       long next = page.size() < batchSize ? 0L : page.get(page.size() - 1).rowId();
       for (LedgerItem item : page) {
         Offer result = offer.apply(item, true);
@@ -85,7 +87,7 @@ final class Sweeper {
       }
       cursors.put(axis, next);
     }
-    return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded);
+    return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded, fullPage);
   }
 
   /** The cursor of {@code axis}: the last row id read, 0 at the start of a cycle. */

@@ -50,6 +50,10 @@ final class WorkQueue {
     inFlight.remove(rowId);
   }
 
+  int remainingCapacity() {
+    return queue.remainingCapacity();
+  }
+
   int size() {
     return queue.size();
   }
