@@ -22,6 +22,11 @@ import java.time.Duration;
 /** The production wiring with test timings: fast sweeps, short backoff. */
 final class Wiring {
   static final Backoff SHORT_BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, 0.2);
+  /**
+   * The lease of a test instance: a process killed while holding leases leaves its rows due again
+   * after this long (instead of the 2-minute default), so a restart recovers them within a test.
+   */
+  static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
   private Wiring() {}
 
@@ -34,6 +39,7 @@ final class Wiring {
         .repackager(repackager, root.resolve("playback"))
         .sweepInterval(Duration.ofMillis(50))
         .backoff(SHORT_BACKOFF)
+        .leaseDuration(SHORT_LEASE)
         .workers(2)
         .listener(events);
   }
