@@ -3,6 +3,7 @@ package dev.segmentledger.it;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
@@ -16,12 +17,15 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * A recorder process for crash tests: registers {@code count} segments of one broadcast and lets
- * its ledger upload them, with crash hooks armed at one point. Run in a child JVM; it prints the
- * crash marker and parks there until the parent kills it with SIGKILL. If the point is never
- * reached it prints {@code ALL-CONFIRMED} and exits 0.
+ * its ledger upload them (and recover any earlier unconfirmed row of the broadcast), with crash
+ * hooks armed at one point. Run in a child JVM; it prints the crash marker and parks there until
+ * the parent kills it with SIGKILL. If the point is never reached it prints {@code ALL-CONFIRMED}
+ * once every row of the broadcast is terminal, and exits 0.
  *
- * <p>Arguments: jdbcUrl user password root bucket broadcast count point axis (user and password
- * empty when the URL carries them).
+ * <p>Arguments: jdbcUrl user password root bucket broadcast count point axis [first [occurrence
+ * [putLog]]] (user and password empty when the URL carries them; segments {@code first ..
+ * first+count-1} are registered, default 0; the hook fires on the {@code occurrence}-th pass,
+ * default 1; with {@code putLog}, every PUT is logged there by a {@link PutLog}).
  */
 public final class CrashingRecorder {
   static final String DONE = "ALL-CONFIRMED";
@@ -34,14 +38,17 @@ public final class CrashingRecorder {
     DirectoryObjectSink bucket = new DirectoryObjectSink(Path.of(args[4]));
     String broadcast = args[5];
     int count = Integer.parseInt(args[6]);
-    CrashHooks hooks = new CrashHooks(CrashPoint.valueOf(args[7]), Axis.valueOf(args[8]), 1,
+    int first = args.length > 9 ? Integer.parseInt(args[9]) : 0;
+    int occurrence = args.length > 10 ? Integer.parseInt(args[10]) : 1;
+    ObjectSink sink = args.length > 11 ? new PutLog(bucket, Path.of(args[11])) : bucket;
+    CrashHooks hooks = new CrashHooks(CrashPoint.valueOf(args[7]), Axis.valueOf(args[8]), occurrence,
         CrashMode.SIGKILL_FROM_PARENT);
     JdbiStateStore store = JdbiStateStore.create(jdbi);
     LedgerEvents events = new LedgerEvents();
-    try (Ledger ledger = Wiring.ledger(hooks.wrap(store), hooks.wrap(bucket), root, hooks.wrap(new FakeRepackager()),
+    try (Ledger ledger = Wiring.ledger(hooks.wrap(store), hooks.wrap(sink), root, hooks.wrap(new FakeRepackager()),
         events).listener(hooks.listener()).build()) {
       ledger.start();
-      for (int i = 0; i < count; i++) {
+      for (int i = first; i < first + count; i++) {
         ItemId id = ItemId.original(broadcast, "720p", i);
         ledger.register(id, Wiring.record(root, id));
       }

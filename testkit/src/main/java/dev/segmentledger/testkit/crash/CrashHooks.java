@@ -99,7 +99,14 @@ public final class CrashHooks {
     }
   }
 
-  /** Wraps a sink so that {@link CrashPoint#DURING_PUT_BODY} fires half-way through an object's bytes. */
+  /**
+   * Wraps a sink so that {@link CrashPoint#DURING_PUT_BODY} fires half-way through an object's bytes:
+   * once per stream the sink opens that reads across the middle of the content. A sink that reads
+   * the content more than once passes the point more than once per PUT: {@code S3ObjectSink} reads
+   * it whole for its digests first (the first pass, before any request), then each part from its
+   * offset (skipped bytes count as position, not as sent), so the part that crosses the middle is
+   * the second pass.
+   */
   public ObjectSink wrap(ObjectSink sink) {
     return new ObjectSink() {
       @Override
@@ -130,20 +137,33 @@ public final class CrashHooks {
       @Override
       public InputStream openStream() throws IOException {
         return new FilterInputStream(content.openStream()) {
-          private long read;
+          private long position;
+          private boolean crossed;
 
           @Override
           public int read(byte[] buffer, int offset, int length) throws IOException {
             long half = content.size() / 2;
-            int limit = read < half ? (int) Math.min(length, Math.max(1, half - read)) : length;
+            int limit = position < half ? (int) Math.min(length, Math.max(1, half - position)) : length;
             int n = super.read(buffer, offset, limit);
             if (n > 0) {
-              read += n;
-              if (read >= half) {
+              position += n;
+              if (!crossed && position >= half) {
+                crossed = true;
                 pass(CrashPoint.DURING_PUT_BODY, itemAxis, key);
               }
             }
             return n;
+          }
+
+          /** Skipped bytes move the position without being sent: a part starting past half passes nothing. */
+          @Override
+          public long skip(long n) throws IOException {
+            long skipped = super.skip(n);
+            position += Math.max(0, skipped);
+            if (position >= content.size() / 2 && position > 0) {
+              crossed = true;
+            }
+            return skipped;
           }
 
           @Override

@@ -1,0 +1,134 @@
+package dev.segmentledger.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.testkit.ConsistencyAssertions;
+import dev.segmentledger.testkit.FaultProxy;
+import dev.segmentledger.testkit.FaultProxy.Request;
+import dev.segmentledger.testkit.FakeRepackager;
+import dev.segmentledger.testkit.LedgerEvents;
+import dev.segmentledger.testkit.PostgresExtension;
+import dev.segmentledger.testkit.crash.ChildJvm;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * SIGKILL in the middle of a multipart upload: S3Proxy runs in this JVM, the uploader in a child
+ * JVM ({@link MultipartUploader}) uploading a 20 MiB file in 5 MiB parts, killed while the upload
+ * crosses the middle of the file; its requests go through a {@link FaultProxy} that records them.
+ * Checked: the row is not CONFIRMED and no object exists at its key; the multipart upload was
+ * neither completed nor aborted, judged from the requests the proxy saw (S3Proxy's transient
+ * blobstore answers ListMultipartUploads, ListParts and a later AbortMultipartUpload of that id
+ * with 400, so the test cannot list the upload on the server). No process is left to abort it: on
+ * S3 a bucket lifecycle rule {@code AbortIncompleteMultipartUpload} removes such uploads (see the
+ * s3-sink README). A restarted uploader confirms
+ * the row, the object has the registered bytes (SHA-256) and the ledger and the bucket agree.
+ */
+class MultipartCrashTest {
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
+  private static final int SIZE = 20 * 1024 * 1024 + 4_321;
+
+  @TempDir Path temp;
+
+  @Test
+  void killedDuringAMultipartUploadNoConfirmedRowAndTheRetryCompletes() throws Exception {
+    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
+    Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
+    Path file = randomFile(root.resolve("big.ts"));
+    String broadcast = "mp-" + Long.toString(System.nanoTime(), 36);
+    try (S3ProxyServer server = S3ProxyServer.start();
+        FaultProxy proxy = FaultProxy.start(server.endpoint());
+        S3Client client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60))) {
+      String bucket = server.createBucket(client);
+      String key = ObjectKeys.keyOf(MultipartUploader.item(broadcast));
+
+      try (ChildJvm uploader = ChildJvm.start(MultipartUploader.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
+          nullToEmpty(PG.password()), root.toString(), proxy.uri().toString(), bucket, broadcast,
+          file.toString()))) {
+        uploader.awaitCrashPoint(Duration.ofSeconds(90));
+        uploader.killHard();
+      }
+
+      LedgerItem killed = store.findByBroadcast(broadcast).stream()
+          .filter(row -> row.id().equals(MultipartUploader.item(broadcast))).findFirst().orElseThrow();
+      assertNotEquals(ItemState.CONFIRMED, killed.state(), "no confirmed row for the killed upload");
+      assertFalse(exists(client, bucket, key), "no object at the key before the retry");
+      // The killed process's requests, as the proxy saw them: parts sent, neither completed nor aborted.
+      List<Request> requests = proxy.requests();
+      String uploadId = requests.stream().filter(r -> r.method().equals("PUT") && r.target().contains("uploadId="))
+          .map(r -> r.target().replaceAll(".*uploadId=([^&]+).*", "$1")).findFirst()
+          .orElseThrow(() -> new AssertionError("no part was sent: " + requests));
+      assertTrue(requests.stream().noneMatch(r -> !r.method().equals("PUT") && r.target().contains("uploadId=")),
+          "neither completed nor aborted: " + requests);
+      long partsSent = requests.stream().filter(r -> r.method().equals("PUT") && r.target().contains(uploadId))
+          .count();
+
+      S3ObjectSink sink = MultipartUploader.sink(client, bucket);
+      LedgerEvents events = new LedgerEvents();
+      try (Ledger restarted = Wiring.ledger(store, sink, root, new FakeRepackager(), events).build()) {
+        restarted.start();
+        restarted.register(MultipartUploader.item(broadcast), file);
+        events.awaitUntil(broadcast + " confirmed", () -> store.findByBroadcast(broadcast).stream()
+            .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(90));
+      }
+
+      String expected = sha256(Files.newInputStream(file));
+      assertEquals(expected, sha256(client.getObject(b -> b.bucket(bucket).key(key))), "the object's bytes");
+      ConsistencyAssertions.assertConsistent(store, sink, broadcast);
+      System.out.printf("multipart crash: killed after %d of %d part uploads started (upload %s left incomplete,"
+          + " for the lifecycle rule); retry confirmed, SHA-256 %s%n", partsSent,
+          (SIZE + MultipartUploader.PART - 1) / MultipartUploader.PART, uploadId, expected);
+    }
+  }
+
+  private static boolean exists(S3Client client, String bucket, String key) {
+    return client.listObjectsV2(b -> b.bucket(bucket).prefix(key)).keyCount() > 0;
+  }
+
+  private static Path randomFile(Path file) throws Exception {
+    byte[] chunk = new byte[1024 * 1024];
+    Random random = new Random(42);
+    try (OutputStream out = Files.newOutputStream(file)) {
+      for (int left = SIZE; left > 0; left -= chunk.length) {
+        random.nextBytes(chunk);
+        out.write(chunk, 0, Math.min(left, chunk.length));
+      }
+    }
+    return file;
+  }
+
+  private static String sha256(InputStream in) throws Exception {
+    MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    try (DigestInputStream digesting = new DigestInputStream(in, digest)) {
+      digesting.transferTo(OutputStream.nullOutputStream());
+    }
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  private static String nullToEmpty(String value) {
+    return value == null ? "" : value;
+  }
+}
