@@ -32,8 +32,9 @@ final class RecoveryMeasure implements Measure {
   }
 
   static LedgerBuilder ledger(StateStore store, ObjectSink sink, Path root, int queueCapacity) {
+    // One node id for the killed process and its restart: the restart takes back its leases at once.
     return Ledger.builder().stateStore(store).objectSink(sink).allowedRoot(root).workers(4)
-        .queueCapacity(queueCapacity);
+        .queueCapacity(queueCapacity).nodeId("recovery-bench");
   }
 
   @Override
@@ -77,7 +78,8 @@ final class RecoveryMeasure implements Measure {
     c.put("recovery_s", recoveryNanos / 1e9);
     c.put("recovery_items_per_s", recoveryRate);
     c.put("steady_items_per_s", steady.itemsPerSecond());
-    c.put("ledger", "workers 4, queue " + rows + ", sweep batch 128, sweep interval 1 s (default), DirectoryObjectSink");
+    c.put("ledger", "workers 4, queue " + rows + ", sweep batch 128, sweep interval 1 s (default), DirectoryObjectSink,"
+        + " restart under the same node id");
     return List.of(
         BenchResult.info("recovery.items_per_s", recoveryRate, "items/s",
             "rows left unconfirmed by SIGKILL / time from restart to last confirm", c),

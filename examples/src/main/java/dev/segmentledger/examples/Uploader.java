@@ -66,8 +66,9 @@ public final class Uploader {
         .allowedRoot(root)
         .repackager(repackager, root.resolve("playback"))
         .sweepInterval(Duration.ofMillis(200))
-        // The uploads the killed uploader held are taken over when their lease expires.
-        .leaseDuration(Duration.ofSeconds(10))
+        // The same node id across restarts: a restarted uploader takes back at once the uploads
+        // it held when it was killed, instead of waiting for their leases to expire.
+        .nodeId("demo-uploader")
         .listener(new EventPrinter())
         .listener(events);
     if (crashAfter > 0) {

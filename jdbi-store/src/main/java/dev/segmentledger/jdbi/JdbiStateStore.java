@@ -379,6 +379,18 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
+  public int releaseAllOf(String owner, Instant dueAt) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(dueAt, "dueAt");
+    return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET " + NO_LEASE + ", next_attempt_at = :dueAt"
+            + " WHERE lease_owner = :owner AND state = 'PENDING'")
+        .bind("owner", owner)
+        .bind("dueAt", micros(dueAt))
+        .execute());
+  }
+
+  @Override
   public boolean endBroadcast(String broadcastId, Instant at) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(at, "at");

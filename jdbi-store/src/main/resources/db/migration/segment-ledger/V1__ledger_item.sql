@@ -60,3 +60,9 @@ CREATE INDEX segment_ledger_item_waiting
 
 -- Reads of one broadcast (status, playback view, checks) use the identity constraint's index,
 -- whose leading column is broadcast_id.
+
+-- Leases held by one node, released when that node starts again (StateStore.releaseAllOf). Only
+-- rows being uploaded carry a lease, so this index stays tiny.
+CREATE INDEX segment_ledger_item_lease_owner
+  ON segment_ledger_item (lease_owner)
+  WHERE lease_owner IS NOT NULL;

@@ -295,6 +295,21 @@ public final class InMemoryStateStore implements StateStore {
     return true;
   }
 
+  @Override
+  public synchronized int releaseAllOf(String owner, Instant dueAt) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(dueAt, "dueAt");
+    List<Long> held = leases.entrySet().stream().filter(e -> e.getValue().owner().equals(owner))
+        .map(Map.Entry::getKey).toList();
+    int released = 0;
+    for (long rowId : held) {
+      if (release(rowId, owner, dueAt)) {
+        released++;
+      }
+    }
+    return released;
+  }
+
   private record Lease(String owner, Instant until) {}
 
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {

@@ -703,6 +703,22 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void releaseAllOfGivesBackOnlyThatOwnersLeasesAndMakesThemDue() {
+    LedgerItem mine = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem alsoMine = register(ItemId.original("b1", "720p", 1), 10);
+    LedgerItem theirs = register(ItemId.original("b1", "720p", 2), 10);
+    assertTrue(store.claim(mine.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(alsoMine.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(theirs.rowId(), "node-b", LEASE_END, T0));
+
+    assertEquals(2, store.releaseAllOf("node-a", T0.plusSeconds(1)));
+    assertEquals(List.of(mine.rowId(), alsoMine.rowId()),
+        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(1), 10)), "due again at once; node-b's row still leased");
+    assertTrue(store.claim(mine.rowId(), "node-c", LEASE_END, T0.plusSeconds(1)), "free for anyone");
+    assertEquals(0, store.releaseAllOf("node-a", T0.plusSeconds(2)));
+  }
+
+  @Test
   void anExpiredLeaseIsClaimedByAnotherOwner() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));

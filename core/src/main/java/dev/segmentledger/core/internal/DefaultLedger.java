@@ -213,6 +213,7 @@ public final class DefaultLedger implements ManualLedger {
       }
       return;
     }
+    takeBackOwnLeases();
     ThreadFactory factory = named("segment-ledger-worker-");
     for (int i = 0; i < config.workers(); i++) {
       Thread worker = factory.newThread(this::workLoop);
@@ -225,6 +226,22 @@ public final class DefaultLedger implements ManualLedger {
     log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}", config.nodeId(),
         config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
         config.leaseDuration());
+  }
+
+  /**
+   * A node restarting under the same {@code nodeId} takes back the rows it was uploading when it
+   * died at once, instead of waiting for their leases to expire. A store failure here only delays
+   * them until the leases expire.
+   */
+  private void takeBackOwnLeases() {
+    try {
+      int released = store.releaseAllOf(config.nodeId(), config.clock().instant());
+      if (released > 0) {
+        log.info("ledger {} took back {} rows it held before a restart", config.nodeId(), released);
+      }
+    } catch (RuntimeException e) {
+      log.warn("could not take back the leases of {}; they are retried when they expire", config.nodeId(), e);
+    }
   }
 
   private void workLoop() {

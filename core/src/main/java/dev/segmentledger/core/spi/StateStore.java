@@ -175,4 +175,13 @@ public interface StateStore {
    * @return whether the lease was released
    */
   boolean release(long rowId, String owner, Instant dueAt);
+
+  /**
+   * Gives back every lease {@code owner} holds, making those rows due at {@code dueAt}. A ledger
+   * calls it when it starts: a node that restarts under the same id cannot be uploading anything
+   * yet, so the rows it held when it died need not wait for their leases to expire.
+   *
+   * @return the number of leases released
+   */
+  int releaseAllOf(String owner, Instant dueAt);
 }

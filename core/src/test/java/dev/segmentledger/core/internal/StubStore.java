@@ -94,6 +94,11 @@ class StubStore implements StateStore {
   }
 
   @Override
+  public int releaseAllOf(String owner, Instant dueAt) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
   public boolean release(long rowId, String owner, Instant dueAt) {
     throw new UnsupportedOperationException();
   }
