@@ -12,7 +12,7 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
-import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.s3.S3FaultRig;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.FakeRepackager;
 import dev.segmentledger.testkit.FaultProxy;
@@ -37,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Each wire fault of {@link FaultProxy} (500, 503 SlowDown, a stalled reply that the client's
@@ -52,10 +51,7 @@ class LedgerThroughS3FaultsTest {
   private static final Duration CONVERGE = Duration.ofSeconds(30);
   private static final int SEGMENTS = 3;
   private static JdbiStateStore store;
-  private static S3ProxyServer server;
-  private static FaultProxy proxy;
-  private static S3Client direct;
-  private static S3Client throughProxy;
+  private static S3FaultRig rig;
 
   @TempDir Path temp;
   private Path root;
@@ -66,25 +62,19 @@ class LedgerThroughS3FaultsTest {
   @BeforeAll
   static void start() throws Exception {
     store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
-    server = S3ProxyServer.start();
-    proxy = FaultProxy.start(server.endpoint());
-    direct = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30));
-    throughProxy = S3ProxyServer.client(proxy.uri(), Duration.ofSeconds(1));
+    rig = S3FaultRig.start(Duration.ofSeconds(1));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    throughProxy.close();
-    direct.close();
-    proxy.close();
-    server.close();
+    rig.close();
   }
 
   @BeforeEach
   void setUp() throws Exception {
     root = Files.createDirectories(temp.resolve("root")).toRealPath();
-    bucket = server.createBucket(direct);
-    proxy.clearRequests();
+    bucket = rig.server().createBucket(rig.direct());
+    rig.proxy().clearRequests();
   }
 
   static Stream<Arguments> faultsFiveRunsEach() {
@@ -97,8 +87,8 @@ class LedgerThroughS3FaultsTest {
     String b = fault.name().toLowerCase().replace('_', '-') + "-run" + run + "-" + Long.toString(System.nanoTime(), 36);
     ItemId faulted = ItemId.original(b, "720p", 1);
     String faultedKey = faulted.objectKey();
-    proxy.inject(fault, r -> r.isUpload() && r.target().contains(faultedKey));
-    S3ObjectSink sink = S3ObjectSink.builder().client(throughProxy).bucket(bucket).build();
+    rig.proxy().inject(fault, r -> r.isUpload() && r.target().contains(faultedKey));
+    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket).build();
 
     try (Ledger ledger = Wiring.ledger(store, sink, root, new FakeRepackager(), events)
         .listener(historyOf(faulted)).build()) {
@@ -123,9 +113,9 @@ class LedgerThroughS3FaultsTest {
 
     for (LedgerItem each : store.findByBroadcast(b)) {
       assertArrayEquals(Files.readAllBytes(Path.of(each.sourcePath())),
-          direct.getObjectAsBytes(r -> r.bucket(bucket).key(each.objectKey())).asByteArray(), each.objectKey());
+          rig.direct().getObjectAsBytes(r -> r.bucket(bucket).key(each.objectKey())).asByteArray(), each.objectKey());
     }
-    List<Request> uploads = proxy.requests().stream().filter(r -> r.isUpload() && r.target().contains(faultedKey))
+    List<Request> uploads = rig.proxy().requests().stream().filter(r -> r.isUpload() && r.target().contains(faultedKey))
         .toList();
     if (fault == Fault.LOST_ACKNOWLEDGEMENT) {
       assertEquals(1, uploads.size(), "the lost attempt stored the object; the retry's HEAD found it identical: "
@@ -133,7 +123,7 @@ class LedgerThroughS3FaultsTest {
     } else {
       assertTrue(uploads.size() >= 2, "the retry uploaded again: " + uploads);
     }
-    ConsistencyAssertions.assertConsistent(store, S3ObjectSink.builder().client(direct).bucket(bucket).build(), b);
+    ConsistencyAssertions.assertConsistent(store, S3ObjectSink.builder().client(rig.direct()).bucket(bucket).build(), b);
   }
 
   /** Records, in order, the failures (with the row's state right after each) and confirms of one item. */

@@ -30,10 +30,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /** Faults on the wire between the SDK and S3Proxy, injected by {@link FaultProxy}. */
 class S3ObjectSinkFaultTest {
   private static final String KEY = "b1/720p/original/0000000001.ts";
-  private static S3ProxyServer server;
-  private static FaultProxy proxy;
-  private static S3Client direct;
-  private static S3Client throughProxy;
+  private static S3FaultRig rig;
 
   private String bucket;
   private S3ObjectSink sink;
@@ -41,55 +38,49 @@ class S3ObjectSinkFaultTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = S3ProxyServer.start();
-    proxy = FaultProxy.start(server.endpoint());
-    direct = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30));
-    throughProxy = S3ProxyServer.client(proxy.uri(), Duration.ofSeconds(1));
+    rig = S3FaultRig.start(Duration.ofSeconds(1));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    throughProxy.close();
-    direct.close();
-    proxy.close();
-    server.close();
+    rig.close();
   }
 
   @BeforeEach
   void freshBucket() {
-    bucket = server.createBucket(direct);
-    sink = S3ObjectSink.builder().client(throughProxy).bucket(bucket).build();
-    observer = S3ObjectSink.builder().client(direct).bucket(bucket).build();
-    proxy.clearRequests();
+    bucket = rig.server().createBucket(rig.direct());
+    sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket).build();
+    observer = S3ObjectSink.builder().client(rig.direct()).bucket(bucket).build();
+    rig.proxy().clearRequests();
   }
 
   @ParameterizedTest
   @EnumSource(Fault.class)
   void faultOnUploadIsRetryableAndTheRetryLeavesExactlyTheBytes(Fault fault) {
     byte[] data = TestContent.randomBytes(256 * 1024, fault.ordinal());
-    proxy.inject(fault, Request::isUpload);
+    rig.proxy().inject(fault, Request::isUpload);
 
     SinkException failure = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(data), false));
     assertTrue(failure.isRetryable(), failure::toString);
     assertTrue(failure.getMessage().contains(bucket + "/" + KEY), failure.getMessage());
 
-    proxy.clearRequests();
+    rig.proxy().clearRequests();
     StoredObjectInfo stored = sink.put(KEY, TestContent.of(data), true);
 
     assertEquals(data.length, stored.sizeBytes());
     assertEquals(Optional.of(stored), observer.head(KEY));
-    assertArrayEquals(data, direct.getObjectAsBytes(b -> b.bucket(bucket).key(KEY)).asByteArray());
-    List<Request> uploads = proxy.requests().stream().filter(Request::isUpload).toList();
+    assertArrayEquals(data, rig.direct().getObjectAsBytes(b -> b.bucket(bucket).key(KEY)).asByteArray());
+    List<Request> uploads = rig.proxy().requests().stream().filter(Request::isUpload).toList();
     if (fault == Fault.LOST_ACKNOWLEDGEMENT) {
       assertEquals(List.of(), uploads, "the object was stored by the lost attempt: HEAD must find it identical");
     } else {
-      assertEquals(1, uploads.size(), "the retry must upload again: " + proxy.requests());
+      assertEquals(1, uploads.size(), "the retry must upload again: " + rig.proxy().requests());
     }
   }
 
   @Test
   void slowDownNamesStatusAndCode() {
-    proxy.inject(Fault.SLOW_DOWN, Request::isUpload);
+    rig.proxy().inject(Fault.SLOW_DOWN, Request::isUpload);
 
     SinkException failure = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(new byte[10]), false));
     assertTrue(failure.isRetryable());
@@ -98,32 +89,32 @@ class S3ObjectSinkFaultTest {
 
   @Test
   void failedHeadOnRetryIsRetryableAndUploadsNothing() {
-    proxy.inject(Fault.INTERNAL_ERROR, r -> r.method().equals("HEAD"));
+    rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.method().equals("HEAD"));
 
     SinkException failure = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(new byte[10]), true));
     assertTrue(failure.isRetryable());
-    assertTrue(proxy.requests().stream().noneMatch(Request::isUpload), proxy.requests()::toString);
+    assertTrue(rig.proxy().requests().stream().noneMatch(Request::isUpload), rig.proxy().requests()::toString);
   }
 
   @Test
   void sameSizeDifferentBytesIsUploadedAgainOnRetry() {
     observer.put(KEY, TestContent.of(new byte[] {1, 2, 3}), false);
-    proxy.clearRequests();
+    rig.proxy().clearRequests();
 
     sink.put(KEY, TestContent.of(new byte[] {1, 2, 4}), true);
 
-    assertEquals(1, proxy.requests().stream().filter(Request::isUpload).count());
-    assertArrayEquals(new byte[] {1, 2, 4}, direct.getObjectAsBytes(b -> b.bucket(bucket).key(KEY)).asByteArray());
+    assertEquals(1, rig.proxy().requests().stream().filter(Request::isUpload).count());
+    assertArrayEquals(new byte[] {1, 2, 4}, rig.direct().getObjectAsBytes(b -> b.bucket(bucket).key(KEY)).asByteArray());
   }
 
   @Test
   void objectWithoutChecksumMetadataIsUploadedAgainOnRetry() {
-    direct.putObject(b -> b.bucket(bucket).key(KEY), software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[] {1}));
+    rig.direct().putObject(b -> b.bucket(bucket).key(KEY), software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[] {1}));
     assertEquals(Optional.of(new StoredObjectInfo(KEY, 1, null)), observer.head(KEY));
 
     StoredObjectInfo stored = sink.put(KEY, TestContent.of(new byte[] {1}), true);
 
-    assertEquals(1, proxy.requests().stream().filter(Request::isUpload).count(), "never skip on size alone");
+    assertEquals(1, rig.proxy().requests().stream().filter(Request::isUpload).count(), "never skip on size alone");
     assertEquals(Optional.of(stored), observer.head(KEY));
   }
 
@@ -133,7 +124,7 @@ class S3ObjectSinkFaultTest {
    */
   @Test
   void missingBucketIsPermanentWithBucketStatusAndCode() {
-    S3ObjectSink nowhere = S3ObjectSink.builder().client(direct).bucket("no-such-bucket").build();
+    S3ObjectSink nowhere = S3ObjectSink.builder().client(rig.direct()).bucket("no-such-bucket").build();
 
     SinkException list = assertThrows(SinkException.class, () -> nowhere.list("b1/"));
     assertFalse(list.isRetryable());
@@ -149,7 +140,7 @@ class S3ObjectSinkFaultTest {
   @Test
   void sdkDefaultChecksumModeIsRefusedByThisServerAsPermanent() {
     try (S3Client defaults = S3Client.builder()
-        .endpointOverride(server.endpoint())
+        .endpointOverride(rig.server().endpoint())
         .region(Region.US_EAST_1)
         .forcePathStyle(true)
         .credentialsProvider(StaticCredentialsProvider.create(
@@ -166,7 +157,7 @@ class S3ObjectSinkFaultTest {
   @Test
   void wrongCredentialsArePermanent() {
     try (S3Client forged = S3Client.builder()
-        .endpointOverride(server.endpoint())
+        .endpointOverride(rig.server().endpoint())
         .region(Region.US_EAST_1)
         .forcePathStyle(true)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, "wrong")))

@@ -24,89 +24,79 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /** Multipart uploads against S3Proxy: a 64 MiB object, the mayExist skip, and the abort path. */
 class S3ObjectSinkMultipartTest {
   private static final String KEY = "b1/1080p/original/0000000001.ts";
   private static final long MIB = 1024 * 1024;
-  private static S3ProxyServer server;
-  private static FaultProxy proxy;
-  private static S3Client direct;
-  private static S3Client throughProxy;
+  private static S3FaultRig rig;
 
   @TempDir Path dir;
   private String bucket;
 
   @BeforeAll
   static void start() throws Exception {
-    server = S3ProxyServer.start();
-    proxy = FaultProxy.start(server.endpoint());
-    direct = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60));
-    throughProxy = S3ProxyServer.client(proxy.uri(), Duration.ofSeconds(60));
+    rig = S3FaultRig.start(Duration.ofSeconds(60));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    throughProxy.close();
-    direct.close();
-    proxy.close();
-    server.close();
+    rig.close();
   }
 
   @BeforeEach
   void freshBucket() {
-    bucket = server.createBucket(direct);
-    proxy.clearRequests();
+    bucket = rig.server().createBucket(rig.direct());
+    rig.proxy().clearRequests();
   }
 
   @Test
   void uploadsA64MiBFileInPartsAndSkipsTheIdenticalRetry() throws Exception {
     Path file = randomFile(64 * MIB + 12_345);
-    S3ObjectSink sink = S3ObjectSink.builder().client(throughProxy).bucket(bucket).build();
+    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket).build();
 
     StoredObjectInfo stored = sink.put(KEY, TestContent.of(file), false);
 
     assertEquals(Files.size(file), stored.sizeBytes());
     assertEquals(sha256(Files.newInputStream(file)), stored.checksum());
-    assertEquals(9, proxy.requests().stream().filter(Request::isUpload).count(), "8 MiB parts: " + proxy.requests());
+    assertEquals(9, rig.proxy().requests().stream().filter(Request::isUpload).count(), "8 MiB parts: " + rig.proxy().requests());
     assertEquals(Optional.of(stored), sink.head(KEY));
-    assertEquals(stored.checksum(), sha256(direct.getObject(b -> b.bucket(bucket).key(KEY))), "bytes read back");
+    assertEquals(stored.checksum(), sha256(rig.direct().getObject(b -> b.bucket(bucket).key(KEY))), "bytes read back");
 
-    proxy.clearRequests();
+    rig.proxy().clearRequests();
     assertEquals(stored, sink.put(KEY, TestContent.of(file), true));
-    assertEquals(0, proxy.requests().stream().filter(Request::isUpload).count(), "identical: " + proxy.requests());
+    assertEquals(0, rig.proxy().requests().stream().filter(Request::isUpload).count(), "identical: " + rig.proxy().requests());
   }
 
   @Test
   void failedPartAbortsTheUploadAndReportsTheFailure() throws Exception {
     Path file = randomFile(12 * MIB);
-    S3ObjectSink sink = S3ObjectSink.builder().client(throughProxy).bucket(bucket)
+    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket)
         .multipartThreshold(5 * MIB).partSize(5 * MIB).build();
-    proxy.inject(Fault.INTERNAL_ERROR, r -> r.isUpload() && r.target().contains("partNumber=2"));
+    rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.isUpload() && r.target().contains("partNumber=2"));
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
 
     assertTrue(e.isRetryable() && e.getMessage().contains("HTTP 500 InternalError"), e.getMessage());
-    assertTrue(proxy.requests().stream().anyMatch(r -> r.method().equals("DELETE") && r.target().contains("uploadId=")),
-        "AbortMultipartUpload sent: " + proxy.requests());
-    assertEquals(0, direct.listMultipartUploads(b -> b.bucket(bucket)).uploads().size());
+    assertTrue(rig.proxy().requests().stream().anyMatch(r -> r.method().equals("DELETE") && r.target().contains("uploadId=")),
+        "AbortMultipartUpload sent: " + rig.proxy().requests());
+    assertEquals(0, rig.direct().listMultipartUploads(b -> b.bucket(bucket)).uploads().size());
     assertEquals(Optional.empty(), sink.head(KEY));
   }
 
   @Test
   void failedAbortIsAttachedToTheOriginalFailure() throws Exception {
     Path file = randomFile(11 * MIB);
-    S3ObjectSink sink = S3ObjectSink.builder().client(throughProxy).bucket(bucket)
+    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket)
         .multipartThreshold(5 * MIB).partSize(5 * MIB).build();
-    proxy.inject(Fault.SLOW_DOWN, r -> r.isUpload() && r.target().contains("partNumber=3"));
-    proxy.inject(Fault.INTERNAL_ERROR, r -> r.method().equals("DELETE"));
+    rig.proxy().inject(Fault.SLOW_DOWN, r -> r.isUpload() && r.target().contains("partNumber=3"));
+    rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.method().equals("DELETE"));
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
 
     assertTrue(e.getMessage().contains("503 SlowDown"), e.getMessage());
     assertEquals(1, e.getCause().getSuppressed().length, "the abort failure travels with the cause");
-    assertEquals(1, direct.listMultipartUploads(b -> b.bucket(bucket)).uploads().size(),
+    assertEquals(1, rig.direct().listMultipartUploads(b -> b.bucket(bucket)).uploads().size(),
         "the abort failed: the upload is left for the bucket lifecycle rule");
   }
 
