@@ -186,8 +186,9 @@ public final class RecorderDemo {
       System.out.printf("%-9s %6d %10d %8d %9d %7d %10d %11d%n", axis, expected.get(axis), confirmed, a.objects(), e[0],
           e[1], e[2], a.differences().size());
     }
-    System.out.println("(accepted, stored and confirms count events over both uploader processes: the killed one"
-        + " stored an object it never confirmed, so stored > confirmed by its retries)");
+    System.out.println("(accepted, stored and confirms are the events both uploader processes printed. The killed one"
+        + " stored an object it never confirmed, and may have committed a confirm it did not live to print:"
+        + " the rows, not the events, are the truth.)");
     System.out.println();
   }
 
