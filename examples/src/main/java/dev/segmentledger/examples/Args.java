@@ -3,13 +3,16 @@ package dev.segmentledger.examples;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** {@code --name=value} arguments. */
+/**
+ * {@code --name=value} arguments. An argument may hold several of them separated by whitespace
+ * (Maven passes {@code -Ddemo.args="--a=1 --b=2"} as one argument); values cannot contain spaces.
+ */
 final class Args {
   private Args() {}
 
   static Map<String, String> parse(String... args) {
     Map<String, String> parsed = new LinkedHashMap<>();
-    for (String arg : args) {
+    for (String arg : String.join(" ", args).trim().split("\\s+")) {
       if (arg.isBlank()) {
         continue;
       }
