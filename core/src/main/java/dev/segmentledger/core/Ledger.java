@@ -1,6 +1,7 @@
 package dev.segmentledger.core;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -96,6 +97,32 @@ public interface Ledger extends AutoCloseable {
    *     nothing is re-opened then
    */
   ReconciliationReport reconcileAndRepair(String broadcastId);
+
+  /**
+   * Every row of a broadcast, all axes, in row order, read from the store: filter by
+   * {@link LedgerItem#state()} for terminal rows and by {@link LedgerItem#attempts()} for
+   * long-failing ones.
+   */
+  List<LedgerItem> items(String broadcastId);
+
+  /**
+   * Re-opens a {@link ItemState#REJECTED} or {@link ItemState#EXCLUDED} row once its cause is
+   * fixed (a bucket policy, credentials, a restored file): back to {@link ItemState#PENDING} with
+   * {@link Reason#REOPENED}, due at once, attempts kept. A compare-and-set: a row that changed
+   * meanwhile is left alone.
+   *
+   * @return whether the row was re-opened ({@code false} if unknown or not rejected or excluded)
+   */
+  boolean reopen(ItemId id);
+
+  /**
+   * Re-opens every {@link ItemState#REJECTED} or {@link ItemState#EXCLUDED} row of a broadcast
+   * whose reason is {@code reason} (for example all {@link Reason#SINK_PERMANENT} rows after a
+   * bucket policy was fixed); see {@link #reopen(ItemId)}.
+   *
+   * @return the number of rows re-opened
+   */
+  int reopen(String broadcastId, Reason reason);
 
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();

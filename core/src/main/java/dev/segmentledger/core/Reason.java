@@ -61,6 +61,8 @@ public enum Reason {
   PAST_CUTOFF(true),
   /** The repackager could not produce the playback or init file. Retried. */
   REPACKAGE_FAILED(false),
+  /** Re-opened by {@link Ledger#reopen} after being terminal; uploaded again. */
+  REOPENED(false),
   /** An unexpected error inside the ledger; retried with backoff so that no row is lost. */
   INTERNAL_ERROR(false),
   /**

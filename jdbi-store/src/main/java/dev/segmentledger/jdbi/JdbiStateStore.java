@@ -279,13 +279,13 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One conditional {@code UPDATE ... WHERE id = :id AND state = 'CONFIRMED'}.
+   * <p>One conditional {@code UPDATE ... WHERE id = :id AND state = :expectedState}.
    */
   @Override
   public boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
     Objects.requireNonNull(expectedState, "expectedState");
-    if (expectedState != ItemState.CONFIRMED) {
-      throw new IllegalArgumentException("expectedState must be CONFIRMED, the only state a re-open leaves, got "
+    if (!expectedState.isTerminal()) {
+      throw new IllegalArgumentException("expectedState must be terminal (CONFIRMED, REJECTED or EXCLUDED), got "
           + expectedState);
     }
     Objects.requireNonNull(reason, "reason");
@@ -335,6 +335,7 @@ public final class JdbiStateStore implements StateStore {
             + " AND (i.axis <> 'INIT' OR NOT EXISTS (SELECT 1 FROM " + TABLE + " p"
             + " WHERE p.axis = 'PLAYBACK' AND p.broadcast_id = i.broadcast_id AND p.rendition = i.rendition"
             + " AND p.state IN ('PENDING', 'WAITING') AND p.registered_at >= :threshold))"
+            + " AND (i.lease_owner IS NULL OR i.lease_until <= :at)"
             + " LIMIT :limit FOR UPDATE SKIP LOCKED)"
             + " AND state IN ('PENDING', 'WAITING')")
         .bind("at", micros(at))

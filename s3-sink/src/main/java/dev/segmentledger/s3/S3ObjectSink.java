@@ -90,7 +90,7 @@ public final class S3ObjectSink implements ObjectSink {
       throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
     }
     if (mayExist) {
-      Optional<StoredObjectInfo> existing = head(key);
+      Optional<StoredObjectInfo> existing = headIfAllowed(key);
       if (existing.isPresent() && existing.get().sizeBytes() == size
           && digests.checksum().equals(existing.get().checksum())) {
         return existing.get();

@@ -183,7 +183,7 @@ public final class InMemoryStateStore implements StateStore {
 
   @Override
   public synchronized boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
-    StoreArguments.requireConfirmed("expectedState", expectedState);
+    StoreArguments.requireTerminal("expectedState", expectedState);
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
     LedgerItem row = rows.get(rowId);
@@ -219,6 +219,7 @@ public final class InMemoryStateStore implements StateStore {
     List<LedgerItem> old = rows.values().stream()
         .filter(row -> !row.state().isTerminal() && row.registeredAt().isBefore(threshold))
         .filter(row -> row.id().axis() != Axis.INIT || !hasRecentUnconfirmedPlayback(row.id(), threshold))
+        .filter(row -> !leasedAt(row.rowId(), at))
         .limit(limit)
         .toList();
     for (LedgerItem row : old) {
@@ -227,6 +228,12 @@ public final class InMemoryStateStore implements StateStore {
           "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
     }
     return old.size();
+  }
+
+  /** Whether the row is being uploaded: under a lease still valid at {@code at}. */
+  private boolean leasedAt(long rowId, Instant at) {
+    Lease lease = leases.get(rowId);
+    return lease != null && lease.until().isAfter(at);
   }
 
   private boolean hasRecentUnconfirmedPlayback(ItemId init, Instant threshold) {

@@ -562,6 +562,7 @@ public abstract class StateStoreContract {
 
     assertFalse(store.reopen(pending.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
     assertFalse(store.reopen(rejected.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
+    assertFalse(store.reopen(confirmed.rowId(), ItemState.REJECTED, Reason.REOPENED, "x", T0));
     assertFalse(store.reopen(424242, ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
     assertTrue(store.reopen(confirmed.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISMATCH, "x", T0));
     assertFalse(store.reopen(confirmed.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISMATCH, "again", T0),
@@ -573,9 +574,26 @@ public abstract class StateStoreContract {
   }
 
   @Test
-  void reopenRefusesAnExpectedStateOtherThanConfirmed() {
+  void reopenPutsARejectedOrExcludedRowBackToPending() {
+    LedgerItem rejected = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem excluded = register(ItemId.original("b1", "720p", 1), 10);
+    store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
+    store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
+
+    assertTrue(store.reopen(rejected.rowId(), ItemState.REJECTED, Reason.REOPENED, "policy fixed", T0.plusSeconds(9)));
+    assertTrue(store.reopen(excluded.rowId(), ItemState.EXCLUDED, Reason.REOPENED, "wanted after all", T0));
+    assertFalse(store.reopen(rejected.rowId(), ItemState.REJECTED, Reason.REOPENED, "again", T0));
+    LedgerItem row = store.findByRowId(rejected.rowId()).orElseThrow();
+    assertEquals(ItemState.PENDING, row.state());
+    assertEquals(Reason.REOPENED, row.reason());
+    assertEquals(List.of(rejected.rowId(), excluded.rowId()),
+        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(9), 10)));
+  }
+
+  @Test
+  void reopenRefusesAnUnconfirmedExpectedState() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    for (ItemState state : List.of(ItemState.PENDING, ItemState.WAITING, ItemState.REJECTED, ItemState.EXCLUDED)) {
+    for (ItemState state : List.of(ItemState.PENDING, ItemState.WAITING)) {
       assertThrows(IllegalArgumentException.class,
           () -> store.reopen(row.rowId(), state, Reason.OBJECT_MISSING, "x", T0), state::name);
     }
@@ -652,6 +670,15 @@ public abstract class StateStoreContract {
     store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(200), 10);
     assertEquals(ItemState.PENDING, store.findByRowId(init.rowId()).orElseThrow().state(), "still needed");
     assertEquals(ItemState.EXCLUDED, store.findByRowId(otherInit.rowId()).orElseThrow().state(), "not needed");
+  }
+
+  @Test
+  void excludeRegisteredBeforeLeavesARowBeingUploadedAlone() {
+    LedgerItem leased = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(leased.rowId(), "node-a", T0.plusSeconds(120), T0));
+
+    assertEquals(0, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(60), 10));
+    assertEquals(1, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(120), 10), "lease expired");
   }
 
   @Test

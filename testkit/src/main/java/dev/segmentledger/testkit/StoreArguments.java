@@ -20,10 +20,10 @@ final class StoreArguments {
     }
   }
 
-  static void requireConfirmed(String name, ItemState state) {
+  static void requireTerminal(String name, ItemState state) {
     Objects.requireNonNull(state, name);
-    if (state != ItemState.CONFIRMED) {
-      throw new IllegalArgumentException(name + " must be CONFIRMED, the only state a re-open leaves, got " + state);
+    if (!state.isTerminal()) {
+      throw new IllegalArgumentException(name + " must be terminal (CONFIRMED, REJECTED or EXCLUDED), got " + state);
     }
   }
 

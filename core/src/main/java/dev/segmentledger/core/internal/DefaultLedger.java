@@ -201,6 +201,49 @@ public final class DefaultLedger implements ManualLedger {
   }
 
   @Override
+  public List<LedgerItem> items(String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    return store.findByBroadcast(broadcastId);
+  }
+
+  @Override
+  public boolean reopen(ItemId id) {
+    Objects.requireNonNull(id, "id");
+    boolean reopened = store.find(id).map(this::reopenTerminal).orElse(false);
+    if (reopened) {
+      sweepSoon();
+    }
+    return reopened;
+  }
+
+  @Override
+  public int reopen(String broadcastId, Reason reason) {
+    Objects.requireNonNull(reason, "reason");
+    int reopened = 0;
+    for (LedgerItem row : items(broadcastId)) {
+      if (reason == row.reason() && reopenTerminal(row)) {
+        reopened++;
+      }
+    }
+    if (reopened > 0) {
+      sweepSoon();
+    }
+    return reopened;
+  }
+
+  private boolean reopenTerminal(LedgerItem row) {
+    if (row.state() != ItemState.REJECTED && row.state() != ItemState.EXCLUDED) {
+      return false;
+    }
+    boolean reopened = store.reopen(row.rowId(), row.state(), Reason.REOPENED,
+        "re-opened after " + row.state() + " (" + row.reason() + ")", config.clock().instant());
+    if (reopened) {
+      log.info("{} re-opened after {} ({})", row.id(), row.state(), row.reason());
+    }
+    return reopened;
+  }
+
+  @Override
   public LedgerStats stats() {
     return events.snapshot(queue.size(), queue.inFlight(), breaker.state());
   }
@@ -289,7 +332,8 @@ public final class DefaultLedger implements ManualLedger {
         // already in flight never make this spin.
         sweepSoon();
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError | AssertionError e) {
+      // A throwing task would silently cancel the scheduled sweeper: log and go on.
       log.warn("sweep round failed; retrying next round", e);
     }
   }

@@ -100,7 +100,7 @@ final class Events implements LedgerListener {
     for (LedgerListener listener : listeners) {
       try {
         call.accept(listener);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | AssertionError e) {
         log.warn("listener {} failed on item {}; ignored", listener, item.id(), e);
       }
     }

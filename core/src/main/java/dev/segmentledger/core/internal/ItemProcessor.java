@@ -13,7 +13,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.random.RandomGenerator;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +39,6 @@ final class ItemProcessor {
   private final Runnable initConfirmed;
   private final SinkBreaker breaker;
   private final Leases leases;
-  private final RandomGenerator random = RandomGenerator.of("L64X128MixRandom");
 
   ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, SinkBreaker breaker,
       Events events, Runnable initConfirmed) {
@@ -74,9 +73,13 @@ final class ItemProcessor {
         item = produced.get();
       }
       upload(item, work.fromSweep() || item.attempts() > 0);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
       fail(item, Reason.INTERNAL_ERROR, String.valueOf(e));
+      if (e instanceof VirtualMachineError) {
+        throw (Error) e;
+      }
     }
   }
 
@@ -99,8 +102,10 @@ final class ItemProcessor {
         return;
       }
       if (!breaker.tryAcquire()) {
+        // Circuit open or its one probe already running: not attempted. The row is due again after
+        // the breaker's delay, so that the sweeper does not hand it straight back meanwhile.
         log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
-        leases.release(item);
+        leases.release(item, config.breakerDelay());
         return;
       }
       stored = putAndVerify(item, file, mayExist);
@@ -167,28 +172,33 @@ final class ItemProcessor {
         breaker.recordSuccess(); // the sink answered: it is reachable, the refusal is this item's
       }
       throw e;
-    } catch (RuntimeException e) {
-      breaker.recordFailure();
+    } catch (RuntimeException | Error e) {
+      breaker.recordFailure(); // a half-open probe must always record an outcome
       throw e;
     }
   }
 
-  /** Records a failed attempt. Store errors here are logged: the row stays as it was, for the sweeper. */
+  /**
+   * Records a failed attempt. Store errors here are logged: the row stays as it was, for the
+   * sweeper. The failure event is emitted only if the row was updated (not when another attempt
+   * had already confirmed or failed it).
+   */
   void fail(LedgerItem item, Reason reason, String detail) {
     boolean terminal = reason.isTerminal();
+    boolean recorded = false;
     try {
-      if (terminal) {
-        store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail, clock.instant());
-      } else {
-        store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail,
-            clock.instant().plus(config.backoff().delayAfter(item.attempts() + 1, random)));
-      }
+      recorded = terminal
+          ? store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail, clock.instant())
+          : store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail,
+              clock.instant().plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }
     log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
         terminal ? " (terminal)" : "");
-    events.onFailed(item, reason, detail, terminal);
+    if (recorded) {
+      events.onFailed(item, reason, detail, terminal);
+    }
   }
 
   private static String describe(SinkException e) {

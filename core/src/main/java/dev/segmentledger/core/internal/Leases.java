@@ -47,10 +47,13 @@ final class Leases {
     return claimed;
   }
 
-  /** Gives back the lease on {@code item} without an attempt; the row is due again at once. */
-  void release(LedgerItem item) {
+  /**
+   * Gives back the lease on {@code item} without an attempt; the row is due again after
+   * {@code delay} (zero: at once).
+   */
+  void release(LedgerItem item, Duration delay) {
     try {
-      store.release(item.rowId(), owner, clock.instant());
+      store.release(item.rowId(), owner, clock.instant().plus(delay));
     } catch (RuntimeException e) {
       log.warn("could not release the lease on {}; it expires within {}", item.id(), duration, e);
     }

@@ -48,7 +48,9 @@ final class PlaybackProducer {
    */
   Optional<LedgerItem> ensureProduced(LedgerItem item) throws FileRejectedException, RepackageException {
     Path target = Path.of(item.sourcePath());
-    if (item.sizeKnown() && hasSize(target, item.sizeBytes())) {
+    if (item.sizeKnown() && (item.originPath() == null || hasSize(target, item.sizeBytes()))) {
+      // Produced already, or registered directly as a file (no original to produce it from): the
+      // file boundary decides (missing, grew, shrank are named outcomes there).
       return Optional.of(item);
     }
     if (repackager == null) {

@@ -12,6 +12,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Re-collects unconfirmed rows from the store into the queue, one page per axis per round, with
@@ -26,6 +28,7 @@ import java.util.function.BiFunction;
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
+  private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
   private final StateStore store;
   private final Clock clock;
   private final int batchSize;
@@ -62,9 +65,15 @@ final class Sweeper {
     Instant now = clock.instant();
     if (cutoff != null && (exclusionBacklog || lastExclusion == null
         || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL)))) {
-      excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
       lastExclusion = now;
-      exclusionBacklog = excluded == batchSize;
+      try {
+        excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
+        exclusionBacklog = excluded == batchSize;
+      } catch (RuntimeException e) {
+        // The cutoff must never stop recovery: the pages below still run; retried next interval.
+        log.warn("applying the cutoff failed; retried in {}", EXCLUSION_INTERVAL, e);
+        exclusionBacklog = false;
+      }
     }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);

@@ -105,7 +105,8 @@ public interface StateStore {
   /**
    * Marks every unconfirmed row ({@link ItemState#PENDING} or {@link ItemState#WAITING})
    * registered before {@code threshold} as {@link ItemState#EXCLUDED} with
-   * {@link Reason#PAST_CUTOFF}, at most {@code limit} rows per call. An INIT row is shared by
+   * {@link Reason#PAST_CUTOFF}, at most {@code limit} rows per call. A row under a lease still
+   * valid at {@code at} is being uploaded and is left alone. An INIT row is shared by
    * every segment of its rendition, so it is excluded only when no unconfirmed PLAYBACK row of
    * its (broadcast, rendition) was registered at or after {@code threshold}: newer playback work
    * never waits for an init the cutoff removed.
@@ -129,18 +130,20 @@ public interface StateStore {
   long count(Axis axis, ItemState state);
 
   /**
-   * Compare-and-set re-open, used by the {@link dev.segmentledger.core.Reconciler}'s repair: puts a
-   * row whose object was found missing or different back to {@link ItemState#PENDING}, only if it
-   * is in {@code expectedState}. Sets {@code reason} and {@code lastError = detail}, makes the row
-   * due at once ({@code nextAttemptAt = at}) and clears {@code confirmedAt} and {@code checksum};
-   * keeps {@code attempts}, the size and the file path, so the next upload sends the registered
-   * bytes again to the same key. Of concurrent re-opens of one row exactly one returns
-   * {@code true}. Nothing else changes: waiting PLAYBACK rows are not touched, and a re-opened
-   * INIT releases nothing until it is confirmed again.
+   * Compare-and-set re-open of a terminal row: puts it back to {@link ItemState#PENDING}, only if
+   * it is in {@code expectedState}. Used by the {@link dev.segmentledger.core.Reconciler}'s repair
+   * (a CONFIRMED row whose object was found missing or different) and by
+   * {@link dev.segmentledger.core.Ledger#reopen} (a REJECTED or EXCLUDED row whose cause was fixed).
+   * Sets {@code reason} and {@code lastError = detail}, makes the row due at once
+   * ({@code nextAttemptAt = at}) and clears {@code confirmedAt} and {@code checksum}; keeps
+   * {@code attempts}, the size and the file path, so the next upload sends the registered bytes
+   * again to the same key. Of concurrent re-opens of one row exactly one returns {@code true}.
+   * Nothing else changes: waiting PLAYBACK rows are not touched, and a re-opened INIT releases
+   * nothing until it is confirmed again.
    *
-   * @param expectedState must be {@link ItemState#CONFIRMED}, the only state a re-open leaves
+   * @param expectedState a terminal state: CONFIRMED, REJECTED or EXCLUDED
    * @return whether this call re-opened the row
-   * @throws IllegalArgumentException if {@code expectedState} is not {@link ItemState#CONFIRMED}
+   * @throws IllegalArgumentException if {@code expectedState} is not terminal
    */
   boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at);
 
@@ -148,9 +151,10 @@ public interface StateStore {
 
   /**
    * Claims an unconfirmed row for one upload attempt by {@code owner} (compare and set): succeeds
-   * only if the row is {@link ItemState#PENDING} and has no lease, or its lease has expired
-   * ({@code leaseUntil <= now}), or {@code owner} already holds it. On success the row is leased
-   * to {@code owner} until {@code leaseUntil} <em>and its {@code nextAttemptAt} is set to
+   * only if the row is {@link ItemState#PENDING} and either due ({@code nextAttemptAt <= now}:
+   * no lease, or an expired one, and not in backoff) or already leased to {@code owner}. On
+   * success the row is leased to {@code owner} until {@code leaseUntil} <em>and its
+   * {@code nextAttemptAt} is set to
    * {@code leaseUntil}</em>: while the lease is valid {@link #findDue} returns the row to no one,
    * and once it expires (the owner died or hung) the row is due again by itself, with no second
    * index and no extra condition in the sweep page.
