@@ -111,6 +111,22 @@ public final class S3ObjectSink implements ObjectSink {
     return new StoredObjectInfo(key, size, digests.checksum());
   }
 
+  /**
+   * The HEAD before a retry is an optimisation. A refusal (S3 answers 403 instead of 404 for a
+   * missing key when the role lacks {@code s3:ListBucket}) means "unknown": the object is uploaded
+   * again. A retryable failure (5xx, timeout) is thrown: the server is in trouble, try later.
+   */
+  private Optional<StoredObjectInfo> headIfAllowed(String key) {
+    try {
+      return head(key);
+    } catch (SinkException e) {
+      if (e.isRetryable()) {
+        throw e;
+      }
+      return Optional.empty();
+    }
+  }
+
   @Override
   public Optional<StoredObjectInfo> head(String key) {
     String objectKey = prefix + Objects.requireNonNull(key, "key");
