@@ -61,6 +61,11 @@ public enum Reason {
   PAST_CUTOFF(true),
   /** The repackager could not produce the playback or init file. Retried. */
   REPACKAGE_FAILED(false),
+  /**
+   * The rendition's INIT is rejected or excluded, so this PLAYBACK segment can never be played.
+   * Terminal; re-open the INIT, then these rows with {@link Ledger#reopen(String, Reason)}.
+   */
+  INIT_FAILED(true),
   /** Re-opened by {@link Ledger#reopen} after being terminal; uploaded again. */
   REOPENED(false),
   /** An unexpected error inside the ledger; retried with backoff so that no row is lost. */

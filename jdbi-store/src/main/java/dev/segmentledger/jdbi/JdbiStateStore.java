@@ -391,6 +391,25 @@ public final class JdbiStateStore implements StateStore {
         .execute());
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Two joined updates in one transaction, through the partial index on waiting rows.
+   */
+  @Override
+  public int settleWaiting(Instant at) {
+    Objects.requireNonNull(at, "at");
+    String join = " FROM " + TABLE + " i WHERE p.state = 'WAITING' AND p.axis = 'PLAYBACK'"
+        + " AND i.axis = 'INIT' AND i.broadcast_id = p.broadcast_id AND i.rendition = p.rendition AND i.sequence = 0";
+    return jdbi.inTransaction(handle -> handle.createUpdate("UPDATE " + TABLE + " p SET state = 'PENDING'"
+            + join + " AND i.state = 'CONFIRMED'").execute()
+        + handle.createUpdate("UPDATE " + TABLE + " p SET state = 'REJECTED', reason = 'INIT_FAILED',"
+            + " last_error = 'the rendition''s init is ' || i.state, terminal_at = :at"
+            + join + " AND i.state IN ('REJECTED', 'EXCLUDED')")
+        .bind("at", micros(at))
+        .execute());
+  }
+
   @Override
   public boolean endBroadcast(String broadcastId, Instant at) {
     Objects.requireNonNull(broadcastId, "broadcastId");

@@ -243,6 +243,28 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized int settleWaiting(Instant at) {
+    Objects.requireNonNull(at, "at");
+    int changed = 0;
+    for (LedgerItem row : List.copyOf(rows.values())) {
+      if (row.id().axis() != Axis.PLAYBACK || row.state() != ItemState.WAITING) {
+        continue;
+      }
+      ItemState init = find(ItemId.init(row.id().broadcastId(), row.id().rendition()))
+          .map(LedgerItem::state).orElse(ItemState.PENDING);
+      if (init == ItemState.CONFIRMED) {
+        rows.put(row.rowId(), withState(row, ItemState.PENDING, row.reason(), row.lastError()));
+        changed++;
+      } else if (init == ItemState.REJECTED || init == ItemState.EXCLUDED) {
+        rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.INIT_FAILED,
+            "the rendition's init is " + init));
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  @Override
   public synchronized boolean endBroadcast(String broadcastId, Instant at) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(at, "at");

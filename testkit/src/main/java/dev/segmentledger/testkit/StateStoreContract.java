@@ -639,6 +639,33 @@ public abstract class StateStoreContract {
     }
   }
 
+  @Test
+  void settleWaitingReleasesRowsOfAConfirmedInitAndRejectsRowsOfATerminalInit() {
+    LedgerItem confirmedInit = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    LedgerItem rejectedInit = store.register(NewItem.derived(ItemId.init("b1", "1080p"), "/i2", "/o", T0)).item();
+    store.register(NewItem.derived(ItemId.init("b1", "480p"), "/i3", "/o", T0));
+    LedgerItem missedRelease = store.register(NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0))
+        .item();
+    LedgerItem stranded = store.register(NewItem.derived(ItemId.playback("b1", "1080p", 0), "/p2", "/o", T0)).item();
+    LedgerItem stillWaiting = store.register(NewItem.derived(ItemId.playback("b1", "480p", 0), "/p3", "/o", T0))
+        .item();
+    LedgerItem noInit = store.register(NewItem.derived(ItemId.playback("b2", "720p", 0), "/p4", "/o", T0)).item();
+    // A confirmed init whose release was missed (only a store bypass can produce it in a test).
+    store.recordProduced(confirmedInit.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
+    store.confirm(confirmedInit.rowId(), ItemState.PENDING, 5, "c", T0);
+    store.register(NewItem.derived(ItemId.playback("b1", "720p", 1), "/p5", "/o", T0));
+    store.markTerminal(rejectedInit.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
+
+    store.settleWaiting(T0.plusSeconds(1));
+    assertEquals(ItemState.PENDING, store.findByRowId(missedRelease.rowId()).orElseThrow().state());
+    LedgerItem rejected = store.findByRowId(stranded.rowId()).orElseThrow();
+    assertEquals(ItemState.REJECTED, rejected.state());
+    assertEquals(Reason.INIT_FAILED, rejected.reason());
+    assertEquals(ItemState.WAITING, store.findByRowId(stillWaiting.rowId()).orElseThrow().state(), "init pending");
+    assertEquals(ItemState.WAITING, store.findByRowId(noInit.rowId()).orElseThrow().state(), "no init yet");
+    assertEquals(0, store.settleWaiting(T0.plusSeconds(2)), "settled rows stay settled");
+  }
+
   // ---- cutoff and broadcast lifecycle --------------------------------------------------------
 
   @Test

@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
  * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
  * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
- * With a cutoff, a round first excludes (terminal, with a reason) up to one batch of unconfirmed
- * rows registered before it: at most once a minute, or every round while full batches come back.
+ * At most once a minute (every round while full cutoff batches come back) a round first does the
+ * upkeep: with a cutoff, it excludes (terminal, with a reason) up to one batch of unconfirmed rows
+ * registered before it, and it settles playback rows waiting for an init that is no longer pending.
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
@@ -63,17 +64,9 @@ final class Sweeper {
     int excluded = 0;
     boolean fullPage = false;
     Instant now = clock.instant();
-    if (cutoff != null && (exclusionBacklog || lastExclusion == null
-        || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL)))) {
+    if (exclusionBacklog || lastExclusion == null || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL))) {
       lastExclusion = now;
-      try {
-        excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
-        exclusionBacklog = excluded == batchSize;
-      } catch (RuntimeException e) {
-        // The cutoff must never stop recovery: the pages below still run; retried next interval.
-        log.warn("applying the cutoff failed; retried in {}", EXCLUSION_INTERVAL, e);
-        exclusionBacklog = false;
-      }
+      excluded = maintain(now);
     }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);
@@ -97,6 +90,25 @@ final class Sweeper {
       cursors.put(axis, next);
     }
     return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded, fullPage);
+  }
+
+  /**
+   * The periodic upkeep, isolated so that it can never stop the sweep pages: the cutoff (if any),
+   * then the settling of playback rows still waiting for an init that is no longer pending.
+   */
+  private int maintain(Instant now) {
+    int excluded = 0;
+    exclusionBacklog = false;
+    try {
+      if (cutoff != null) {
+        excluded = store.excludeRegisteredBefore(now.minus(cutoff), now, batchSize);
+        exclusionBacklog = excluded == batchSize;
+      }
+      store.settleWaiting(now);
+    } catch (RuntimeException e) {
+      log.warn("the periodic cutoff and waiting-row upkeep failed; retried in {}", EXCLUSION_INTERVAL, e);
+    }
+    return excluded;
   }
 
   /** The cursor of {@code axis}: the last row id read, 0 at the start of a cycle. */

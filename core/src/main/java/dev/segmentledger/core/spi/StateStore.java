@@ -116,6 +116,17 @@ public interface StateStore {
   int excludeRegisteredBefore(Instant threshold, Instant at, int limit);
 
   /**
+   * Settles WAITING PLAYBACK rows whose rendition's INIT is no longer pending: those whose INIT is
+   * CONFIRMED become PENDING (a release the confirm missed, for example a playback row registered
+   * directly in a transaction that raced the INIT's confirm), and those whose INIT is REJECTED or
+   * EXCLUDED become REJECTED with {@link Reason#INIT_FAILED} (they could otherwise wait for ever
+   * and keep their broadcast from completing). Rows whose INIT is pending or absent keep waiting.
+   *
+   * @return the number of rows changed
+   */
+  int settleWaiting(Instant at);
+
+  /**
    * Ends a live broadcast: no registration for it succeeds afterwards. Creates the broadcast
    * record if unknown.
    *

@@ -69,6 +69,11 @@ class StubStore implements StateStore {
   }
 
   @Override
+  public int settleWaiting(Instant at) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
   public boolean endBroadcast(String broadcastId, Instant at) {
     throw new UnsupportedOperationException();
   }

@@ -64,6 +64,11 @@ class SweeperTest {
     }
 
     @Override
+    public int settleWaiting(Instant at) {
+      return 0;
+    }
+
+    @Override
     public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
       List<LedgerItem> page = new ArrayList<>();
       if (axis != Axis.ORIGINAL) {
