@@ -22,8 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Update;
 
 /**
  * The {@link StateStore} on PostgreSQL: the table {@code segment_ledger_item} of the connection's
@@ -243,16 +245,13 @@ public final class JdbiStateStore implements StateStore {
     requireUnconfirmed(expectedState);
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt,"
-            + " " + NO_LEASE
-            + " WHERE id = :id AND state = :expectedState")
-        .bind("reason", reason.name())
-        .bind("detail", detail)
-        .bind("nextAttemptAt", micros(nextAttemptAt))
-        .bind("id", rowId)
-        .bind("expectedState", expectedState.name())
-        .execute()));
+    return compareAndSet(rowId, expectedState,
+        "attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt, "
+            + NO_LEASE, "",
+        update -> update
+            .bind("reason", reason.name())
+            .bind("detail", detail)
+            .bind("nextAttemptAt", micros(nextAttemptAt)));
   }
 
   @Override
@@ -264,16 +263,13 @@ public final class JdbiStateStore implements StateStore {
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at, " + NO_LEASE
-            + " WHERE id = :id AND state = :expectedState")
-        .bind("terminalState", terminalState.name())
-        .bind("reason", reason.name())
-        .bind("detail", detail)
-        .bind("at", micros(at))
-        .bind("id", rowId)
-        .bind("expectedState", expectedState.name())
-        .execute()));
+    return compareAndSet(rowId, expectedState,
+        "state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at, " + NO_LEASE, "",
+        update -> update
+            .bind("terminalState", terminalState.name())
+            .bind("reason", reason.name())
+            .bind("detail", detail)
+            .bind("at", micros(at)));
   }
 
   /**
@@ -290,16 +286,13 @@ public final class JdbiStateStore implements StateStore {
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
-            + " confirmed_at = NULL, checksum = NULL"
-            + " WHERE id = :id AND state = :expectedState")
-        .bind("reason", reason.name())
-        .bind("detail", detail)
-        .bind("at", micros(at))
-        .bind("id", rowId)
-        .bind("expectedState", expectedState.name())
-        .execute()));
+    return compareAndSet(rowId, expectedState,
+        "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
+            + " confirmed_at = NULL, checksum = NULL", "",
+        update -> update
+            .bind("reason", reason.name())
+            .bind("detail", detail)
+            .bind("at", micros(at)));
   }
 
   @Override
@@ -307,16 +300,14 @@ public final class JdbiStateStore implements StateStore {
       long sizeBytes, Duration mediaDuration) {
     requireUnconfirmed(expectedState);
     Objects.requireNonNull(sourcePath, "sourcePath");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET source_path = :sourcePath, size_bytes = :sizeBytes, media_duration_micros = :durationMicros"
-            + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize")
-        .bind("sourcePath", sourcePath)
-        .bind("sizeBytes", sizeBytes)
-        .bind("durationMicros", mediaDuration == null ? null : mediaDuration.toNanos() / 1_000)
-        .bind("id", rowId)
-        .bind("expectedState", expectedState.name())
-        .bind("expectedSize", expectedSize)
-        .execute()));
+    return compareAndSet(rowId, expectedState,
+        "source_path = :sourcePath, size_bytes = :sizeBytes, media_duration_micros = :durationMicros",
+        " AND size_bytes = :expectedSize",
+        update -> update
+            .bind("sourcePath", sourcePath)
+            .bind("sizeBytes", sizeBytes)
+            .bind("durationMicros", mediaDuration == null ? null : mediaDuration.toNanos() / 1_000)
+            .bind("expectedSize", expectedSize));
   }
 
   @Override
@@ -461,6 +452,20 @@ public final class JdbiStateStore implements StateStore {
       throw new IllegalArgumentException("expectedState must be an unconfirmed state (PENDING or WAITING), got "
           + expectedState);
     }
+  }
+
+  /**
+   * One compare-and-set on a row: {@code UPDATE ... SET assignments WHERE id = :id AND
+   * state = :expectedState condition}; {@code binds} binds the other named values. Returns whether
+   * it changed the row.
+   */
+  private boolean compareAndSet(long rowId, ItemState expectedState, String assignments, String condition,
+      UnaryOperator<Update> binds) {
+    return updatedOne(jdbi.withHandle(handle -> binds.apply(handle.createUpdate("UPDATE " + TABLE
+            + " SET " + assignments + " WHERE id = :id AND state = :expectedState" + condition))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .execute()));
   }
 
   private static boolean updatedOne(int updated) {
