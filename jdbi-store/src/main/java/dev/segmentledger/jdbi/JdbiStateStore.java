@@ -10,6 +10,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
@@ -18,10 +19,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -80,24 +84,49 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction: each broadcast row is created if missing and locked {@code FOR SHARE}
-   * (so {@link #endBroadcast} waits for it, and it for {@link #endBroadcast}); a PLAYBACK item's
-   * INIT row is locked {@code FOR SHARE} before its state is read (so a confirm of that INIT, which
-   * locks the row for update, either precedes it and is seen, or follows it and releases it).
+   * <p>One transaction of a few statements whatever the batch size: each broadcast row is created
+   * if missing and locked {@code FOR SHARE} (so {@link #endBroadcast} waits for it, and it for
+   * {@link #endBroadcast}); the INIT rows that WAITING PLAYBACK items depend on are locked {@code
+   * FOR SHARE} in row id order before their state is read (so a confirm of such an INIT, which
+   * locks the row for update, either precedes it and is seen, or follows it and releases it); then
+   * one multi-row {@code INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING} in the batch's
+   * order, and one read of the identities that existed. A transaction PostgreSQL aborts as a
+   * deadlock victim is run again.
    */
   @Override
   public List<RegisterResult> registerAll(List<NewItem> items) {
     Objects.requireNonNull(items, "items");
-    return jdbi.inTransaction(handle -> {
+    if (items.isEmpty()) {
+      return List.of();
+    }
+    return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().toList()) {
         lockLiveBroadcast(handle, broadcastId, items.get(0).registeredAt());
       }
+      Set<ItemId> confirmedInits = lockInitsOfWaiting(handle, items);
+      Map<ItemId, LedgerItem> created = insertAll(handle, items, confirmedInits);
+      Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
+          : findAll(handle, items.stream().map(NewItem::id).filter(id -> !created.containsKey(id)).toList());
       List<RegisterResult> results = new ArrayList<>(items.size());
+      Set<ItemId> reported = new HashSet<>();
       for (NewItem item : items) {
-        results.add(insert(handle, item));
+        LedgerItem row = created.get(item.id());
+        if (row != null && reported.add(item.id())) {
+          results.add(new RegisterResult(row, true));
+          continue;
+        }
+        row = row != null ? row : existing.get(item.id());
+        if (row == null) {
+          throw new IllegalStateException("insert of " + item.id() + " conflicted, but no row with that identity"
+              + " exists");
+        }
+        if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && row.sizeBytes() != item.sizeBytes()) {
+          throw new RegistrationConflictException(row, item.sizeBytes());
+        }
+        results.add(new RegisterResult(row, false));
       }
       return results;
-    });
+    }));
   }
 
   private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at) {
@@ -116,50 +145,110 @@ public final class JdbiStateStore implements StateStore {
     }
   }
 
-  private RegisterResult insert(Handle handle, NewItem item) {
-    ItemState state = item.state();
-    if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(handle, item.id())) {
-      state = ItemState.PENDING;
+  /** Locks the INIT rows the WAITING PLAYBACK items of the batch depend on; returns the confirmed ones. */
+  private static Set<ItemId> lockInitsOfWaiting(Handle handle, List<NewItem> items) {
+    List<ItemId> inits = items.stream()
+        .filter(item -> item.state() == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK)
+        .map(item -> ItemId.init(item.id().broadcastId(), item.id().rendition()))
+        .distinct()
+        .toList();
+    if (inits.isEmpty()) {
+      return Set.of();
     }
-    Instant registeredAt = micros(item.registeredAt());
-    Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
-            + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
-            + " last_error, registered_at, next_attempt_at)"
-            + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
-            + " :reason, :detail, :registeredAt, :registeredAt)"
-            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
-        .bindMap(identity(item.id()))
-        .bind("sourcePath", item.sourcePath())
-        .bind("originPath", item.originPath())
-        .bind("sizeBytes", item.sizeBytes())
-        .bind("state", state.name())
-        .bind("reason", nameOf(item.reason()))
-        .bind("detail", item.detail())
-        .bind("registeredAt", registeredAt)
-        .map(mapper)
-        .findOne();
-    if (created.isPresent()) {
-      return new RegisterResult(created.get(), true);
-    }
-    LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
-        .bindMap(identity(item.id()))
-        .map(mapper)
-        .findOne()
-        .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
-            + " conflicted, but no row with that identity exists"));
-    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
-      throw new RegistrationConflictException(existing, item.sizeBytes());
-    }
-    return new RegisterResult(existing, false);
+    return new HashSet<>(handle.createQuery("SELECT broadcast_id, rendition, state FROM " + TABLE
+            + " WHERE axis = 'INIT' AND sequence = 0 AND (broadcast_id, rendition) IN"
+            + " (SELECT * FROM unnest(:broadcastIds::varchar[], :renditions::varchar[])) ORDER BY id FOR SHARE")
+        .bindArray("broadcastIds", String.class, inits.stream().map(ItemId::broadcastId).toList())
+        .bindArray("renditions", String.class, inits.stream().map(ItemId::rendition).toList())
+        .map((rs, ctx) -> ItemState.CONFIRMED.name().equals(rs.getString("state"))
+            ? ItemId.init(rs.getString("broadcast_id"), rs.getString("rendition")) : null)
+        .filter(Objects::nonNull)
+        .list());
   }
 
-  private static boolean initConfirmed(Handle handle, ItemId playback) {
-    return handle.createQuery("SELECT state FROM " + TABLE + " WHERE " + IDENTITY + " FOR SHARE")
-        .bindMap(identity(ItemId.init(playback.broadcastId(), playback.rendition())))
-        .mapTo(String.class)
-        .findOne()
-        .map(ItemState.CONFIRMED.name()::equals)
-        .orElse(false);
+  /** One multi-row insert in batch order; returns the rows it created by identity. */
+  private Map<ItemId, LedgerItem> insertAll(Handle handle, List<NewItem> items, Set<ItemId> confirmedInits) {
+    int n = items.size();
+    List<String> broadcastIds = new ArrayList<>(n);
+    List<String> axes = new ArrayList<>(n);
+    List<String> renditions = new ArrayList<>(n);
+    List<Long> sequences = new ArrayList<>(n);
+    List<String> sourcePaths = new ArrayList<>(n);
+    List<String> originPaths = new ArrayList<>(n);
+    List<Long> sizes = new ArrayList<>(n);
+    List<String> states = new ArrayList<>(n);
+    List<String> reasons = new ArrayList<>(n);
+    List<String> details = new ArrayList<>(n);
+    List<Long> registeredAts = new ArrayList<>(n);
+    List<String> leaseOwners = new ArrayList<>(n);
+    List<Long> leaseUntils = new ArrayList<>(n);
+    for (NewItem item : items) {
+      ItemId id = item.id();
+      ItemState state = item.state();
+      if (state == ItemState.WAITING && id.axis() == Axis.PLAYBACK
+          && confirmedInits.contains(ItemId.init(id.broadcastId(), id.rendition()))) {
+        state = ItemState.PENDING;
+      }
+      broadcastIds.add(id.broadcastId());
+      axes.add(id.axis().name());
+      renditions.add(id.rendition());
+      sequences.add(id.sequence());
+      sourcePaths.add(item.sourcePath());
+      originPaths.add(item.originPath());
+      sizes.add(item.sizeBytes());
+      states.add(state.name());
+      reasons.add(nameOf(item.reason()));
+      details.add(item.detail());
+      registeredAts.add(epochMicros(item.registeredAt()));
+      leaseOwners.add(item.leaseOwner());
+      leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
+    }
+    Map<ItemId, LedgerItem> created = new HashMap<>();
+    handle.createQuery("INSERT INTO " + TABLE
+            + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
+            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
+            + " SELECT v.broadcast_id, v.axis, v.rendition, v.sequence, v.source_path, v.origin_path, v.size_bytes,"
+            + " v.state, v.reason, v.detail, " + fromMicros("v.registered_us") + ","
+            + " COALESCE(" + fromMicros("v.lease_us") + ", " + fromMicros("v.registered_us") + "),"
+            + " v.lease_owner, " + fromMicros("v.lease_us")
+            + " FROM unnest(:broadcastIds::varchar[], :axes::varchar[], :renditions::varchar[], :sequences::bigint[],"
+            + " :sourcePaths::text[], :originPaths::text[], :sizes::bigint[], :states::varchar[], :reasons::varchar[],"
+            + " :details::text[], :registeredAts::bigint[], :leaseOwners::varchar[], :leaseUntils::bigint[])"
+            + " WITH ORDINALITY AS v(broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
+            + " state, reason, detail, registered_us, lease_owner, lease_us, ord)"
+            + " ORDER BY v.ord"
+            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
+        .bindArray("broadcastIds", String.class, broadcastIds)
+        .bindArray("axes", String.class, axes)
+        .bindArray("renditions", String.class, renditions)
+        .bindArray("sequences", Long.class, sequences)
+        .bindArray("sourcePaths", String.class, sourcePaths)
+        .bindArray("originPaths", String.class, originPaths)
+        .bindArray("sizes", Long.class, sizes)
+        .bindArray("states", String.class, states)
+        .bindArray("reasons", String.class, reasons)
+        .bindArray("details", String.class, details)
+        .bindArray("registeredAts", Long.class, registeredAts)
+        .bindArray("leaseOwners", String.class, leaseOwners)
+        .bindArray("leaseUntils", Long.class, leaseUntils)
+        .map(mapper)
+        .forEach(row -> created.put(row.id(), row));
+    return created;
+  }
+
+  /** The rows of the given identities, by identity. */
+  private Map<ItemId, LedgerItem> findAll(Handle handle, List<ItemId> ids) {
+    Map<ItemId, LedgerItem> found = new HashMap<>();
+    handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
+            + " WHERE (broadcast_id, axis, rendition, sequence) IN (SELECT * FROM unnest(:broadcastIds::varchar[],"
+            + " :axes::varchar[], :renditions::varchar[], :sequences::bigint[]))")
+        .bindArray("broadcastIds", String.class, ids.stream().map(ItemId::broadcastId).toList())
+        .bindArray("axes", String.class, ids.stream().map(id -> id.axis().name()).toList())
+        .bindArray("renditions", String.class, ids.stream().map(ItemId::rendition).toList())
+        .bindArray("sequences", Long.class, ids.stream().map(ItemId::sequence).toList())
+        .map(mapper)
+        .forEach(row -> found.put(row.id(), row));
+    return found;
   }
 
   @Override
@@ -205,38 +294,64 @@ public final class JdbiStateStore implements StateStore {
         .list());
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One transaction: the conditional update of the row and, for an INIT, the release of the
-   * waiting PLAYBACK rows of its rendition.
-   */
+  /** {@inheritDoc} The single-row case of {@link #confirmAll}. */
   @Override
   public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
       Instant confirmedAt) {
-    requireUnconfirmed(expectedState);
-    Objects.requireNonNull(confirmedAt, "confirmedAt");
-    return jdbi.inTransaction(handle -> {
-      Optional<ItemId> confirmed = handle.createQuery("UPDATE " + TABLE
-              + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
-              + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
-              + " RETURNING broadcast_id, axis, rendition, sequence")
-          .bind("checksum", checksum)
-          .bind("confirmedAt", micros(confirmedAt))
-          .bind("id", rowId)
-          .bind("expectedState", expectedState.name())
-          .bind("expectedSize", expectedSize)
-          .map((rs, ctx) -> new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")),
-              rs.getString("rendition"), rs.getLong("sequence")))
-          .findOne();
-      confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> handle.createUpdate("UPDATE " + TABLE
-              + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
-              + " AND broadcast_id = :broadcastId AND rendition = :rendition")
-          .bind("broadcastId", init.broadcastId())
-          .bind("rendition", init.rendition())
-          .execute());
-      return confirmed.isPresent();
-    });
+    return confirmAll(List.of(new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt)))[0];
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction of one or two statements whatever the batch size: a conditional {@code
+   * UPDATE ... FROM unnest(...)} whose join carries each row's expected state and size, and, if it
+   * confirmed INIT rows, the release of the waiting PLAYBACK rows of their renditions. A
+   * transaction PostgreSQL aborts as a deadlock victim is run again.
+   */
+  @Override
+  public boolean[] confirmAll(List<Confirmation> confirmations) {
+    Objects.requireNonNull(confirmations, "confirmations");
+    if (confirmations.isEmpty()) {
+      return new boolean[0];
+    }
+    Set<Long> confirmed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
+      Set<Long> ids = new HashSet<>();
+      Set<ItemId> inits = new HashSet<>();
+      handle.createQuery("UPDATE " + TABLE + " t SET state = 'CONFIRMED', checksum = v.checksum,"
+              + " confirmed_at = " + fromMicros("v.confirmed_us") + ", " + NO_LEASE
+              + " FROM unnest(:ids::bigint[], :states::varchar[], :sizes::bigint[], :checksums::text[],"
+              + " :confirmedAts::bigint[]) AS v(id, expected_state, expected_size, checksum, confirmed_us)"
+              + " WHERE t.id = v.id AND t.state = v.expected_state AND t.size_bytes = v.expected_size"
+              + " RETURNING t.id, t.broadcast_id, t.axis, t.rendition")
+          .bindArray("ids", Long.class, confirmations.stream().map(Confirmation::rowId).toList())
+          .bindArray("states", String.class, confirmations.stream().map(c -> c.expectedState().name()).toList())
+          .bindArray("sizes", Long.class, confirmations.stream().map(Confirmation::expectedSize).toList())
+          .bindArray("checksums", String.class, confirmations.stream().map(Confirmation::checksum).toList())
+          .bindArray("confirmedAts", Long.class,
+              confirmations.stream().map(c -> epochMicros(c.confirmedAt())).toList())
+          .map((rs, ctx) -> {
+            if (Axis.INIT.name().equals(rs.getString("axis"))) {
+              inits.add(ItemId.init(rs.getString("broadcast_id"), rs.getString("rendition")));
+            }
+            return rs.getLong("id");
+          })
+          .forEach(ids::add);
+      if (!inits.isEmpty()) {
+        handle.createUpdate("UPDATE " + TABLE + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
+                + " AND (broadcast_id, rendition) IN (SELECT * FROM unnest(:broadcastIds::varchar[],"
+                + " :renditions::varchar[]))")
+            .bindArray("broadcastIds", String.class, inits.stream().map(ItemId::broadcastId).toList())
+            .bindArray("renditions", String.class, inits.stream().map(ItemId::rendition).toList())
+            .execute();
+      }
+      return ids;
+    }));
+    boolean[] results = new boolean[confirmations.size()];
+    for (int i = 0; i < results.length; i++) {
+      results[i] = confirmed.remove(confirmations.get(i).rowId());
+    }
+    return results;
   }
 
   @Override
@@ -478,5 +593,15 @@ public final class JdbiStateStore implements StateStore {
 
   private static Instant micros(Instant instant) {
     return instant.truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /** Microseconds since the epoch, truncated as {@link #micros} truncates: arrays of instants bind as bigint[]. */
+  private static long epochMicros(Instant instant) {
+    return ChronoUnit.MICROS.between(Instant.EPOCH, micros(instant));
+  }
+
+  /** The SQL {@code timestamptz} of a bigint column of {@link #epochMicros}; {@code NULL} stays {@code NULL}. */
+  private static String fromMicros(String column) {
+    return "(timestamptz 'epoch' + " + column + " * interval '1 microsecond')";
   }
 }

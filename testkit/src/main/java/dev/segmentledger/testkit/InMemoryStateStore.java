@@ -77,8 +77,13 @@ public final class InMemoryStateStore implements StateStore {
       state = ItemState.PENDING;
     }
     long rowId = ++lastRowId;
+    Instant nextAttemptAt = registeredAt;
+    if (item.leased()) {
+      nextAttemptAt = micros(item.leaseUntil());
+      leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt));
+    }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
-        state, 0, item.reason(), item.detail(), registeredAt, registeredAt, null, null, null);
+        state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null);
     rows.put(rowId, created);
     rowIds.put(item.id(), rowId);
     return new RegisterResult(created, true);

@@ -14,6 +14,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
@@ -467,6 +468,161 @@ public abstract class StateStoreContract {
     assertEquals(LedgerItem.UNKNOWN_SIZE, derived.sizeBytes());
     assertEquals("/rec/3.ts", derived.originPath());
     assertEquals(ItemState.PENDING, results.get(1).item().state());
+  }
+
+  @Test
+  void aLargeBatchIsInsertedInItsOrderWithExistingRowsReturnedAsTheyAre() {
+    LedgerItem before = register(ItemId.original("b1", "720p", 500), 10);
+    List<NewItem> batch = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      batch.add(NewItem.pending(ItemId.original(i % 2 == 0 ? "b1" : "b2", "720p", i), "/rec/" + i + ".ts", 10, T0));
+    }
+
+    List<RegisterResult> results = store.registerAll(batch);
+
+    assertEquals(1_000, results.size());
+    long lastRowId = before.rowId();
+    for (int i = 0; i < 1_000; i++) {
+      RegisterResult result = results.get(i);
+      assertEquals(batch.get(i).id(), result.item().id());
+      if (i == 500) {
+        assertFalse(result.created());
+        assertEquals(before, result.item());
+        continue;
+      }
+      assertTrue(result.created());
+      assertTrue(result.item().rowId() > lastRowId, "row ids grow in batch order");
+      lastRowId = result.item().rowId();
+    }
+    assertEquals(1_000, store.count(Axis.ORIGINAL, ItemState.PENDING));
+  }
+
+  @Test
+  void anIdentityTwiceInOneBatchIsCreatedOnce() {
+    ItemId id = ItemId.original("b1", "720p", 1);
+    List<RegisterResult> results = store.registerAll(List.of(
+        NewItem.pending(id, "/rec/1.ts", 10, T0), NewItem.pending(id, "/rec/1.ts", 10, T0)));
+
+    assertTrue(results.get(0).created());
+    assertFalse(results.get(1).created());
+    assertEquals(results.get(0).item(), results.get(1).item());
+  }
+
+  @Test
+  void aRowLeasedAtRegistrationIsClaimedAlreadyByItsOwner() {
+    ItemId id = ItemId.original("b1", "720p", 0);
+    LedgerItem leased = store.register(NewItem.pending(id, "/rec/0.ts", 10, T0).leasedTo("node-a", LEASE_END)).item();
+    LedgerItem free = register(ItemId.original("b1", "720p", 1), 10);
+
+    assertEquals(T0, leased.registeredAt());
+    assertEquals(LEASE_END, leased.nextAttemptAt(), "the lease's end is the row's due time, as after a claim");
+    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 10)));
+    assertFalse(store.claim(leased.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)));
+    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)), "the owner holds it");
+    assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(2)));
+    assertTrue(store.confirm(leased.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(3)));
+  }
+
+  @Test
+  void registeringAgainLeasedReturnsTheExistingRowUnleased() {
+    ItemId id = ItemId.original("b1", "720p", 0);
+    LedgerItem row = register(id, 10);
+
+    RegisterResult again = store.register(NewItem.pending(id, "/rec/0.ts", 10, T0).leasedTo("node-a", LEASE_END));
+
+    assertFalse(again.created());
+    assertEquals(T0, again.item().nextAttemptAt());
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0), "nobody holds it");
+  }
+
+  @Test
+  void onlyAPendingRowCanBeLeasedAtRegistration() {
+    NewItem waiting = NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0);
+    assertThrows(IllegalArgumentException.class, () -> waiting.leasedTo("node-a", LEASE_END));
+  }
+
+  @Test
+  void confirmAllReportsEachRowAndChangesOnlyThoseWhoseExpectationsHold() {
+    LedgerItem good = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem wrongSize = register(ItemId.original("b1", "720p", 1), 10);
+    LedgerItem alreadyConfirmed = register(ItemId.original("b1", "720p", 2), 10);
+    LedgerItem alsoGood = register(ItemId.original("b2", "720p", 0), 20);
+    assertTrue(store.confirm(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "first", T0));
+    Instant at = T0.plusSeconds(5);
+
+    boolean[] results = store.confirmAll(List.of(
+        new Confirmation(good.rowId(), ItemState.PENDING, 10, "c0", at),
+        new Confirmation(wrongSize.rowId(), ItemState.PENDING, 11, "c1", at),
+        new Confirmation(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "second", at),
+        new Confirmation(999_999, ItemState.PENDING, 10, "c3", at),
+        new Confirmation(alsoGood.rowId(), ItemState.PENDING, 20, null, at)));
+
+    assertEquals("[true, false, false, false, true]", java.util.Arrays.toString(results));
+    LedgerItem confirmed = store.findByRowId(good.rowId()).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, confirmed.state());
+    assertEquals("c0", confirmed.checksum());
+    assertEquals(at, confirmed.confirmedAt());
+    assertNull(store.findByRowId(alsoGood.rowId()).orElseThrow().checksum());
+    assertEquals(ItemState.PENDING, store.findByRowId(wrongSize.rowId()).orElseThrow().state());
+    assertEquals("first", store.findByRowId(alreadyConfirmed.rowId()).orElseThrow().checksum());
+    assertEquals(0, store.confirmAll(List.of()).length);
+  }
+
+  @Test
+  void confirmAllReportsARowListedTwiceOnce() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    Confirmation confirmation = new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0);
+
+    boolean[] results = store.confirmAll(List.of(confirmation, confirmation));
+
+    assertEquals(1, (results[0] ? 1 : 0) + (results[1] ? 1 : 0));
+  }
+
+  @Test
+  void anInitConfirmedInABatchReleasesItsWaitingPlayback() {
+    LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    LedgerItem waiting = store.register(NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0)).item();
+    LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
+    store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
+
+    boolean[] results = store.confirmAll(List.of(new Confirmation(original.rowId(), ItemState.PENDING, 10, "o", T0),
+        new Confirmation(init.rowId(), ItemState.PENDING, 5, "i", T0)));
+
+    assertTrue(results[0] && results[1]);
+    assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
+  }
+
+  @Test
+  void ofConcurrentBatchesConfirmingTheSameRowsEachRowIsConfirmedOnce() throws Exception {
+    List<LedgerItem> rows = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      rows.add(register(ItemId.original("b1", "720p", i), 10));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<boolean[]>> batches = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        List<LedgerItem> order = new ArrayList<>(rows);
+        java.util.Collections.rotate(order, t * 13);
+        batches.add(pool.submit(() -> {
+          go.await();
+          return store.confirmAll(order.stream()
+              .map(r -> new Confirmation(r.rowId(), ItemState.PENDING, 10, "c", T0)).toList());
+        }));
+      }
+      go.countDown();
+      int wins = 0;
+      for (Future<boolean[]> batch : batches) {
+        for (boolean won : batch.get(30, TimeUnit.SECONDS)) {
+          wins += won ? 1 : 0;
+        }
+      }
+      assertEquals(50, wins, "every row confirmed by exactly one batch");
+      assertEquals(50, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test

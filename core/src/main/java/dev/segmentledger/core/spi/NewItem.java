@@ -23,23 +23,58 @@ import java.util.Objects;
  * @param state the initial state
  * @param reason why the row starts terminal; {@code null} otherwise
  * @param detail a human-readable detail for {@code reason}; may be {@code null}
- * @param registeredAt the registration time, also the first {@code nextAttemptAt}
+ * @param registeredAt the registration time, also the first {@code nextAttemptAt} of an unleased row
+ * @param leaseOwner the ledger instance the row is {@linkplain StateStore#claim leased} to from
+ *     its insertion, or {@code null}; only for a PENDING row. A registering instance that will
+ *     upload the row itself at once leases it here and saves the claim (one statement per item)
+ * @param leaseUntil the end of that lease, also the row's first {@code nextAttemptAt}; {@code null}
+ *     exactly when {@code leaseOwner} is
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-    String detail, Instant registeredAt) {
+    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(sourcePath, "sourcePath");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
+    if ((leaseOwner == null) != (leaseUntil == null)) {
+      throw new IllegalArgumentException("leaseOwner and leaseUntil are both set or both null");
+    }
+    if (leaseOwner != null && state != ItemState.PENDING) {
+      throw new IllegalArgumentException("only a PENDING row can be leased, not a " + state + " one");
+    }
     if (sizeBytes < LedgerItem.UNKNOWN_SIZE) {
       throw new IllegalArgumentException("sizeBytes must be >= 0 or UNKNOWN_SIZE, got " + sizeBytes);
     }
     if (sizeBytes == LedgerItem.UNKNOWN_SIZE && id.axis() == Axis.ORIGINAL) {
       throw new IllegalArgumentException("an ORIGINAL row needs a known size");
     }
+  }
+
+  /** An unleased row; see the canonical constructor. */
+  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
+      String detail, Instant registeredAt) {
+    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, null, null);
+  }
+
+  /**
+   * This row leased to {@code owner} until {@code until} from its insertion, as if {@code owner}
+   * had {@linkplain StateStore#claim claimed} it at once. If the identity exists already, the
+   * existing row is returned as it is, unleased by this call.
+   *
+   * @throws IllegalArgumentException if this row is not PENDING
+   */
+  public NewItem leasedTo(String owner, Instant until) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(until, "until");
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until);
+  }
+
+  /** Whether this row is leased from its insertion. */
+  public boolean leased() {
+    return leaseOwner != null;
   }
 
   /** A plain PENDING row for a recorded file. */

@@ -34,6 +34,9 @@ public interface StateStore {
    *       {@link ItemState#PENDING} instead if the INIT row of its (broadcast, rendition) is
    *       confirmed. This decision is atomic with the confirm of that INIT: a playback row can
    *       never be left waiting for an init that is already confirmed.
+   *   <li>An item {@linkplain NewItem#leased() leased} from its insertion is inserted with that
+   *       lease, exactly as if its owner had {@linkplain #claim claimed} it right after: its
+   *       {@code nextAttemptAt} is the lease's end. An existing row is returned as it is.
    * </ul>
    *
    * @return one result per item, in the same order
@@ -73,6 +76,28 @@ public interface StateStore {
    * @return whether this call confirmed the row
    */
   boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum, Instant confirmedAt);
+
+  /**
+   * Many {@linkplain #confirm compare-and-set confirms} at once, with one result per row: each row
+   * is confirmed or not exactly as by {@link #confirm}, and a confirm that loses its race changes
+   * nothing of that row and does not affect the others. An INIT confirmed here releases its waiting
+   * PLAYBACK rows as {@link #confirm} does, atomically with its own confirm. A row id should appear
+   * once per batch; if it appears again, at most one of its entries reports {@code true}.
+   *
+   * <p>The default runs {@link #confirm} once per entry. A store on a database should override it
+   * with one statement per batch: the ledger confirms through this method, and per-row round trips
+   * are what limits its throughput.
+   *
+   * @return for each confirmation, in order, whether this call confirmed its row
+   */
+  default boolean[] confirmAll(List<Confirmation> confirmations) {
+    boolean[] confirmed = new boolean[confirmations.size()];
+    for (int i = 0; i < confirmed.length; i++) {
+      Confirmation c = confirmations.get(i);
+      confirmed[i] = confirm(c.rowId(), c.expectedState(), c.expectedSize(), c.checksum(), c.confirmedAt());
+    }
+    return confirmed;
+  }
 
   /**
    * Records a failed attempt on an unconfirmed row: increments {@code attempts}, sets

@@ -1,0 +1,39 @@
+package dev.segmentledger.jdbi;
+
+import java.sql.SQLException;
+import java.util.function.Supplier;
+import org.jdbi.v3.core.JdbiException;
+
+/**
+ * Runs a transaction again when PostgreSQL aborted it as a deadlock victim (SQLSTATE 40P01).
+ * Batches that lock several rows (a registration, a batched confirm) can meet other batches in
+ * another order; the database breaks the cycle by aborting one of them, which has then changed
+ * nothing and can simply run again.
+ */
+final class Deadlocks {
+  static final int ATTEMPTS = 3;
+  private static final String DEADLOCK_DETECTED = "40P01";
+
+  private Deadlocks() {}
+
+  static <T> T retry(Supplier<T> transaction) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return transaction.get();
+      } catch (JdbiException e) {
+        if (attempt >= ATTEMPTS || !isDeadlock(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  static boolean isDeadlock(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql && DEADLOCK_DETECTED.equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
