@@ -27,7 +27,8 @@ public final class BenchmarkSuite {
     boolean smoke = false;
     Path out = Path.of("results");
     Set<String> only = Set.of();
-    for (String arg : args) {
+    // Maven passes -Dbench.args as one argument: split it on whitespace.
+    for (String arg : String.join(" ", args).trim().split("\\s+")) {
       if (arg.equals("smoke") || arg.equals("--smoke")) {
         smoke = true;
       } else if (arg.startsWith("--out=")) {
@@ -37,6 +38,11 @@ public final class BenchmarkSuite {
       } else if (!arg.isBlank() && !arg.equals("full")) {
         throw new IllegalArgumentException("unknown argument: " + arg);
       }
+    }
+    Set<String> known = new java.util.HashSet<>();
+    measures().forEach(m -> known.add(m.name()));
+    if (!known.containsAll(only)) {
+      throw new IllegalArgumentException("unknown measure in --only=" + String.join(",", only) + "; known: " + known);
     }
     run(smoke, out, only);
     System.exit(0);

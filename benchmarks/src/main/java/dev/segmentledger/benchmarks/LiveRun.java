@@ -1,5 +1,6 @@
 package dev.segmentledger.benchmarks;
 
+import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerBuilder;
@@ -30,6 +31,15 @@ final class LiveRun {
 
   static Outcome run(LedgerBuilder builder, List<Path> files, String broadcastId, int threads, Duration timeout)
       throws Exception {
+    return run(builder, files, broadcastId, threads, 1, timeout);
+  }
+
+  /**
+   * As {@link #run(LedgerBuilder, List, String, int, Duration)}, each thread registering
+   * {@code batchSize} files per {@link Ledger#registerAll} call ({@code 1}: {@link Ledger#register}).
+   */
+  static Outcome run(LedgerBuilder builder, List<Path> files, String broadcastId, int threads, int batchSize,
+      Duration timeout) throws Exception {
     ConfirmTracker tracker = new ConfirmTracker(files.size());
     try (Ledger ledger = builder.listener(tracker).build()) {
       ledger.start();
@@ -40,8 +50,16 @@ final class LiveRun {
         for (int t = 0; t < threads; t++) {
           int first = t;
           done.add(pool.submit(() -> {
-            for (int i = first; i < files.size(); i += threads) {
-              ledger.register(ItemId.original(broadcastId, "720p", i), files.get(i));
+            for (int from = first * batchSize; from < files.size(); from += threads * batchSize) {
+              if (batchSize == 1) {
+                ledger.register(ItemId.original(broadcastId, "720p", from), files.get(from));
+                continue;
+              }
+              List<ClosedFile> batch = new ArrayList<>(batchSize);
+              for (int i = from; i < Math.min(from + batchSize, files.size()); i++) {
+                batch.add(ClosedFile.of(ItemId.original(broadcastId, "720p", i), files.get(i)));
+              }
+              ledger.registerAll(batch);
             }
             return null;
           }));

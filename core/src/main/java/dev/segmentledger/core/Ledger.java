@@ -61,6 +61,24 @@ public interface Ledger extends AutoCloseable {
    */
   Registration register(ItemId id, Path file);
 
+  /**
+   * Registers many closed files at once, in one transaction: each as {@link #register} would, but
+   * with a few statements for the whole batch instead of a few per file. Use it when files close in
+   * bursts (many renditions or broadcasts, a backlog found at start-up): it is how a ledger on
+   * PostgreSQL reaches thousands of registrations per second.
+   *
+   * <p>All or nothing: if any identity conflicts or any broadcast has ended, nothing is written and
+   * the exception is thrown. A file refused at the boundary is not an exception: its row is written
+   * REJECTED with its reason, as by {@link #register}. Rows are written in the list's order. Keep
+   * batches to a few thousand files: the batch is one transaction.
+   *
+   * @return one registration per file, in the list's order
+   * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
+   * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
+   * @throws IllegalStateException if the ledger is closed
+   */
+  List<Registration> registerAll(List<ClosedFile> files);
+
   /** The current row of {@code id}, read from the store. */
   Optional<LedgerItem> find(ItemId id);
 

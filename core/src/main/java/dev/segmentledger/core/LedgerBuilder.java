@@ -174,6 +174,12 @@ public final class LedgerBuilder {
    * the clock difference between nodes; if a PUT outlives its lease, a second instance may upload
    * the same item concurrently: a duplicate PUT of identical bytes, never a lost or doubled row.
    * Default {@link #DEFAULT_LEASE} (2 minutes).
+   *
+   * <p>A row this instance registers and queues itself is leased to it from its insertion, for at
+   * most 10 seconds (less if this duration is shorter), which saves the claim statement when a
+   * worker takes it soon after. If the instance dies before uploading such rows, an instance with
+   * the same {@link #nodeId} takes them back when it starts; any other instance finds them when
+   * that short lease expires.
    */
   public LedgerBuilder leaseDuration(Duration leaseDuration) {
     this.leaseDuration = requirePositive("leaseDuration", leaseDuration);

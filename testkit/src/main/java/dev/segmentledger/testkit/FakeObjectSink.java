@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 
 /**
@@ -37,7 +37,8 @@ public final class FakeObjectSink implements ObjectSink {
   private record Blob(byte[] bytes, String checksum) {}
 
   private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>();
-  private final List<PutAttempt> attempts = new CopyOnWriteArrayList<>();
+  // Appended on every PUT: a copy-on-write list would make n PUTs cost O(n^2).
+  private final Queue<PutAttempt> attempts = new ConcurrentLinkedQueue<>();
   private final Queue<SinkFault> nextFaults = new ArrayDeque<>();
   private final Map<String, Queue<SinkFault>> keyFaults = new HashMap<>();
   private volatile Duration latency = Duration.ZERO;

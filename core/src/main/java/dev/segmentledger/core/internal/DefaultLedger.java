@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
+import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
@@ -65,6 +66,8 @@ public final class DefaultLedger implements ManualLedger {
   private final WorkQueue queue;
   private final PlaybackProducer producer;
   private final SinkBreaker breaker;
+  private final Leases leases;
+  private final Confirmer confirmer;
   private final ItemProcessor processor;
   private final Sweeper sweeper;
   private final Reconciler reconciler;
@@ -81,42 +84,77 @@ public final class DefaultLedger implements ManualLedger {
     this.queue = new WorkQueue(config.queueCapacity());
     this.producer = new PlaybackProducer(config, guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged);
-    this.processor = new ItemProcessor(config, guard, producer, breaker, events, this::sweepSoon);
-    this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(), this::offer);
+    this.leases = new Leases(store, config.clock(), config.nodeId(), config.leaseDuration());
+    Failures failures = new Failures(config, events);
+    this.confirmer = new Confirmer(config, events, failures, this::sweepSoon, queue::release);
+    this.processor = new ItemProcessor(config, guard, producer, breaker, events, leases, failures, confirmer);
+    this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(),
+        (item, fromSweep) -> offer(item, fromSweep, null));
     this.reconciler = Reconciler.create(store, config.objectSink(), config.clock());
   }
 
   @Override
   public Registration register(ItemId id, Path file) {
-    Objects.requireNonNull(id, "id");
-    if (file == null || file.toString().isEmpty()) {
-      throw new IllegalArgumentException("file must be a non-empty path");
-    }
+    return registerAll(List.of(new ClosedFile(id, file))).get(0);
+  }
+
+  @Override
+  public List<Registration> registerAll(List<ClosedFile> files) {
+    Objects.requireNonNull(files, "files");
     requireOpen();
-    List<NewItem> rows = rowsFor(id, file, config.clock().instant());
-    List<RegisterResult> results = store.registerAll(rows);
-    Offer offer = Offer.NOT_OFFERED;
-    for (int i = 0; i < results.size(); i++) {
-      RegisterResult result = results.get(i);
-      LedgerItem item = result.item();
-      if (result.created() && item.state() == ItemState.REJECTED) {
-        log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
-        events.onFailed(item, item.reason(), item.lastError(), true);
-      }
-      Offer itemOffer = item.state() == ItemState.PENDING ? offer(item, false) : Offer.NOT_OFFERED;
-      if (i == 0) {
-        offer = itemOffer;
-      }
+    if (files.isEmpty()) {
+      return List.of();
     }
-    return new Registration(results.get(0).item(), results.get(0).created(), offer);
+    Instant now = config.clock().instant();
+    Instant leaseUntil = leases.registrationLeaseUntil();
+    List<NewItem> rows = new ArrayList<>(files.size());
+    int[] firstRowOf = new int[files.size()];
+    for (int f = 0; f < files.size(); f++) {
+      ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
+      firstRowOf[f] = rows.size();
+      rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
+    }
+    List<RegisterResult> results = store.registerAll(rows);
+    Offer[] offers = new Offer[results.size()];
+    for (int i = 0; i < results.size(); i++) {
+      offers[i] = settle(rows.get(i), results.get(i));
+    }
+    List<Registration> registrations = new ArrayList<>(files.size());
+    for (int f = 0; f < files.size(); f++) {
+      RegisterResult first = results.get(firstRowOf[f]);
+      registrations.add(new Registration(first.item(), first.created(), offers[firstRowOf[f]]));
+    }
+    return registrations;
+  }
+
+  /**
+   * After the rows are durable: reports a refusal, offers a pending row to the queue, and gives
+   * back the lease on a row this call leased but the queue did not take.
+   */
+  private Offer settle(NewItem row, RegisterResult result) {
+    LedgerItem item = result.item();
+    if (result.created() && item.state() == ItemState.REJECTED) {
+      log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
+      events.onFailed(item, item.reason(), item.lastError(), true);
+    }
+    if (item.state() != ItemState.PENDING) {
+      return Offer.NOT_OFFERED;
+    }
+    boolean leasedHere = result.created() && row.leased();
+    Offer offer = offer(item, false, leasedHere ? row.leaseUntil() : null);
+    if (leasedHere && offer != Offer.ACCEPTED) {
+      leases.release(item, Duration.ZERO); // the sweeper will find it
+    }
+    return offer;
   }
 
   /**
    * The rows one registration writes, in one transaction: the item itself (REJECTED with its
    * reason if the file fails the boundary), then, for an original when repackaging, the
    * rendition's INIT and the segment's PLAYBACK row. A PLAYBACK row always waits for its INIT.
+   * PENDING rows are leased to this instance until {@code leaseUntil}: it is about to upload them.
    */
-  private List<NewItem> rowsFor(ItemId id, Path file, Instant now) {
+  private List<NewItem> rowsFor(ItemId id, Path file, Instant now, Instant leaseUntil) {
     PathGuard.Checked checked;
     try {
       checked = guard.check(file);
@@ -127,20 +165,23 @@ public final class DefaultLedger implements ManualLedger {
     if (checked.size() == 0) {
       return List.of(NewItem.rejected(id, path, 0, Reason.EMPTY_FILE, PathGuard.show(file) + " is empty", now));
     }
-    ItemState initial = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
-    NewItem row = new NewItem(id, path, null, checked.size(), initial, null, null, now);
+    String owner = leases.owner();
+    if (id.axis() == Axis.PLAYBACK) {
+      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now));
+    }
+    NewItem row = NewItem.pending(id, path, checked.size(), now).leasedTo(owner, leaseUntil);
     if (!config.repackaging() || id.axis() != Axis.ORIGINAL) {
       return List.of(row);
     }
     ItemId init = ItemId.init(id.broadcastId(), id.rendition());
     ItemId playback = ItemId.playback(id.broadcastId(), id.rendition(), id.sequence());
     return List.of(row,
-        NewItem.derived(init, producer.targetFor(init).toString(), path, now),
+        NewItem.derived(init, producer.targetFor(init).toString(), path, now).leasedTo(owner, leaseUntil),
         NewItem.derived(playback, producer.targetFor(playback).toString(), path, now));
   }
 
-  private Offer offer(LedgerItem item, boolean fromSweep) {
-    Offer offer = queue.offer(item, fromSweep);
+  private Offer offer(LedgerItem item, boolean fromSweep, Instant leasedUntil) {
+    Offer offer = queue.offer(item, fromSweep, leasedUntil);
     if (offer == Offer.ACCEPTED) {
       events.onAccepted(item);
     } else if (offer == Offer.SATURATED) {
@@ -257,6 +298,7 @@ public final class DefaultLedger implements ManualLedger {
       return;
     }
     takeBackOwnLeases();
+    confirmer.start(named("segment-ledger-confirmer-"));
     ThreadFactory factory = named("segment-ledger-worker-");
     for (int i = 0; i < config.workers(); i++) {
       Thread worker = factory.newThread(this::workLoop);
@@ -308,11 +350,15 @@ public final class DefaultLedger implements ManualLedger {
     }
   }
 
+  /** Processes one item; its in-flight period ends here, or in the confirmer if it was handed over. */
   private void processAndRelease(WorkQueue.Work work) {
+    boolean handedOver = false;
     try {
-      processor.process(work);
+      handedOver = processor.process(work);
     } finally {
-      queue.release(work.item().rowId());
+      if (!handedOver) {
+        queue.release(work.item().rowId());
+      }
     }
   }
 
@@ -395,6 +441,7 @@ public final class DefaultLedger implements ManualLedger {
         break;
       }
     }
+    confirmer.close(deadline);
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());
   }
 

@@ -11,20 +11,20 @@ import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Uploads one item: produces its file first if it is a PLAYBACK or INIT item whose file is
  * missing, re-checks the file boundary, claims the row (a lease, so that other ledger instances
- * on the same store leave it alone; an item another instance holds is skipped), PUTs to the
- * contract key, then confirms the row by compare-and-set on (PENDING, registered size), which
- * also ends the lease. Every failure becomes a named reason on the
- * row, terminal or with backoff; nothing thrown by the file, the sink or the store escapes, so a
- * worker thread never dies on bad input. Thread-safe.
+ * on the same store leave it alone; an item another instance holds is skipped; a row this
+ * instance leased at its registration a short while ago is not claimed again), PUTs to the
+ * contract key, then hands the item to the {@link Confirmer}, which confirms the row by
+ * compare-and-set on (PENDING, registered size), ending the lease. Every failure becomes a named
+ * reason on the row, terminal or with backoff; nothing thrown by the file, the sink or the store
+ * escapes, so a worker thread never dies on bad input. Thread-safe.
  */
 final class ItemProcessor {
   private static final Logger log = LoggerFactory.getLogger(ItemProcessor.class);
@@ -32,47 +32,53 @@ final class ItemProcessor {
   private final LedgerConfig config;
   private final StateStore store;
   private final ObjectSink sink;
-  private final Clock clock;
   private final PathGuard guard;
   private final PlaybackProducer producer;
   private final Events events;
-  private final Runnable initConfirmed;
   private final SinkBreaker breaker;
   private final Leases leases;
+  private final Failures failures;
+  private final Confirmer confirmer;
 
   ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, SinkBreaker breaker,
-      Events events, Runnable initConfirmed) {
+      Events events, Leases leases, Failures failures, Confirmer confirmer) {
     this.breaker = breaker;
     this.config = config;
     this.store = config.stateStore();
     this.sink = config.objectSink();
-    this.clock = config.clock();
     this.guard = guard;
     this.producer = producer;
     this.events = events;
-    this.initConfirmed = initConfirmed;
-    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration());
+    this.leases = leases;
+    this.failures = failures;
+    this.confirmer = confirmer;
   }
 
-  void process(WorkQueue.Work work) {
+  /**
+   * Processes one item from the queue.
+   *
+   * @return {@code true} if the item was handed to the {@link Confirmer}, which ends its in-flight
+   *     period; {@code false} if the caller must end it now
+   */
+  boolean process(WorkQueue.Work work) {
     LedgerItem item = work.item();
     try {
       if (work.fromSweep()) {
         // A sweep page may be stale by now: upload only rows that are still unconfirmed.
         Optional<LedgerItem> fresh = store.findByRowId(item.rowId());
         if (fresh.isEmpty() || fresh.get().state() != ItemState.PENDING) {
-          return;
+          return false;
         }
         item = fresh.get();
       }
       if (item.id().axis() != Axis.ORIGINAL) {
         Optional<LedgerItem> produced = produce(item);
         if (produced.isEmpty()) {
-          return;
+          return false;
         }
         item = produced.get();
       }
-      upload(item, work.fromSweep() || item.attempts() > 0);
+      return upload(item, work.fromSweep() || item.attempts() > 0, work.leasedUntil());
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
@@ -80,6 +86,7 @@ final class ItemProcessor {
       if (e instanceof VirtualMachineError) {
         throw (Error) e;
       }
+      return false;
     }
   }
 
@@ -94,27 +101,28 @@ final class ItemProcessor {
     return Optional.empty();
   }
 
-  private void upload(LedgerItem item, boolean mayExist) {
+  /** Uploads and hands over to the confirmer; {@code false} if the item ended here. */
+  private boolean upload(LedgerItem item, boolean mayExist, Instant leasedUntil) {
     StoredObjectInfo stored;
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes())) {
-      if (!leases.claim(item)) {
+      if (!leases.holds(leasedUntil) && !leases.claim(item)) {
         events.onClaimLost(item);
-        return;
+        return false;
       }
       if (!breaker.tryAcquire()) {
         // Circuit open or its one probe already running: not attempted. The row is due again after
         // the breaker's delay, so that the sweeper does not hand it straight back meanwhile.
         log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
         leases.release(item, config.breakerDelay());
-        return;
+        return false;
       }
       stored = putAndVerify(item, file, mayExist);
     } catch (FileRejectedException e) {
       fail(item, e.reason(), e.getMessage());
-      return;
+      return false;
     } catch (SinkException e) {
       fail(item, e.isRetryable() ? Reason.SINK_TRANSIENT : Reason.SINK_PERMANENT, describe(e));
-      return;
+      return false;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
       log.debug("closing {} failed after upload", PathGuard.show(item.sourcePath()), e);
@@ -122,22 +130,16 @@ final class ItemProcessor {
     }
     if (stored == null) {
       fail(item, Reason.UNREADABLE, "closing the file failed");
-      return;
+      return false;
     }
     if (stored.sizeBytes() != item.sizeBytes()) {
       fail(item, Reason.SINK_TRANSIENT, "sink reports " + stored.sizeBytes() + " bytes at " + item.objectKey()
           + ", registered " + item.sizeBytes());
-      return;
+      return false;
     }
     events.onStored(item, stored);
-    if (store.confirm(item.rowId(), ItemState.PENDING, item.sizeBytes(), stored.checksum(), clock.instant())) {
-      events.onConfirmed(item);
-      if (item.id().axis() == Axis.INIT) {
-        initConfirmed.run();
-      }
-    } else {
-      events.onConfirmLost(item);
-    }
+    confirmer.submit(item, stored);
+    return true;
   }
 
   /**
@@ -178,27 +180,8 @@ final class ItemProcessor {
     }
   }
 
-  /**
-   * Records a failed attempt. Store errors here are logged: the row stays as it was, for the
-   * sweeper. The failure event is emitted only if the row was updated (not when another attempt
-   * had already confirmed or failed it).
-   */
-  void fail(LedgerItem item, Reason reason, String detail) {
-    boolean terminal = reason.isTerminal();
-    boolean recorded = false;
-    try {
-      recorded = terminal
-          ? store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail, clock.instant())
-          : store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail,
-              clock.instant().plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
-    } catch (RuntimeException e) {
-      log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
-    }
-    log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
-        terminal ? " (terminal)" : "");
-    if (recorded) {
-      events.onFailed(item, reason, detail, terminal);
-    }
+  private void fail(LedgerItem item, Reason reason, String detail) {
+    failures.record(item, reason, detail);
   }
 
   private static String describe(SinkException e) {

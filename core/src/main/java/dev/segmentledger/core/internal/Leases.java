@@ -48,6 +48,36 @@ final class Leases {
   }
 
   /**
+   * The longest lease taken at registration. Such a lease covers the row's wait in this instance's
+   * queue, and it is all that delays the row if this instance dies before uploading it and comes
+   * back under another name; it is therefore kept short, whatever the lease duration.
+   */
+  static final Duration REGISTRATION_LEASE = Duration.ofSeconds(10);
+
+  /** The end of a lease taken now at registration, for a row this instance will upload itself. */
+  Instant registrationLeaseUntil() {
+    return clock.instant().plus(registrationLease());
+  }
+
+  private Duration registrationLease() {
+    return duration.compareTo(REGISTRATION_LEASE) < 0 ? duration : REGISTRATION_LEASE;
+  }
+
+  /** The instance's own name as a lease owner. */
+  String owner() {
+    return owner;
+  }
+
+  /**
+   * Whether a lease this instance took at registration, ending at {@code leasedUntil}, still has
+   * at least half its duration to run, so that the claim before the PUT can be skipped (otherwise
+   * the claim renews it for the full lease duration). {@code null} (no lease taken) is {@code false}.
+   */
+  boolean holds(Instant leasedUntil) {
+    return leasedUntil != null && clock.instant().isBefore(leasedUntil.minus(registrationLease().dividedBy(2)));
+  }
+
+  /**
    * Gives back the lease on {@code item} without an attempt; the row is due again after
    * {@code delay} (zero: at once).
    */

@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
+import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -24,11 +25,17 @@ final class WorkQueue {
     this.queue = new ArrayBlockingQueue<>(capacity);
   }
 
-  Offer offer(LedgerItem item, boolean fromSweep) {
+  /**
+   * Offers an item.
+   *
+   * @param leasedUntil the end of the lease this instance took on the row at its registration, or
+   *     {@code null}
+   */
+  Offer offer(LedgerItem item, boolean fromSweep, Instant leasedUntil) {
     if (!inFlight.add(item.rowId())) {
       return Offer.DUPLICATE;
     }
-    if (!queue.offer(new Work(item, fromSweep))) {
+    if (!queue.offer(new Work(item, fromSweep, leasedUntil))) {
       inFlight.remove(item.rowId());
       return Offer.SATURATED;
     }
@@ -62,6 +69,9 @@ final class WorkQueue {
     return inFlight.size();
   }
 
-  /** One queued item; {@code fromSweep} items are re-read before upload (the page may be stale). */
-  record Work(LedgerItem item, boolean fromSweep) {}
+  /**
+   * One queued item; {@code fromSweep} items are re-read before upload (the page may be stale);
+   * {@code leasedUntil} is the end of the lease taken at registration, or {@code null}.
+   */
+  record Work(LedgerItem item, boolean fromSweep, Instant leasedUntil) {}
 }

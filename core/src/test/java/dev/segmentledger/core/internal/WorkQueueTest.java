@@ -13,17 +13,17 @@ class WorkQueueTest {
   @Test
   void deduplicatesInFlightRowsAndCountsNothingLostWhenFull() {
     WorkQueue queue = new WorkQueue(2);
-    assertEquals(Offer.ACCEPTED, queue.offer(item(1), false));
-    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true));
-    assertEquals(Offer.ACCEPTED, queue.offer(item(2), false));
-    assertEquals(Offer.SATURATED, queue.offer(item(3), false));
+    assertEquals(Offer.ACCEPTED, queue.offer(item(1), false, null));
+    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true, null));
+    assertEquals(Offer.ACCEPTED, queue.offer(item(2), false, null));
+    assertEquals(Offer.SATURATED, queue.offer(item(3), false, null));
     assertEquals(2, queue.inFlight(), "a saturated offer is not left in flight");
 
     WorkQueue.Work taken = queue.poll();
     assertEquals(1, taken.item().rowId());
-    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true), "still in flight while being processed");
+    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true, null), "still in flight while being processed");
     queue.release(1);
-    assertEquals(Offer.ACCEPTED, queue.offer(item(1), true));
+    assertEquals(Offer.ACCEPTED, queue.offer(item(1), true, null));
   }
 
   private static LedgerItem item(long rowId) {

@@ -70,7 +70,9 @@ class OriginalAxisTest {
     first.register(id, f.record(id));
     first.close(); // the process dies: its queue is gone, the row is not
 
-    ManualLedger second = f.manual();
+    ManualLedger second = f.manual(); // another node id: the first instance's registration lease holds the row
+    assertEquals(0, second.sweepRound().accepted(), "leased to the first instance from its registration");
+    f.clock.advance(Duration.ofSeconds(10));
     SweepReport round = second.sweepRound();
     assertEquals(1, round.accepted());
     second.drainQueue();

@@ -1,0 +1,48 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.StateStore;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records failed attempts on rows: terminal reasons make the row REJECTED, the others schedule
+ * the next attempt after the configured backoff. Store errors here are logged, never thrown: the
+ * row then stays as it was, for the sweeper. The failure event is emitted only if the row was
+ * updated (not when another attempt had already confirmed or failed it). Thread-safe.
+ */
+final class Failures {
+  private static final Logger log = LoggerFactory.getLogger(Failures.class);
+
+  private final LedgerConfig config;
+  private final StateStore store;
+  private final Events events;
+
+  Failures(LedgerConfig config, Events events) {
+    this.config = config;
+    this.store = config.stateStore();
+    this.events = events;
+  }
+
+  void record(LedgerItem item, Reason reason, String detail) {
+    boolean terminal = reason.isTerminal();
+    boolean recorded = false;
+    try {
+      recorded = terminal
+          ? store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail,
+              config.clock().instant())
+          : store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail, config.clock().instant()
+              .plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
+    } catch (RuntimeException e) {
+      log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
+    }
+    log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
+        terminal ? " (terminal)" : "");
+    if (recorded) {
+      events.onFailed(item, reason, detail, terminal);
+    }
+  }
+}
