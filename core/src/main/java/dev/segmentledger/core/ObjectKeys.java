@@ -42,8 +42,10 @@ public final class ObjectKeys {
     return Identifiers.requireValid("broadcastId", broadcastId) + "/";
   }
 
+  /** {@code sequence} (never negative) as at least ten decimal digits, zero-padded: {@code %010d} without a Formatter. */
   private static String sequence(long sequence) {
-    return String.format("%010d", sequence);
+    String digits = Long.toString(sequence);
+    return digits.length() >= 10 ? digits : "0".repeat(10 - digits.length()) + digits;
   }
 
   /**

@@ -425,6 +425,9 @@ public final class DefaultLedger implements ManualLedger {
   public void close() {
     Lifecycle previous = lifecycle.getAndSet(Lifecycle.CLOSED);
     if (previous != Lifecycle.RUNNING) {
+      if (previous == Lifecycle.NEW) {
+        guard.close();
+      }
       return;
     }
     sweepThread.shutdownNow();
@@ -442,6 +445,7 @@ public final class DefaultLedger implements ManualLedger {
       }
     }
     confirmer.close(deadline);
+    guard.close();
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());
   }
 

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -42,6 +44,15 @@ import java.util.Set;
  * named by checking the path afresh (a symlink swapped in that points out of the root is
  * OUTSIDE_ROOT); if the path is unchanged the open itself failed (UNREADABLE).
  *
+ * <p><b>Open by the registered real path.</b> A row stores the real path its file was checked
+ * under, so the upload usually opens a path that is absolute, normalized and below the root.
+ * Such a path is opened without resolving it again: the walk starts from a directory stream on
+ * the root held open for the guard's lifetime, the final name's attributes are read relative to
+ * its directory ({@code fstatat}, no symlink followed) and must be a regular file of the
+ * registered size before it is opened, and the checks after the open are the same as above.
+ * Whatever fails on the way is named by a fresh {@link #check}. Any other path takes the full
+ * check first.
+ *
  * <p><b>What Java cannot close.</b> Java has no {@code O_NONBLOCK} open and no {@code fstat} of an
  * open channel's file key. Hence: (1) the file key (and that every component is still a directory)
  * is checked by name just before and just after the open, not on the descriptor, so a regular file
@@ -57,11 +68,13 @@ import java.util.Set;
  * is a compare-and-set on that size. Protection against these requires that no adversary can
  * write inside the allowed root; the checks make mistakes and symlink games inside it harmless.
  */
-final class PathGuard {
+final class PathGuard implements AutoCloseable {
   private static final String LOOP_MARKER = "symbolic link";
 
   private final Path root;
   private final Runnable beforeOpen;
+  /** The root, open for the walks of {@link #open}; {@code null} where the platform has no secure streams. */
+  private final SecureDirectoryStream<Path> rootStream;
 
   PathGuard(Path allowedRoot) {
     this(allowedRoot, () -> { });
@@ -78,6 +91,26 @@ final class PathGuard {
       throw new IllegalArgumentException("allowed root " + allowedRoot + " is not a directory");
     }
     this.beforeOpen = beforeOpen;
+    this.rootStream = openRootStream(root);
+  }
+
+  private static SecureDirectoryStream<Path> openRootStream(Path root) {
+    try {
+      DirectoryStream<Path> stream = Files.newDirectoryStream(root);
+      if (stream instanceof SecureDirectoryStream<Path> secure) {
+        return secure;
+      }
+      stream.close();
+    } catch (IOException e) {
+      // no held root: every open walks from a freshly opened root
+    }
+    return null;
+  }
+
+  /** Closes the directory stream held on the root. */
+  @Override
+  public void close() {
+    closeQuietly(rootStream);
   }
 
   Path root() {
@@ -116,6 +149,84 @@ final class PathGuard {
    * @throws FileRejectedException with the reason, if the file must not be uploaded
    */
   VerifiedFile open(Path file, long registeredSize) throws FileRejectedException {
+    Path path = absolute(file);
+    if (rootStream != null && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
+      try {
+        return openBelowRoot(file, root.relativize(path), registeredSize);
+      } catch (ClosedDirectoryStreamException e) {
+        // the guard was closed (the ledger is shutting down): take the full path below
+      }
+    }
+    return openChecked(file, registeredSize);
+  }
+
+  /**
+   * Opens {@code relative} (normalized, below the root) by walking from the held root stream
+   * without following any symlink, after reading the final name's attributes through its
+   * directory. Failures are named by a fresh check.
+   */
+  private VerifiedFile openBelowRoot(Path file, Path relative, long registeredSize) throws FileRejectedException {
+    Deque<AutoCloseable> directories = new ArrayDeque<>();
+    FileChannel channel = null;
+    try {
+      SecureDirectoryStream<Path> directory = rootStream;
+      for (int i = 0; i < relative.getNameCount() - 1; i++) {
+        directory = directory.newDirectoryStream(relative.getName(i), LinkOption.NOFOLLOW_LINKS);
+        directories.push(directory);
+      }
+      Path name = relative.getFileName();
+      BasicFileAttributes before = directory.getFileAttributeView(name, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes();
+      if (!before.isRegularFile()) {
+        throw changed(file);
+      }
+      requireSize(show(file), before.size(), registeredSize);
+      beforeOpen.run();
+      SeekableByteChannel opened = directory.newByteChannel(name,
+          Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+      if (!(opened instanceof FileChannel fileChannel)) {
+        opened.close();
+        return openChecked(file, registeredSize);
+      }
+      channel = fileChannel;
+      if (!stillAsChecked(new Checked(root.resolve(relative), before.size(), before.fileKey()))) {
+        throw changed(file);
+      }
+      requireSize(show(file), channel.size(), registeredSize);
+      VerifiedFile verified = new VerifiedFile(channel, registeredSize, show(file));
+      channel = null;
+      return verified;
+    } catch (AccessDeniedException e) {
+      throw new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
+    } catch (IOException e) {
+      throw failedBelowRoot(file, e);
+    } finally {
+      closeQuietly(channel);
+      directories.forEach(PathGuard::closeQuietly);
+    }
+  }
+
+  /**
+   * Names a failed open of a registered real path: what a fresh check finds (missing, outside the
+   * root through a symlink swapped in, not a regular file), or, if the path now passes the check
+   * only through a symlink, NOT_REGULAR_FILE (it changed); if it is unchanged, UNREADABLE.
+   */
+  private FileRejectedException failedBelowRoot(Path file, IOException cause) {
+    Checked now;
+    try {
+      now = check(file);
+    } catch (FileRejectedException e) {
+      return e;
+    }
+    if (!now.realPath().equals(absolute(file))) {
+      return new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " changed while being opened");
+    }
+    return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
+        + cause.getClass().getSimpleName());
+  }
+
+  /** The full open: check (resolving the path), then walk from a freshly opened root. */
+  private VerifiedFile openChecked(Path file, long registeredSize) throws FileRejectedException {
     Checked checked = check(file);
     requireSize(show(file), checked.size(), registeredSize);
     beforeOpen.run();
@@ -267,6 +378,9 @@ final class PathGuard {
    */
   static String show(Object value) {
     String text = String.valueOf(value);
+    if (text.chars().noneMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029)) {
+      return text;
+    }
     StringBuilder out = new StringBuilder(text.length());
     text.codePoints().forEach(cp -> {
       if (Character.isISOControl(cp) || cp == 0x2028 || cp == 0x2029) {

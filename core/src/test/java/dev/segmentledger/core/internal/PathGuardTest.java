@@ -201,6 +201,39 @@ class PathGuardTest {
     }
   }
 
+  @Test
+  void aRegisteredRealPathNowReachedThroughASymlinkInsideTheRootIsRefused() throws Exception {
+    Path dir = Files.createDirectories(root.resolve("b1")).toRealPath();
+    Path file = Files.writeString(dir.resolve("a.ts"), "inside");
+    Path real = file.toRealPath();
+    Path other = Files.createDirectories(root.resolve("other"));
+    Files.move(file, other.resolve("a.ts"));
+    Files.createSymbolicLink(real, other.resolve("a.ts"));
+    assertOpenReason(Reason.NOT_REGULAR_FILE, real, 6);
+  }
+
+  @Test
+  void pathsWithDotDotOrOutsideTheRootTakeTheFullCheckOnOpen() throws Exception {
+    Path dir = Files.createDirectories(root.resolve("b1"));
+    Files.writeString(dir.resolve("a.ts"), "inside");
+    try (VerifiedFile verified = guard.open(root.resolve("b1/../b1/a.ts"), 6)) {
+      assertEquals("inside", new String(verified.openStream().readAllBytes()));
+    }
+    Path outside = Files.writeString(temp.resolve("secret.ts"), "secret");
+    assertOpenReason(Reason.OUTSIDE_ROOT, root.resolve("../secret.ts"), 6);
+    assertOpenReason(Reason.OUTSIDE_ROOT, outside, 6);
+  }
+
+  @Test
+  void aClosedGuardStillOpensThroughTheFullCheck() throws Exception {
+    Path file = Files.writeString(root.resolve("a.ts"), "hello");
+    guard.close();
+    try (VerifiedFile verified = guard.open(file.toRealPath(), 5)) {
+      assertEquals("hello", new String(verified.openStream().readAllBytes()));
+    }
+    assertOpenReason(Reason.FILE_SHRANK, file.toRealPath(), 6);
+  }
+
   private interface IoAction {
     void run() throws IOException;
   }
