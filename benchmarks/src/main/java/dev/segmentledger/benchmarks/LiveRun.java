@@ -8,9 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Registers files into a started ledger from several threads at full speed and waits until every
@@ -19,7 +22,12 @@ import java.util.concurrent.Future;
 final class LiveRun {
   private LiveRun() {}
 
-  record Outcome(int items, long nanos, long registerNanos, long failed, long saturated) {
+  /**
+   * @param threadCpuMicros CPU of the registering threads and of the ledger's own threads, by
+   *     thread group, in microseconds (empty where the platform does not report thread CPU)
+   */
+  record Outcome(int items, long nanos, long registerNanos, long failed, long saturated,
+      Map<String, Long> threadCpuMicros) {
     double itemsPerSecond() {
       return items * 1e9 / nanos;
     }
@@ -40,10 +48,13 @@ final class LiveRun {
    */
   static Outcome run(LedgerBuilder builder, List<Path> files, String broadcastId, int threads, int batchSize,
       Duration timeout) throws Exception {
+    Map<String, Long> cpu = new TreeMap<>();
     ConfirmTracker tracker = new ConfirmTracker(files.size());
     try (Ledger ledger = builder.listener(tracker).build()) {
       ledger.start();
-      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      AtomicInteger names = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(threads,
+          r -> new Thread(r, "bench-register-" + names.incrementAndGet()));
       long start = System.nanoTime();
       try {
         List<Future<?>> done = new ArrayList<>();
@@ -67,13 +78,15 @@ final class LiveRun {
         for (Future<?> f : done) {
           f.get();
         }
+        cpu.putAll(CpuUse.threadMicros("bench-register-"));
       } finally {
         pool.shutdown();
       }
       long registered = System.nanoTime();
       tracker.await(timeout);
+      cpu.putAll(CpuUse.threadMicros("segment-ledger-"));
       return new Outcome(files.size(), tracker.lastConfirmNanos() - start, registered - start, tracker.failed(),
-          tracker.saturated());
+          tracker.saturated(), cpu);
     }
   }
 }

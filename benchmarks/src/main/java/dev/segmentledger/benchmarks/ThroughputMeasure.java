@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Measure 1: items/s from register to confirmed on real PostgreSQL with a zero-latency sink
@@ -18,7 +19,7 @@ final class ThroughputMeasure implements Measure {
   static final int WORKERS = 4;
   static final int REGISTER_THREADS = 2;
   static final int FILE_SIZE = 1024;
-  static final int REGISTER_BATCH = Integer.getInteger("bench.registerBatch", 100);
+  static final int REGISTER_BATCH = 100;
 
   @Override
   public String name() {
@@ -27,15 +28,17 @@ final class ThroughputMeasure implements Measure {
 
   @Override
   public List<BenchResult> run(BenchEnv env) throws Exception {
-    int items = env.size(500, 20_000);
+    int items = env.size(500, 100_000);
     Path root = env.newDir("throughput");
     List<Path> files = MediaFiles.write(root.resolve("rec"), items, FILE_SIZE);
-    // A full-size warm-up run on its own schema (the JIT compilers take a quarter of the CPU of a
-    // cold run: the number wanted is the steady rate of a long-running recorder), then the measured run.
-    runOnce(env, root, files, "warmup");
-    long cpuBefore = processCpuNanos();
+    // A warm-up run on its own schema, then a long measured run: the JIT compilers take a quarter of
+    // the CPU of a short cold run, and the number wanted is the steady rate of a long-running recorder.
+    runOnce(env, root, files.subList(0, items / 5), "warmup");
+    long cpuBefore = CpuUse.processNanos();
+    long jitBefore = CpuUse.jitMillis();
+    long gcBefore = CpuUse.gcMillis();
     LiveRun.Outcome o = runOnce(env, root, files, "measured");
-    long cpuNanos = processCpuNanos() - cpuBefore;
+    long cpuNanos = CpuUse.processNanos() - cpuBefore;
     Map<String, Object> c = env.conditions();
     c.put("rows", items);
     c.put("file_bytes", FILE_SIZE);
@@ -46,18 +49,17 @@ final class ThroughputMeasure implements Measure {
     c.put("pool_size", WORKERS + REGISTER_THREADS + 2);
     c.put("sink", "FakeObjectSink (in memory, zero latency)");
     c.put("register_only_items_per_s", o.registerPerSecond());
-    c.put("ledger_jvm_cpu_us_per_item", cpuNanos / 1e3 / items);
+    c.put("jvm_cpu_us_per_item", cpuNanos / 1e3 / items);
+    Map<String, Double> perItem = new TreeMap<>();
+    o.threadCpuMicros().forEach((group, micros) -> perItem.put(group, (double) micros / items));
+    c.put("thread_cpu_us_per_item", perItem);
+    c.put("jit_ms", CpuUse.jitMillis() - jitBefore);
+    c.put("gc_ms", CpuUse.gcMillis() - gcBefore);
     c.put("failed_attempts", o.failed());
     c.put("saturated", o.saturated());
     return List.of(BenchResult.atLeast("throughput.register_to_confirmed", o.itemsPerSecond(), "items/s", 10_000,
         "first register to last confirm; registerAll batches of " + REGISTER_BATCH + ", leased at insertion,"
             + " confirms batched by the confirmer", c));
-  }
-
-  /** CPU time of this JVM (all threads), or 0 if the platform does not report it. */
-  static long processCpuNanos() {
-    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
   }
 
   private static LiveRun.Outcome runOnce(BenchEnv env, Path root, List<Path> files, String label) throws Exception {

@@ -3,6 +3,8 @@ package dev.segmentledger.jdbi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
@@ -34,7 +36,15 @@ class ConcurrentConfirmTest {
 
   @Test
   void everyRowIsConfirmedByExactlyOneOfTheRacingConfirmers() throws Exception {
-    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
+    HikariConfig pool = new HikariConfig();
+    pool.setDataSource(PG.dataSource());
+    pool.setMaximumPoolSize(CONFIRMERS + 1);
+    try (HikariDataSource dataSource = new HikariDataSource(pool)) {
+      race(JdbiStateStore.create(Jdbi.create(dataSource)).migrate());
+    }
+  }
+
+  private static void race(JdbiStateStore store) throws Exception {
     List<LedgerItem> rows = new ArrayList<>();
     for (int i = 0; i < ROWS; i++) {
       ItemId id = ItemId.original("load", "720p", i);

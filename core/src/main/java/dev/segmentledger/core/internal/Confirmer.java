@@ -66,9 +66,10 @@ final class Confirmer {
 
   /** Starts the confirmer thread; until then (and for a manual ledger) confirms run inline. */
   void start(ThreadFactory factory) {
+    Thread confirmerThread = factory.newThread(this::run);
+    thread = confirmerThread;
     running = true;
-    thread = factory.newThread(this::run);
-    thread.start();
+    confirmerThread.start();
   }
 
   /**
@@ -78,7 +79,8 @@ final class Confirmer {
   void submit(LedgerItem item, StoredObjectInfo object) {
     Stored stored = new Stored(item, object);
     try {
-      while (running) {
+      // A confirmer thread that died (an Error) must not leave workers waiting: confirm inline then.
+      while (running && thread.isAlive()) {
         if (pending.offer(stored, 100, TimeUnit.MILLISECONDS)) {
           return;
         }
