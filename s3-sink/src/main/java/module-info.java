@@ -8,6 +8,9 @@ module dev.segmentledger.s3 {
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.core;
   requires software.amazon.awssdk.http;
+  requires transitive software.amazon.awssdk.http.auth.aws;
+  requires transitive software.amazon.awssdk.http.auth.spi;
+  requires transitive software.amazon.awssdk.identity.spi;
   requires software.amazon.awssdk.utils;
 
   exports dev.segmentledger.s3;

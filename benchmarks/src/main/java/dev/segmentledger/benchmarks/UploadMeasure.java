@@ -1,7 +1,9 @@
 package dev.segmentledger.benchmarks;
 
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.s3.ContentMd5Signing;
 import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.s3.SkipExpectContinue;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -135,6 +138,12 @@ final class UploadMeasure implements Measure {
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        // The s3-sink README's recommendations for a plain-HTTP endpoint, which make the requests the
+        // ones rclone sends: Content-MD5-covered bodies as UNSIGNED-PAYLOAD instead of the SDK's
+        // per-chunk signing (aws-chunked), and no Expect: 100-continue round trip before each body.
+        .putAuthScheme(ContentMd5Signing.authScheme())
+        .httpClientBuilder(ApacheHttpClient.builder().expectContinueEnabled(false))
+        .overrideConfiguration(o -> o.addExecutionInterceptor(new SkipExpectContinue()))
         .build();
   }
 }

@@ -33,6 +33,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * tell a missing bucket from a missing object (S3 answers 404 without a body), so {@link #head}
  * reports both as empty; a PUT into a missing bucket fails permanently.
  *
+ * <p><b>Plain-HTTP endpoints.</b> Over {@code http://} the SDK signs every body in {@code aws-chunked}
+ * encoding and waits for {@code 100 Continue} before each PUT; for a client that reaches its server
+ * over plain HTTP install {@link ContentMd5Signing#authScheme()} (bodies with {@code Content-MD5} go
+ * as {@code UNSIGNED-PAYLOAD}, integrity kept by the signed {@code Content-MD5}) and
+ * {@link SkipExpectContinue} (see the module README). The sink works the same with or without them.
+ * Request bodies are read from the content in blocks of 64 KiB and are never marked or reset: a
+ * retry opens a new stream.
+ *
  * <p><b>Retries ({@code mayExist}).</b> The sink HEADs the key first; an object with the same size
  * <em>and</em> the same checksum metadata counts as stored and is not uploaded again. Anything else
  * (missing, other size, other or no checksum) is uploaded again. It never skips on size alone.
