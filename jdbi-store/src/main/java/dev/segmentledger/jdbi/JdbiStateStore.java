@@ -56,6 +56,9 @@ public final class JdbiStateStore implements StateStore {
       + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
       + " ORDER BY id LIMIT :limit";
 
+  /** Batches up to this size are inserted a row per statement (cheaper to plan than arrays). */
+  static final int ROW_BY_ROW_MAX = 3;
+
   /** Ends the lease of a row; part of every update that moves a row on from an attempt. */
   private static final String NO_LEASE = "lease_owner = NULL, lease_until = NULL";
 
@@ -84,14 +87,16 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction of a few statements whatever the batch size: each broadcast row is created
-   * if missing and locked {@code FOR SHARE} (so {@link #endBroadcast} waits for it, and it for
-   * {@link #endBroadcast}); the INIT rows that WAITING PLAYBACK items depend on are locked {@code
-   * FOR SHARE} in row id order before their state is read (so a confirm of such an INIT, which
-   * locks the row for update, either precedes it and is seen, or follows it and releases it); then
-   * one multi-row {@code INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING} in the batch's
-   * order, and one read of the identities that existed. A transaction PostgreSQL aborts as a
-   * deadlock victim is run again.
+   * <p>One transaction: each broadcast row is created if missing and locked {@code FOR SHARE} (so
+   * {@link #endBroadcast} waits for it, and it for {@link #endBroadcast}); the INIT rows that WAITING
+   * PLAYBACK items depend on are locked {@code FOR SHARE} before their state is read (so a confirm
+   * of such an INIT, which locks the row for update, either precedes it and is seen, or follows it
+   * and releases it). Up to {@value #ROW_BY_ROW_MAX} rows (one registration with its INIT and
+   * PLAYBACK rows) are then inserted with one {@code INSERT ... ON CONFLICT DO NOTHING} each, which
+   * is the cheapest to plan; a larger batch with one multi-row {@code INSERT ... SELECT FROM
+   * unnest(...)} in the batch's order (INIT rows locked in row id order) and one read of the
+   * identities that existed, a few statements whatever its size. A transaction PostgreSQL aborts
+   * as a deadlock victim is run again.
    */
   @Override
   public List<RegisterResult> registerAll(List<NewItem> items) {
@@ -100,8 +105,16 @@ public final class JdbiStateStore implements StateStore {
       return List.of();
     }
     return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
-      for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().toList()) {
+      // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders.
+      for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList()) {
         lockLiveBroadcast(handle, broadcastId, items.get(0).registeredAt());
+      }
+      if (items.size() <= ROW_BY_ROW_MAX) {
+        List<RegisterResult> results = new ArrayList<>(items.size());
+        for (NewItem item : items) {
+          results.add(insertOne(handle, item));
+        }
+        return results;
       }
       Set<ItemId> confirmedInits = lockInitsOfWaiting(handle, items);
       Map<ItemId, LedgerItem> created = insertAll(handle, items, confirmedInits);
@@ -143,6 +156,57 @@ public final class JdbiStateStore implements StateStore {
     if (ended) {
       throw new BroadcastEndedException(broadcastId);
     }
+  }
+
+  /** Inserts one row, or returns the existing row of its identity. */
+  private RegisterResult insertOne(Handle handle, NewItem item) {
+    ItemState state = item.state();
+    if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(handle, item.id())) {
+      state = ItemState.PENDING;
+    }
+    Instant registeredAt = micros(item.registeredAt());
+    Instant leaseUntil = item.leased() ? micros(item.leaseUntil()) : null;
+    Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
+            + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
+            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
+            + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
+            + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil)"
+            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
+        .bindMap(identity(item.id()))
+        .bind("sourcePath", item.sourcePath())
+        .bind("originPath", item.originPath())
+        .bind("sizeBytes", item.sizeBytes())
+        .bind("state", state.name())
+        .bind("reason", nameOf(item.reason()))
+        .bind("detail", item.detail())
+        .bind("registeredAt", registeredAt)
+        .bind("nextAttemptAt", leaseUntil != null ? leaseUntil : registeredAt)
+        .bind("leaseOwner", item.leaseOwner())
+        .bind("leaseUntil", leaseUntil)
+        .map(mapper)
+        .findOne();
+    if (created.isPresent()) {
+      return new RegisterResult(created.get(), true);
+    }
+    LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+        .bindMap(identity(item.id()))
+        .map(mapper)
+        .findOne()
+        .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
+            + " conflicted, but no row with that identity exists"));
+    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
+      throw new RegistrationConflictException(existing, item.sizeBytes());
+    }
+    return new RegisterResult(existing, false);
+  }
+
+  private static boolean initConfirmed(Handle handle, ItemId playback) {
+    return handle.createQuery("SELECT state FROM " + TABLE + " WHERE " + IDENTITY + " FOR SHARE")
+        .bindMap(identity(ItemId.init(playback.broadcastId(), playback.rendition())))
+        .mapTo(String.class)
+        .findOne()
+        .map(ItemState.CONFIRMED.name()::equals)
+        .orElse(false);
   }
 
   /** Locks the INIT rows the WAITING PLAYBACK items of the batch depend on; returns the confirmed ones. */
@@ -294,18 +358,39 @@ public final class JdbiStateStore implements StateStore {
         .list());
   }
 
-  /** {@inheritDoc} The single-row case of {@link #confirmAll}. */
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction: the conditional update of the row and, for an INIT, the release of the
+   * waiting PLAYBACK rows of its rendition.
+   */
   @Override
   public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
       Instant confirmedAt) {
-    return confirmAll(List.of(new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt)))[0];
+    Confirmation confirmation = new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt);
+    return jdbi.inTransaction(handle -> {
+      Optional<ItemId> confirmed = handle.createQuery("UPDATE " + TABLE
+              + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
+              + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
+              + " RETURNING broadcast_id, axis, rendition, sequence")
+          .bind("checksum", confirmation.checksum())
+          .bind("confirmedAt", micros(confirmation.confirmedAt()))
+          .bind("id", rowId)
+          .bind("expectedState", expectedState.name())
+          .bind("expectedSize", expectedSize)
+          .map((rs, ctx) -> new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")),
+              rs.getString("rendition"), rs.getLong("sequence")))
+          .findOne();
+      confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> releaseWaiting(handle, Set.of(init)));
+      return confirmed.isPresent();
+    });
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction of one or two statements whatever the batch size: a conditional {@code
-   * UPDATE ... FROM unnest(...)} whose join carries each row's expected state and size, and, if it
+   * <p>A single confirmation is a {@link #confirm}. A batch is one transaction of one or two
+   * statements whatever its size: a conditional {@code UPDATE ... FROM unnest(...)} whose join carries each row's expected state and size, and, if it
    * confirmed INIT rows, the release of the waiting PLAYBACK rows of their renditions. A
    * transaction PostgreSQL aborts as a deadlock victim is run again.
    */
@@ -314,6 +399,10 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(confirmations, "confirmations");
     if (confirmations.isEmpty()) {
       return new boolean[0];
+    }
+    if (confirmations.size() == 1) {
+      Confirmation c = confirmations.get(0);
+      return new boolean[] {confirm(c.rowId(), c.expectedState(), c.expectedSize(), c.checksum(), c.confirmedAt())};
     }
     Set<Long> confirmed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       Set<Long> ids = new HashSet<>();
@@ -338,12 +427,7 @@ public final class JdbiStateStore implements StateStore {
           })
           .forEach(ids::add);
       if (!inits.isEmpty()) {
-        handle.createUpdate("UPDATE " + TABLE + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
-                + " AND (broadcast_id, rendition) IN (SELECT * FROM unnest(:broadcastIds::varchar[],"
-                + " :renditions::varchar[]))")
-            .bindArray("broadcastIds", String.class, inits.stream().map(ItemId::broadcastId).toList())
-            .bindArray("renditions", String.class, inits.stream().map(ItemId::rendition).toList())
-            .execute();
+        releaseWaiting(handle, inits);
       }
       return ids;
     }));
@@ -352,6 +436,16 @@ public final class JdbiStateStore implements StateStore {
       results[i] = confirmed.remove(confirmations.get(i).rowId());
     }
     return results;
+  }
+
+  /** Turns the WAITING PLAYBACK rows of the renditions of the given confirmed INITs PENDING. */
+  private static void releaseWaiting(Handle handle, Set<ItemId> inits) {
+    handle.createUpdate("UPDATE " + TABLE + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
+            + " AND (broadcast_id, rendition) IN (SELECT * FROM unnest(:broadcastIds::varchar[],"
+            + " :renditions::varchar[]))")
+        .bindArray("broadcastIds", String.class, inits.stream().map(ItemId::broadcastId).toList())
+        .bindArray("renditions", String.class, inits.stream().map(ItemId::rendition).toList())
+        .execute();
   }
 
   @Override

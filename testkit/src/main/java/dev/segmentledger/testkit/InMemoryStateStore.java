@@ -45,7 +45,12 @@ public final class InMemoryStateStore implements StateStore {
   public synchronized List<RegisterResult> registerAll(List<NewItem> items) {
     Objects.requireNonNull(items, "items");
     // Check everything first so that the batch is all or nothing.
+    Map<ItemId, NewItem> earlier = new HashMap<>();
     for (NewItem item : items) {
+      NewItem first = earlier.putIfAbsent(item.id(), item);
+      if (first != null && item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && first.sizeBytes() != item.sizeBytes()) {
+        throw new RegistrationConflictException(pendingRow(first), item.sizeBytes());
+      }
       BroadcastRecord broadcast = broadcasts.get(item.id().broadcastId());
       if (broadcast != null && broadcast.ended()) {
         throw new BroadcastEndedException(item.id().broadcastId());
@@ -63,6 +68,12 @@ public final class InMemoryStateStore implements StateStore {
       results.add(insert(item));
     }
     return results;
+  }
+
+  /** How {@code item} would look once inserted, for the message of a conflict inside one batch. */
+  private static LedgerItem pendingRow(NewItem item) {
+    return new LedgerItem(0, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(), item.state(), 0,
+        item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null);
   }
 
   private RegisterResult insert(NewItem item) {

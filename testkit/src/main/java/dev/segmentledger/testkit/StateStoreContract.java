@@ -509,6 +509,44 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void anIdentityTwiceInALargeBatchIsCreatedOnceAndAnotherSizeIsAConflict() {
+    List<NewItem> batch = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      batch.add(NewItem.pending(ItemId.original("b1", "720p", i), "/rec/" + i + ".ts", 10, T0));
+    }
+    batch.add(NewItem.pending(ItemId.original("b1", "720p", 2), "/rec/2.ts", 10, T0));
+    List<RegisterResult> results = store.registerAll(batch);
+    assertTrue(results.get(2).created());
+    assertFalse(results.get(6).created());
+    assertEquals(results.get(2).item(), results.get(6).item());
+
+    List<NewItem> conflicting = new ArrayList<>(batch.subList(0, 5));
+    conflicting.add(NewItem.pending(ItemId.original("b1", "720p", 99), "/rec/99.ts", 10, T0));
+    conflicting.add(NewItem.pending(ItemId.original("b1", "720p", 99), "/rec/99.ts", 11, T0));
+    assertThrows(RegistrationConflictException.class, () -> store.registerAll(conflicting));
+    assertTrue(store.find(ItemId.original("b1", "720p", 99)).isEmpty());
+  }
+
+  @Test
+  void playbackInALargeBatchDoesNotWaitForAnInitConfirmedBefore() {
+    LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
+    store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
+    assertTrue(store.confirm(init.rowId(), ItemState.PENDING, 5, "c", T0));
+    List<NewItem> batch = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      batch.add(NewItem.derived(ItemId.playback("b1", "720p", i), "/p" + i, "/o", T0));
+      batch.add(NewItem.derived(ItemId.playback("b1", "1080p", i), "/q" + i, "/o", T0));
+    }
+
+    List<RegisterResult> results = store.registerAll(batch);
+
+    for (int i = 0; i < batch.size(); i++) {
+      ItemState expected = i % 2 == 0 ? ItemState.PENDING : ItemState.WAITING;
+      assertEquals(expected, results.get(i).item().state(), batch.get(i).id().toString());
+    }
+  }
+
+  @Test
   void aRowLeasedAtRegistrationIsClaimedAlreadyByItsOwner() {
     ItemId id = ItemId.original("b1", "720p", 0);
     LedgerItem leased = store.register(NewItem.pending(id, "/rec/0.ts", 10, T0).leasedTo("node-a", LEASE_END)).item();

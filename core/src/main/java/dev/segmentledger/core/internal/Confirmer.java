@@ -12,8 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,18 +22,19 @@ import org.slf4j.LoggerFactory;
 /**
  * Confirms stored items in batches: group commit for the compare-and-set confirms.
  *
- * <p>A worker whose PUT succeeded hands the item over with {@link #submit} and goes on with its
- * next item; one confirmer thread turns whatever has gathered meanwhile into one {@link
- * StateStore#confirmAll} call. At a low rate every batch holds one item and adds no wait; under
- * load, batches grow by themselves while the previous one commits. Until its confirm has
- * committed, an item is still in flight (the queue's de-duplication holds its row) and its row is
- * still PENDING: a crash in between is the "after PUT, before confirm" row of the crash table, and
- * the retry sends the same bytes to the same key. A full hand-over queue blocks the worker, so the
- * confirms bound the uploads. If a batch fails, its items are confirmed one by one, and an item
- * whose confirm fails is recorded as {@link Reason#INTERNAL_ERROR} with backoff.
+ * <p>A worker whose PUT succeeded hands the item over with {@link #submit}. Whichever worker finds
+ * no confirm running becomes the leader: it takes everything handed over so far (up to {@value
+ * #MAX_BATCH} per statement) into one {@link StateStore#confirmAll} call, and goes on while more
+ * is waiting; the others return at once to their next upload. At a low rate every worker confirms
+ * its own item, as soon as its PUT returns; under load, batches grow by themselves while the
+ * previous one commits. There is no thread of its own: a manual ledger confirms in the caller.
  *
- * <p>Without a thread ({@linkplain #inline inline}, for a manual ledger or after {@link #close}),
- * {@link #submit} confirms in the caller's thread. Thread-safe.
+ * <p>Until its confirm has committed, an item is still in flight (the queue's de-duplication holds
+ * its row) and its row is still PENDING: a crash in between is the "after PUT, before confirm" row
+ * of the crash table, and the retry sends the same bytes to the same key. The hand-over queue is
+ * bounded; a worker that finds it full helps confirm, so the confirms bound the uploads. If a
+ * batch fails, its items are confirmed one by one, and an item whose confirm fails is recorded as
+ * {@link Reason#INTERNAL_ERROR} with backoff. Thread-safe.
  */
 final class Confirmer {
   static final int MAX_BATCH = 512;
@@ -45,8 +47,7 @@ final class Confirmer {
   private final Runnable initConfirmed;
   private final LongConsumer done;
   private final BlockingQueue<Stored> pending = new ArrayBlockingQueue<>(4 * MAX_BATCH);
-  private volatile Thread thread;
-  private volatile boolean running;
+  private final ReentrantLock leader = new ReentrantLock();
 
   /**
    * @param initConfirmed run after a batch that confirmed an INIT (its playback rows were released)
@@ -64,83 +65,46 @@ final class Confirmer {
   /** An item whose object is stored, waiting for its confirm. */
   record Stored(LedgerItem item, StoredObjectInfo object) {}
 
-  /** Starts the confirmer thread; until then (and for a manual ledger) confirms run inline. */
-  void start(ThreadFactory factory) {
-    Thread confirmerThread = factory.newThread(this::run);
-    thread = confirmerThread;
-    running = true;
-    confirmerThread.start();
-  }
-
   /**
-   * Hands over a stored item; returns at once unless the hand-over queue is full. Confirms inline
-   * if there is no confirmer thread.
+   * Hands over a stored item, and confirms what is waiting if no other worker is doing so. Returns
+   * once the item is confirmed, or handed to the worker confirming now.
    */
   void submit(LedgerItem item, StoredObjectInfo object) {
     Stored stored = new Stored(item, object);
-    try {
-      // A confirmer thread that died (an Error) must not leave workers waiting: confirm inline then.
-      while (running && thread.isAlive()) {
-        if (pending.offer(stored, 100, TimeUnit.MILLISECONDS)) {
-          return;
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    confirm(List.of(stored));
-  }
-
-  private void run() {
-    List<Stored> batch = new ArrayList<>(MAX_BATCH);
-    while (running || !pending.isEmpty()) {
-      try {
-        Stored first = pending.poll(100, TimeUnit.MILLISECONDS);
-        if (first == null) {
-          continue;
-        }
-        batch.add(first);
-        pending.drainTo(batch, MAX_BATCH - 1);
-        confirm(batch);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      } catch (RuntimeException | LinkageError | AssertionError e) {
-        log.warn("confirming a batch failed unexpectedly; its rows stay unconfirmed for the sweeper", e);
-        batch.forEach(s -> done.accept(s.item().rowId()));
-      } finally {
-        batch.clear();
+    while (!pending.offer(stored)) {
+      if (!confirmWaiting()) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // full, and another worker confirms
       }
     }
+    confirmWaiting();
   }
 
   /**
-   * Stops taking hand-overs, confirms what was handed over already (waiting up to the deadline for
-   * the thread), and confirms inline from then on.
+   * Confirms, in batches, whatever is waiting, unless another worker does so already. Checking
+   * again after giving up the lead means an item handed over meanwhile is never left waiting.
+   *
+   * @return whether this call confirmed anything
    */
-  void close(long deadlineNanos) {
-    running = false;
-    Thread current = thread;
-    if (current != null) {
+  boolean confirmWaiting() {
+    boolean confirmedAny = false;
+    List<Stored> batch = new ArrayList<>();
+    while (!pending.isEmpty() && leader.tryLock()) {
       try {
-        long remaining = deadlineNanos - System.nanoTime();
-        if (remaining > 0) {
-          TimeUnit.NANOSECONDS.timedJoin(current, remaining);
+        pending.drainTo(batch, MAX_BATCH);
+        if (!batch.isEmpty()) {
+          confirm(batch);
+          confirmedAny = true;
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      } finally {
+        batch.clear();
+        leader.unlock();
       }
-      current.interrupt();
     }
-    List<Stored> left = new ArrayList<>();
-    pending.drainTo(left);
-    if (!left.isEmpty()) {
-      confirm(left);
-    }
+    return confirmedAny;
   }
 
   /** Confirms a batch and settles each item; never throws for a store failure. */
-  void confirm(List<Stored> batch) {
+  private void confirm(List<Stored> batch) {
     Instant now = config.clock().instant();
     List<Confirmation> confirmations = batch.stream()
         .map(s -> new Confirmation(s.item().rowId(), ItemState.PENDING, s.item().sizeBytes(), s.object().checksum(),

@@ -43,15 +43,20 @@ import org.slf4j.LoggerFactory;
  * <p>Design note. The row is the ledger; everything in this class is disposable. {@link #register}
  * writes the row first (PENDING, or REJECTED with a reason if the file fails the boundary check;
  * with a repackager, also the INIT and a WAITING PLAYBACK row, in the same transaction) and only
- * then offers the item to the bounded {@link WorkQueue}; a full queue drops the offer and
- * the row waits for the {@link Sweeper}. Workers take items from the queue and hand them to the
- * {@link ItemProcessor}, which PUTs to the contract key and confirms by compare-and-set. The sweeper
- * runs on its own thread at a fixed delay and pages through due rows with a per-axis keyset cursor.
- * The in-flight set of the queue keeps one row from being processed twice in this process; across
- * processes, duplicate PUTs of identical bytes are accepted and the CAS confirm decides. The
- * store releases waiting PLAYBACK rows in the transaction that confirms their INIT, so the
- * ledger itself never tracks that dependency in memory. A manual
- * ledger has no threads at all: the caller runs sweep rounds and drains the queue.
+ * then offers the item to the bounded {@link WorkQueue}; a full queue drops the offer and the row
+ * waits for the {@link Sweeper}. A row this instance queues itself is leased to it from its
+ * insertion (a short lease), which saves a claim per item; a row the full queue refused is
+ * released at once. Workers take items from the queue and hand them to the {@link ItemProcessor},
+ * which PUTs to the contract key and hands the item to the {@link Confirmer}. Both ends are group
+ * commits: concurrent registrations share a transaction ({@link Registrar}), and the confirms
+ * gathered while one commits become one compare-and-set statement with a result per row, led by
+ * whichever worker finds no confirm running. A lone caller never waits for a batch to fill. The
+ * sweeper runs on its own thread at a fixed delay and pages through due rows with a per-axis
+ * keyset cursor. The in-flight set of the queue keeps one row from being processed twice in this
+ * process; across processes, duplicate PUTs of identical bytes are accepted and the CAS confirm
+ * decides. The store releases waiting PLAYBACK rows in the transaction that confirms their INIT,
+ * so the ledger itself never tracks that dependency in memory. A manual ledger has no threads at
+ * all: the caller runs sweep rounds and drains the queue.
  */
 public final class DefaultLedger implements ManualLedger {
   private static final Logger log = LoggerFactory.getLogger(DefaultLedger.class);
@@ -67,6 +72,7 @@ public final class DefaultLedger implements ManualLedger {
   private final PlaybackProducer producer;
   private final SinkBreaker breaker;
   private final Leases leases;
+  private final Registrar registrar;
   private final Confirmer confirmer;
   private final ItemProcessor processor;
   private final Sweeper sweeper;
@@ -85,6 +91,7 @@ public final class DefaultLedger implements ManualLedger {
     this.producer = new PlaybackProducer(config, guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged);
     this.leases = new Leases(store, config.clock(), config.nodeId(), config.leaseDuration());
+    this.registrar = new Registrar(store);
     Failures failures = new Failures(config, events);
     this.confirmer = new Confirmer(config, events, failures, this::sweepSoon, queue::release);
     this.processor = new ItemProcessor(config, guard, producer, breaker, events, leases, failures, confirmer);
@@ -114,7 +121,7 @@ public final class DefaultLedger implements ManualLedger {
       firstRowOf[f] = rows.size();
       rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
     }
-    List<RegisterResult> results = store.registerAll(rows);
+    List<RegisterResult> results = registrar.register(rows);
     Offer[] offers = new Offer[results.size()];
     for (int i = 0; i < results.size(); i++) {
       offers[i] = settle(rows.get(i), results.get(i));
@@ -298,7 +305,6 @@ public final class DefaultLedger implements ManualLedger {
       return;
     }
     takeBackOwnLeases();
-    confirmer.start(named("segment-ledger-confirmer-"));
     ThreadFactory factory = named("segment-ledger-worker-");
     for (int i = 0; i < config.workers(); i++) {
       Thread worker = factory.newThread(this::workLoop);
@@ -444,7 +450,7 @@ public final class DefaultLedger implements ManualLedger {
         break;
       }
     }
-    confirmer.close(deadline);
+    confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
     guard.close();
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());
   }
