@@ -7,6 +7,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerBuilder;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
@@ -81,7 +82,13 @@ class CrashMatrixTest {
 
     DirectoryObjectSink bucket = new DirectoryObjectSink(bucketDir);
     LedgerEvents events = new LedgerEvents();
-    try (Ledger restarted = Wiring.ledger(store, bucket, root, new FakeRepackager(), events).build()) {
+    // Odd runs restart the same node (it takes its leases back at once); even runs recover on another
+    // node, which waits for the dead node's leases to expire.
+    LedgerBuilder recovery = Wiring.ledger(store, bucket, root, new FakeRepackager(), events);
+    if (run % 2 == 1) {
+      recovery.nodeId(CrashingRecorder.nodeIdFor(broadcast));
+    }
+    try (Ledger restarted = recovery.build()) {
       restarted.start();
       for (int i = 0; i < SEGMENTS; i++) {
         ItemId id = ItemId.original(broadcast, "720p", i);

@@ -46,7 +46,7 @@ public final class CrashingRecorder {
     JdbiStateStore store = JdbiStateStore.create(jdbi);
     LedgerEvents events = new LedgerEvents();
     try (Ledger ledger = Wiring.ledger(hooks.wrap(store), hooks.wrap(sink), root, hooks.wrap(new FakeRepackager()),
-        events).listener(hooks.listener()).build()) {
+        events).nodeId(nodeIdFor(broadcast)).listener(hooks.listener()).build()) {
       ledger.start();
       for (int i = first; i < first + count; i++) {
         ItemId id = ItemId.original(broadcast, "720p", i);
@@ -56,5 +56,10 @@ public final class CrashingRecorder {
           .allMatch(row -> row.state().isTerminal()), Duration.ofSeconds(60));
     }
     System.out.println(DONE);
+  }
+
+  /** The node id of the recorder of {@code broadcast}: a restart under it takes its leases back at once. */
+  static String nodeIdFor(String broadcast) {
+    return "recorder-" + broadcast;
   }
 }
