@@ -267,7 +267,7 @@ public final class JdbiStateStore implements StateStore {
       leaseOwners.add(item.leaseOwner());
       leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
     }
-    Map<ItemId, LedgerItem> created = new HashMap<>();
+    Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery("INSERT INTO " + TABLE
             + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
             + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
@@ -281,7 +281,8 @@ public final class JdbiStateStore implements StateStore {
             + " WITH ORDINALITY AS v(broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
             + " state, reason, detail, registered_us, lease_owner, lease_us, ord)"
             + " ORDER BY v.ord"
-            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
+            + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING"
+            + " RETURNING id, broadcast_id, axis, rendition, sequence, state")
         .bindArray("broadcastIds", String.class, broadcastIds)
         .bindArray("axes", String.class, axes)
         .bindArray("renditions", String.class, renditions)
@@ -295,10 +296,25 @@ public final class JdbiStateStore implements StateStore {
         .bindArray("registeredAts", Long.class, registeredAts)
         .bindArray("leaseOwners", String.class, leaseOwners)
         .bindArray("leaseUntils", Long.class, leaseUntils)
-        .map(mapper)
+        .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), new ItemId(rs.getString("broadcast_id"),
+            Axis.valueOf(rs.getString("axis")), rs.getString("rendition"), rs.getLong("sequence")),
+            ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(row.id(), row));
-    return created;
+    // The rows as stored, built from what was sent: only the generated id and the state come back.
+    Map<ItemId, LedgerItem> rows = new HashMap<>();
+    for (NewItem item : items) {
+      CreatedRow row = created.get(item.id());
+      if (row != null && !rows.containsKey(item.id())) {
+        Instant registeredAt = micros(item.registeredAt());
+        rows.put(item.id(), new LedgerItem(row.rowId(), item.id(), item.sourcePath(), item.originPath(),
+            item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), registeredAt,
+            item.leased() ? micros(item.leaseUntil()) : registeredAt, null, null, null));
+      }
+    }
+    return rows;
   }
+
+  private record CreatedRow(long rowId, ItemId id, ItemState state) {}
 
   /** The rows of the given identities, by identity. */
   private Map<ItemId, LedgerItem> findAll(Handle handle, List<ItemId> ids) {
