@@ -189,11 +189,8 @@ final class PathGuard implements AutoCloseable {
         return openChecked(file, registeredSize);
       }
       channel = fileChannel;
-      if (!stillAsChecked(new Checked(root.resolve(relative), before.size(), before.fileKey()))) {
-        throw changed(file);
-      }
-      requireSize(show(file), channel.size(), registeredSize);
-      VerifiedFile verified = new VerifiedFile(channel, registeredSize, show(file));
+      VerifiedFile verified = verifyOpened(file, channel,
+          new Checked(root.resolve(relative), before.size(), before.fileKey()), registeredSize);
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
@@ -234,11 +231,7 @@ final class PathGuard implements AutoCloseable {
     FileChannel channel = null;
     try {
       channel = openWithoutFollowing(checked.realPath(), directories);
-      if (!stillAsChecked(checked)) {
-        throw changed(file);
-      }
-      requireSize(show(file), channel.size(), registeredSize);
-      VerifiedFile verified = new VerifiedFile(channel, registeredSize, show(file));
+      VerifiedFile verified = verifyOpened(file, channel, checked, registeredSize);
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
@@ -249,6 +242,19 @@ final class PathGuard implements AutoCloseable {
       closeQuietly(channel);
       directories.forEach(PathGuard::closeQuietly);
     }
+  }
+
+  /**
+   * The checks after an open: the path still leads through directories to the file that was
+   * checked, and the open file ({@code fstat}) has the registered size.
+   */
+  private VerifiedFile verifyOpened(Path file, FileChannel channel, Checked checked, long registeredSize)
+      throws FileRejectedException, IOException {
+    if (!stillAsChecked(checked)) {
+      throw changed(file);
+    }
+    requireSize(show(file), channel.size(), registeredSize);
+    return new VerifiedFile(channel, registeredSize, show(file));
   }
 
   /**
