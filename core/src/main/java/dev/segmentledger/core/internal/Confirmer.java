@@ -103,34 +103,41 @@ final class Confirmer {
     return confirmedAny;
   }
 
-  /** Confirms a batch and settles each item; never throws for a store failure. */
+  /**
+   * Confirms a batch and settles each item; never throws for a store failure. Whatever happens,
+   * every item's in-flight period ends here, so that no row is held back from the sweeper.
+   */
   private void confirm(List<Stored> batch) {
-    Instant now = config.clock().instant();
-    List<Confirmation> confirmations = batch.stream()
-        .map(s -> new Confirmation(s.item().rowId(), ItemState.PENDING, s.item().sizeBytes(), s.object().checksum(),
-            now))
-        .toList();
-    boolean[] confirmed;
-    boolean[] failed = new boolean[batch.size()];
-    try {
-      confirmed = store.confirmAll(confirmations);
-    } catch (RuntimeException e) {
-      log.warn("confirming a batch of {} failed; confirming them one by one", batch.size(), e);
-      confirmed = oneByOne(batch, confirmations, failed);
-    }
     boolean initReleased = false;
-    for (int i = 0; i < batch.size(); i++) {
-      LedgerItem item = batch.get(i).item();
+    try {
+      Instant now = config.clock().instant();
+      List<Confirmation> confirmations = batch.stream()
+          .map(s -> new Confirmation(s.item().rowId(), ItemState.PENDING, s.item().sizeBytes(),
+              s.object().checksum(), now))
+          .toList();
+      boolean[] failed = new boolean[batch.size()];
+      boolean[] confirmed;
       try {
+        confirmed = store.confirmAll(confirmations);
+        if (confirmed.length != batch.size()) {
+          throw new IllegalStateException(store.getClass().getName() + ".confirmAll returned " + confirmed.length
+              + " results for " + batch.size() + " confirmations");
+        }
+      } catch (RuntimeException e) {
+        log.warn("confirming a batch of {} failed; confirming them one by one", batch.size(), e);
+        confirmed = oneByOne(batch, confirmations, failed);
+      }
+      for (int i = 0; i < batch.size(); i++) {
+        LedgerItem item = batch.get(i).item();
         if (confirmed[i]) {
           events.onConfirmed(item);
           initReleased |= item.id().axis() == Axis.INIT;
         } else if (!failed[i]) {
           events.onConfirmLost(item);
         }
-      } finally {
-        done.accept(item.rowId());
       }
+    } finally {
+      batch.forEach(stored -> done.accept(stored.item().rowId()));
     }
     if (initReleased) {
       initConfirmed.run();

@@ -152,6 +152,19 @@ class BatchingTest {
   }
 
   @Test
+  void aStoreAnsweringABatchWithTheWrongNumberOfResultsIsConfirmedRowByRow() {
+    StateStore broken = intercept(new InMemoryStateStore(), "confirmAll", args -> new boolean[0]);
+    LedgerFixture f = new LedgerFixture(temp, broken);
+    ManualLedger ledger = f.manual();
+    ItemId id = ItemId.original("b1", "720p", 0);
+    ledger.register(id, f.record(id));
+
+    assertEquals(1, ledger.drainQueue());
+    assertEquals(ItemState.CONFIRMED, ledger.find(id).orElseThrow().state());
+    assertEquals(0, ledger.stats().inFlight(), "the row is no longer in flight");
+  }
+
+  @Test
   void aConfirmThatFailsIsRecordedAsAnInternalErrorAndRetried() throws Exception {
     AtomicInteger failuresLeft = new AtomicInteger(1);
     StateStore inner = new InMemoryStateStore();
