@@ -164,8 +164,6 @@ public final class JdbiStateStore implements StateStore {
     if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(handle, item.id())) {
       state = ItemState.PENDING;
     }
-    Instant registeredAt = micros(item.registeredAt());
-    Instant leaseUntil = item.leased() ? micros(item.leaseUntil()) : null;
     Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
             + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
             + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
@@ -179,10 +177,10 @@ public final class JdbiStateStore implements StateStore {
         .bind("state", state.name())
         .bind("reason", nameOf(item.reason()))
         .bind("detail", item.detail())
-        .bind("registeredAt", registeredAt)
-        .bind("nextAttemptAt", leaseUntil != null ? leaseUntil : registeredAt)
+        .bind("registeredAt", micros(item.registeredAt()))
+        .bind("nextAttemptAt", micros(item.nextAttemptAt()))
         .bind("leaseOwner", item.leaseOwner())
-        .bind("leaseUntil", leaseUntil)
+        .bind("leaseUntil", item.leased() ? micros(item.leaseUntil()) : null)
         .map(mapper)
         .findOne();
     if (created.isPresent()) {
@@ -244,6 +242,7 @@ public final class JdbiStateStore implements StateStore {
     List<String> reasons = new ArrayList<>(n);
     List<String> details = new ArrayList<>(n);
     List<Long> registeredAts = new ArrayList<>(n);
+    List<Long> nextAttemptAts = new ArrayList<>(n);
     List<String> leaseOwners = new ArrayList<>(n);
     List<Long> leaseUntils = new ArrayList<>(n);
     for (NewItem item : items) {
@@ -264,6 +263,7 @@ public final class JdbiStateStore implements StateStore {
       reasons.add(nameOf(item.reason()));
       details.add(item.detail());
       registeredAts.add(epochMicros(item.registeredAt()));
+      nextAttemptAts.add(epochMicros(item.nextAttemptAt()));
       leaseOwners.add(item.leaseOwner());
       leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
     }
@@ -272,14 +272,14 @@ public final class JdbiStateStore implements StateStore {
             + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
             + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
             + " SELECT v.broadcast_id, v.axis, v.rendition, v.sequence, v.source_path, v.origin_path, v.size_bytes,"
-            + " v.state, v.reason, v.detail, " + fromMicros("v.registered_us") + ","
-            + " COALESCE(" + fromMicros("v.lease_us") + ", " + fromMicros("v.registered_us") + "),"
-            + " v.lease_owner, " + fromMicros("v.lease_us")
+            + " v.state, v.reason, v.detail, " + fromMicros("v.registered_us") + ", " + fromMicros("v.next_attempt_us")
+            + ", v.lease_owner, " + fromMicros("v.lease_us")
             + " FROM unnest(:broadcastIds::varchar[], :axes::varchar[], :renditions::varchar[], :sequences::bigint[],"
             + " :sourcePaths::text[], :originPaths::text[], :sizes::bigint[], :states::varchar[], :reasons::varchar[],"
-            + " :details::text[], :registeredAts::bigint[], :leaseOwners::varchar[], :leaseUntils::bigint[])"
+            + " :details::text[], :registeredAts::bigint[], :nextAttemptAts::bigint[], :leaseOwners::varchar[],"
+            + " :leaseUntils::bigint[])"
             + " WITH ORDINALITY AS v(broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
-            + " state, reason, detail, registered_us, lease_owner, lease_us, ord)"
+            + " state, reason, detail, registered_us, next_attempt_us, lease_owner, lease_us, ord)"
             + " ORDER BY v.ord"
             + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING"
             + " RETURNING id, broadcast_id, axis, rendition, sequence, state")
@@ -294,10 +294,10 @@ public final class JdbiStateStore implements StateStore {
         .bindArray("reasons", String.class, reasons)
         .bindArray("details", String.class, details)
         .bindArray("registeredAts", Long.class, registeredAts)
+        .bindArray("nextAttemptAts", Long.class, nextAttemptAts)
         .bindArray("leaseOwners", String.class, leaseOwners)
         .bindArray("leaseUntils", Long.class, leaseUntils)
-        .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), new ItemId(rs.getString("broadcast_id"),
-            Axis.valueOf(rs.getString("axis")), rs.getString("rendition"), rs.getLong("sequence")),
+        .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(row.id(), row));
     // The rows as stored, built from what was sent: only the generated id and the state come back.
@@ -305,10 +305,9 @@ public final class JdbiStateStore implements StateStore {
     for (NewItem item : items) {
       CreatedRow row = created.get(item.id());
       if (row != null && !rows.containsKey(item.id())) {
-        Instant registeredAt = micros(item.registeredAt());
         rows.put(item.id(), new LedgerItem(row.rowId(), item.id(), item.sourcePath(), item.originPath(),
-            item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), registeredAt,
-            item.leased() ? micros(item.leaseUntil()) : registeredAt, null, null, null));
+            item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
+            micros(item.nextAttemptAt()), null, null, null));
       }
     }
     return rows;
@@ -383,19 +382,18 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
       Instant confirmedAt) {
-    Confirmation confirmation = new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt);
+    Confirmation c = new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt); // validates
     return jdbi.inTransaction(handle -> {
       Optional<ItemId> confirmed = handle.createQuery("UPDATE " + TABLE
               + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
               + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
               + " RETURNING broadcast_id, axis, rendition, sequence")
-          .bind("checksum", confirmation.checksum())
-          .bind("confirmedAt", micros(confirmation.confirmedAt()))
-          .bind("id", rowId)
-          .bind("expectedState", expectedState.name())
-          .bind("expectedSize", expectedSize)
-          .map((rs, ctx) -> new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")),
-              rs.getString("rendition"), rs.getLong("sequence")))
+          .bind("checksum", c.checksum())
+          .bind("confirmedAt", micros(c.confirmedAt()))
+          .bind("id", c.rowId())
+          .bind("expectedState", c.expectedState().name())
+          .bind("expectedSize", c.expectedSize())
+          .map((rs, ctx) -> LedgerItemMapper.itemId(rs))
           .findOne();
       confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> releaseWaiting(handle, Set.of(init)));
       return confirmed.isPresent();

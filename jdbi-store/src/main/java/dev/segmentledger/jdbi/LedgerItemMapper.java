@@ -21,8 +21,7 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
 
   @Override
   public LedgerItem map(ResultSet rs, StatementContext ctx) throws SQLException {
-    ItemId id = new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")),
-        rs.getString("rendition"), rs.getLong("sequence"));
+    ItemId id = itemId(rs);
     String reason = rs.getString("reason");
     long durationMicros = rs.getLong("media_duration_micros");
     Duration duration = rs.wasNull() ? null : Duration.ofNanos(durationMicros * 1_000);
@@ -30,6 +29,12 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
         rs.getLong("size_bytes"), ItemState.valueOf(rs.getString("state")), rs.getInt("attempts"),
         reason == null ? null : Reason.valueOf(reason), rs.getString("last_error"), instant(rs, "registered_at"),
         instant(rs, "next_attempt_at"), instant(rs, "confirmed_at"), rs.getString("checksum"), duration);
+  }
+
+  /** The identity columns (broadcast_id, axis, rendition, sequence) of the current row. */
+  static ItemId itemId(ResultSet rs) throws SQLException {
+    return new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")), rs.getString("rendition"),
+        rs.getLong("sequence"));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -88,9 +88,8 @@ public final class InMemoryStateStore implements StateStore {
       state = ItemState.PENDING;
     }
     long rowId = ++lastRowId;
-    Instant nextAttemptAt = registeredAt;
+    Instant nextAttemptAt = micros(item.nextAttemptAt());
     if (item.leased()) {
-      nextAttemptAt = micros(item.leaseUntil());
       leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt));
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),

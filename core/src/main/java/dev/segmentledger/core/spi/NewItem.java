@@ -77,6 +77,11 @@ public record NewItem(
     return leaseOwner != null;
   }
 
+  /** The row's first {@code nextAttemptAt}: the end of its lease if leased, else its registration time. */
+  public Instant nextAttemptAt() {
+    return leased() ? leaseUntil : registeredAt;
+  }
+
   /** A plain PENDING row for a recorded file. */
   public static NewItem pending(ItemId id, String sourcePath, long sizeBytes, Instant registeredAt) {
     return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt);
