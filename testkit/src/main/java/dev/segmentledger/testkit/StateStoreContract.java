@@ -21,7 +21,9 @@ import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -290,27 +292,14 @@ public abstract class StateStoreContract {
   @Test
   void ofConcurrentConfirmsOfOneRowExactlyOneWins() throws Exception {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
-    try {
-      List<Future<Boolean>> outcomes = new ArrayList<>();
-      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
-        String checksum = "c" + i;
-        outcomes.add(threads.submit(() -> {
-          start.await();
-          return store.confirm(row.rowId(), ItemState.PENDING, 10, checksum, T0);
-        }));
-      }
-      start.countDown();
-      int wins = 0;
-      for (Future<Boolean> outcome : outcomes) {
-        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
-      }
-      assertEquals(1, wins);
-      assertEquals(ItemState.CONFIRMED, store.findByRowId(row.rowId()).orElseThrow().state());
-    } finally {
-      threads.shutdownNow();
+    List<Callable<Boolean>> confirmers = new ArrayList<>();
+    for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+      String checksum = "c" + i;
+      confirmers.add(() -> store.confirm(row.rowId(), ItemState.PENDING, 10, checksum, T0));
     }
+
+    assertEquals(1, wins(race(confirmers)));
+    assertEquals(ItemState.CONFIRMED, store.findByRowId(row.rowId()).orElseThrow().state());
   }
 
   // ---- recordFailure ------------------------------------------------------------------------
@@ -636,31 +625,22 @@ public abstract class StateStoreContract {
     for (int i = 0; i < 50; i++) {
       rows.add(register(ItemId.original("b1", "720p", i), 10));
     }
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<boolean[]>> batches = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        List<LedgerItem> order = new ArrayList<>(rows);
-        java.util.Collections.rotate(order, t * 13);
-        batches.add(pool.submit(() -> {
-          go.await();
-          return store.confirmAll(order.stream()
-              .map(r -> new Confirmation(r.rowId(), ItemState.PENDING, 10, "c", T0)).toList());
-        }));
-      }
-      go.countDown();
-      int wins = 0;
-      for (Future<boolean[]> batch : batches) {
-        for (boolean won : batch.get(30, TimeUnit.SECONDS)) {
-          wins += won ? 1 : 0;
-        }
-      }
-      assertEquals(50, wins, "every row confirmed by exactly one batch");
-      assertEquals(50, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
-    } finally {
-      pool.shutdownNow();
+    List<Callable<boolean[]>> batches = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      List<LedgerItem> order = new ArrayList<>(rows);
+      Collections.rotate(order, t * 13);
+      batches.add(() -> store.confirmAll(order.stream()
+          .map(r -> new Confirmation(r.rowId(), ItemState.PENDING, 10, "c", T0)).toList()));
     }
+
+    int wins = 0;
+    for (boolean[] batch : race(batches)) {
+      for (boolean won : batch) {
+        wins += won ? 1 : 0;
+      }
+    }
+    assertEquals(50, wins, "every row confirmed by exactly one batch");
+    assertEquals(50, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
   }
 
   @Test
@@ -810,27 +790,14 @@ public abstract class StateStoreContract {
   void ofConcurrentReopensOfOneRowExactlyOneWins() throws Exception {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
-    try {
-      List<Future<Boolean>> outcomes = new ArrayList<>();
-      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
-        String detail = "reconciler " + i;
-        outcomes.add(threads.submit(() -> {
-          start.await();
-          return store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, detail, T0);
-        }));
-      }
-      start.countDown();
-      int wins = 0;
-      for (Future<Boolean> outcome : outcomes) {
-        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
-      }
-      assertEquals(1, wins);
-      assertEquals(ItemState.PENDING, store.findByRowId(row.rowId()).orElseThrow().state());
-    } finally {
-      threads.shutdownNow();
+    List<Callable<Boolean>> reopeners = new ArrayList<>();
+    for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+      String detail = "reconciler " + i;
+      reopeners.add(() -> store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, detail, T0));
     }
+
+    assertEquals(1, wins(race(reopeners)));
+    assertEquals(ItemState.PENDING, store.findByRowId(row.rowId()).orElseThrow().state());
   }
 
   @Test
@@ -1039,29 +1006,47 @@ public abstract class StateStoreContract {
   @Test
   void ofConcurrentClaimsOfOneRowExactlyOneWins() throws Exception {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    List<Callable<Boolean>> claimants = new ArrayList<>();
+    for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
+      String owner = "node-" + i;
+      claimants.add(() -> store.claim(row.rowId(), owner, LEASE_END, T0));
+    }
+
+    assertEquals(1, wins(race(claimants)));
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  /**
+   * Runs each task on a thread of its own, all released at once, and returns their results in
+   * order (failing the test if one throws or takes more than 30 seconds).
+   */
+  private static <T> List<T> race(List<Callable<T>> tasks) throws Exception {
     CountDownLatch start = new CountDownLatch(1);
-    ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT_CONFIRMERS);
+    ExecutorService threads = Executors.newFixedThreadPool(tasks.size());
     try {
-      List<Future<Boolean>> outcomes = new ArrayList<>();
-      for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
-        String owner = "node-" + i;
+      List<Future<T>> outcomes = new ArrayList<>();
+      for (Callable<T> task : tasks) {
         outcomes.add(threads.submit(() -> {
           start.await();
-          return store.claim(row.rowId(), owner, LEASE_END, T0);
+          return task.call();
         }));
       }
       start.countDown();
-      int wins = 0;
-      for (Future<Boolean> outcome : outcomes) {
-        wins += outcome.get(30, TimeUnit.SECONDS) ? 1 : 0;
+      List<T> results = new ArrayList<>();
+      for (Future<T> outcome : outcomes) {
+        results.add(outcome.get(30, TimeUnit.SECONDS));
       }
-      assertEquals(1, wins);
+      return results;
     } finally {
       threads.shutdownNow();
     }
   }
 
-  // ---- helpers ------------------------------------------------------------------------------
+  /** How many of the raced compare-and-set calls succeeded. */
+  private static long wins(List<Boolean> outcomes) {
+    return outcomes.stream().filter(Boolean::booleanValue).count();
+  }
 
   /** Registers a PENDING row at {@link #T0} and returns it. */
   protected final LedgerItem register(ItemId id, long sizeBytes) {
