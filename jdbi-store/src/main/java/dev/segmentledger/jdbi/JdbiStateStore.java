@@ -43,7 +43,9 @@ import org.jdbi.v3.core.statement.Update;
  * {@code lease_owner} and {@code lease_until}, folded into {@code next_attempt_at} (see
  * {@link #claim}), so the sweep page needs no condition of its own for it. Broadcasts live in
  * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
- * microseconds. Thread-safe; each call runs on a handle of its own from the given {@link Jdbi}.
+ * microseconds. Batches join the table to arrays, planned for the arrays they are given (see
+ * {@code planForTheseArrays}). Needs PostgreSQL 12 or newer. Thread-safe; each call runs on a
+ * handle of its own from the given {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private static final String TABLE = "segment_ledger_item";
