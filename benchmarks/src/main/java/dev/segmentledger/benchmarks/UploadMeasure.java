@@ -32,14 +32,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Both are measured warm, as a recorder runs for hours: an untimed round of 2,000 small files
  * goes through rclone and through another ledger first. It has the JIT compile the per-request
- * code of the ledger, the SDK and the in-process server (rclone is compiled ahead of time); with a
- * cold JVM the first ledger run was 10 to 20 % slower than the next. Dirty pages are written out
- * ({@code sync}) before each timed run, so that no run pays for the writeback of the one before.
+ * code of the ledger, the SDK and the in-process server (rclone is compiled ahead of time); after
+ * a warm-up of only 100 files the first ledger run was still 10 to 15 % slower than the next.
+ * Dirty pages are written out ({@code sync}) before each timed run, so that no run pays for the
+ * writeback of the one before.
  *
  * <p>The timed runs go in the order rclone, ledger, ledger, rclone, each to keys of its own, and
  * each side's rate is its total bytes over its total time. With one run each, the order alone
- * moved the ratio: rclone first gave 0.76 to 0.85, the ledger first 0.96 to 1.22, on the same
- * code.
+ * moved the ratio: on the same code, rclone first gave 0.75 and 0.76, the ledger first 0.96 and
+ * 1.22.
  */
 final class UploadMeasure implements Measure {
   static final String ACCESS_KEY = "segment-ledger-bench";
