@@ -43,9 +43,10 @@ import org.jdbi.v3.core.statement.Update;
  * {@code lease_owner} and {@code lease_until}, folded into {@code next_attempt_at} (see
  * {@link #claim}), so the sweep page needs no condition of its own for it. Broadcasts live in
  * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
- * microseconds. Batches join the table to arrays, planned for the arrays they are given (see
- * {@code planForTheseArrays}). Needs PostgreSQL 12 or newer. Thread-safe; each call runs on a
- * handle of its own from the given {@link Jdbi}.
+ * microseconds. A batch joins the table to arrays and is planned for the arrays it is given
+ * ({@code SET LOCAL plan_cache_mode = force_custom_plan}), so that a plan cached while the table was
+ * empty never reads the whole grown table. Needs PostgreSQL 12 or newer. Thread-safe; each call
+ * runs on a handle of its own from the given {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private static final String TABLE = "segment_ledger_item";
@@ -97,8 +98,8 @@ public final class JdbiStateStore implements StateStore {
    * PLAYBACK rows) are then inserted with one {@code INSERT ... ON CONFLICT DO NOTHING} each, which
    * is the cheapest to plan; a larger batch with one multi-row {@code INSERT ... SELECT FROM
    * unnest(...)} in the batch's order (INIT rows locked in row id order) and one read of the
-   * identities that existed, a few statements whatever its size. A transaction PostgreSQL aborts
-   * as a deadlock victim is run again.
+   * identities that existed, a few statements whatever its size, planned for their arrays. A
+   * transaction PostgreSQL aborts as a deadlock victim is run again.
    */
   @Override
   public List<RegisterResult> registerAll(List<NewItem> items) {
@@ -409,10 +410,11 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>A single confirmation is a {@link #confirm}. A batch is one transaction of one or two
-   * statements whatever its size: a conditional {@code UPDATE ... FROM unnest(...)} whose join carries each row's expected state and size, and, if it
-   * confirmed INIT rows, the release of the waiting PLAYBACK rows of their renditions. A
-   * transaction PostgreSQL aborts as a deadlock victim is run again.
+   * <p>A single confirmation is a {@link #confirm}. A batch is one transaction of a few statements
+   * whatever its size, planned for its arrays: a conditional {@code UPDATE ... FROM unnest(...)}
+   * whose join carries each row's expected state and size, and, if it confirmed INIT rows, the
+   * release of the waiting PLAYBACK rows of their renditions. A transaction PostgreSQL aborts as a
+   * deadlock victim is run again.
    */
   @Override
   public boolean[] confirmAll(List<Confirmation> confirmations) {
@@ -466,7 +468,9 @@ public final class JdbiStateStore implements StateStore {
    * statement keeps a hash join over a sequential scan of the whole table for every later batch of
    * that connection, 3 ms per batch at 30,000 rows and growing with the table. A plan made for the
    * actual arrays, and the table's current size, looks each row up through its index instead.
-   * Needs PostgreSQL 12 or newer.
+   * Needs PostgreSQL 12 or newer. The setting lasts until the transaction ends: the batch's own, or
+   * the caller's if the store runs inside a transaction the caller holds on the same thread and
+   * {@link Jdbi}, which Jdbi then reuses.
    */
   private static void planForTheseArrays(Handle handle) {
     handle.execute("SET LOCAL plan_cache_mode = force_custom_plan");
