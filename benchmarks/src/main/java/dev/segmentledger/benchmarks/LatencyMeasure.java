@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -42,6 +43,7 @@ final class LatencyMeasure implements Measure {
     List<Path> files = MediaFiles.write(root.resolve("rec"), items, 1024);
     long[] scheduled = new long[items];
     long[] registered = new long[items];
+    AtomicInteger failed = new AtomicInteger();
     ConfirmTracker tracker = new ConfirmTracker(items);
     try (BenchEnv.Database db = env.newDatabase("latency", 10);
         Ledger ledger = Ledger.builder().stateStore(db.store()).objectSink(new FakeObjectSink())
@@ -57,12 +59,18 @@ final class LatencyMeasure implements Measure {
         }
         int n = i;
         pool.execute(() -> {
-          ledger.register(ItemId.original("lat", "720p", n), files.get(n));
-          registered[n] = System.nanoTime();
+          try {
+            ledger.register(ItemId.original("lat", "720p", n), files.get(n));
+            registered[n] = System.nanoTime();
+          } catch (RuntimeException e) {
+            failed.incrementAndGet();
+          }
         });
       }
       pool.shutdown();
-      pool.awaitTermination(5, TimeUnit.MINUTES);
+      if (!pool.awaitTermination(5, TimeUnit.MINUTES) || failed.get() > 0) {
+        throw new IllegalStateException(failed.get() + " registrations failed, or they did not end in 5 minutes");
+      }
       tracker.await(Duration.ofMinutes(5));
     }
     double[] millis = new double[counted];

@@ -5,9 +5,11 @@ import dev.segmentledger.s3.ContentMd5Signing;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.SkipExpectContinue;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -81,7 +83,8 @@ final class UploadMeasure implements Measure {
     c.put("workers_and_transfers", WORKERS);
 
     Properties props = new Properties();
-    props.setProperty("jclouds.filesystem.basedir", env.newDir("s3-blobs").toString());
+    Path blobs = env.newDir("s3-blobs");
+    props.setProperty("jclouds.filesystem.basedir", blobs.toString());
     try (BlobStoreContext context = ContextBuilder.newBuilder("filesystem").overrides(props)
         .build(BlobStoreContext.class)) {
       S3Proxy proxy = S3Proxy.builder().blobStore(context.getBlobStore())
@@ -105,9 +108,11 @@ final class UploadMeasure implements Measure {
             if (side.equals("ledger")) {
               ledgerSeconds.add(ledger(env, root, files, run, s3));
             } else {
-              raw = rclone(dir, endpoint, "rclone/" + run, count);
-              rawSeconds.add(raw.seconds);
+              RawTool timed = rclone(dir, endpoint, "rclone/" + run, count);
+              raw = raw == null || raw.seconds >= 0 ? timed : raw; // the first failure, if any, is the one told
+              rawSeconds.add(timed.seconds);
             }
+            emptyBuckets(blobs); // the next run writes fresh keys; this keeps the disk use to one run's objects
           }
           c.put("raw_tool", raw.version);
           c.put("timed_runs", "rclone, ledger, ledger, rclone");
@@ -147,6 +152,21 @@ final class UploadMeasure implements Measure {
       LiveRun.Outcome o = LiveRun.run(Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
           .workers(WORKERS).queueCapacity(files.size()), files, broadcastId, 1, REGISTER_BATCH, Duration.ofMinutes(30));
       return o.nanos() / 1e9;
+    }
+  }
+
+  /** Deletes the objects of every bucket of the filesystem blob store, keeping the buckets. */
+  private static void emptyBuckets(Path blobs) throws java.io.IOException {
+    try (var buckets = Files.list(blobs)) {
+      for (Path bucket : buckets.toList()) {
+        try (var objects = Files.walk(bucket)) {
+          for (Path path : objects.sorted(Comparator.reverseOrder()).toList()) {
+            if (!path.equals(bucket)) {
+              Files.delete(path);
+            }
+          }
+        }
+      }
     }
   }
 
