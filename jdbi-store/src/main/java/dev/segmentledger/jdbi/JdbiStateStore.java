@@ -132,15 +132,7 @@ public final class JdbiStateStore implements StateStore {
           results.add(new RegisterResult(row, true));
           continue;
         }
-        row = row != null ? row : existing.get(item.id());
-        if (row == null) {
-          throw new IllegalStateException("insert of " + item.id() + " conflicted, but no row with that identity"
-              + " exists");
-        }
-        if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && row.sizeBytes() != item.sizeBytes()) {
-          throw new RegistrationConflictException(row, item.sizeBytes());
-        }
-        results.add(new RegisterResult(row, false));
+        results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(item.id()))));
       }
       return results;
     }));
@@ -165,7 +157,7 @@ public final class JdbiStateStore implements StateStore {
   /** Inserts one row, or returns the existing row of its identity. */
   private RegisterResult insertOne(Handle handle, NewItem item) {
     ItemState state = item.state();
-    if (state == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK && initConfirmed(handle, item.id())) {
+    if (waitsForInit(item) && initConfirmed(handle, initOf(item.id()))) {
       state = ItemState.PENDING;
     }
     Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
@@ -190,32 +182,49 @@ public final class JdbiStateStore implements StateStore {
     if (created.isPresent()) {
       return new RegisterResult(created.get(), true);
     }
-    LedgerItem existing = handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+    return alreadyRegistered(item, handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
         .bindMap(identity(item.id()))
         .map(mapper)
-        .findOne()
-        .orElseThrow(() -> new IllegalStateException("insert of " + item.id()
-            + " conflicted, but no row with that identity exists"));
-    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
-      throw new RegistrationConflictException(existing, item.sizeBytes());
-    }
-    return new RegisterResult(existing, false);
+        .findOne());
   }
 
-  private static boolean initConfirmed(Handle handle, ItemId playback) {
+  /**
+   * The result for an item whose insert conflicted: the existing row of its identity, unless the
+   * item names another size ({@link RegistrationConflictException}).
+   */
+  private static RegisterResult alreadyRegistered(NewItem item, Optional<LedgerItem> existing) {
+    LedgerItem row = existing.orElseThrow(() -> new IllegalStateException("insert of " + item.id()
+        + " conflicted, but no row with that identity exists"));
+    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && row.sizeBytes() != item.sizeBytes()) {
+      throw new RegistrationConflictException(row, item.sizeBytes());
+    }
+    return new RegisterResult(row, false);
+  }
+
+  private static boolean initConfirmed(Handle handle, ItemId init) {
     return handle.createQuery("SELECT state FROM " + TABLE + " WHERE " + IDENTITY + " FOR SHARE")
-        .bindMap(identity(ItemId.init(playback.broadcastId(), playback.rendition())))
+        .bindMap(identity(init))
         .mapTo(String.class)
         .findOne()
         .map(ItemState.CONFIRMED.name()::equals)
         .orElse(false);
   }
 
+  /** Whether the row is a PLAYBACK row to be inserted WAITING for its rendition's INIT. */
+  private static boolean waitsForInit(NewItem item) {
+    return item.state() == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK;
+  }
+
+  /** The INIT of the rendition of {@code id}. */
+  private static ItemId initOf(ItemId id) {
+    return ItemId.init(id.broadcastId(), id.rendition());
+  }
+
   /** Locks the INIT rows the WAITING PLAYBACK items of the batch depend on; returns the confirmed ones. */
   private static Set<ItemId> lockInitsOfWaiting(Handle handle, List<NewItem> items) {
     List<ItemId> inits = items.stream()
-        .filter(item -> item.state() == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK)
-        .map(item -> ItemId.init(item.id().broadcastId(), item.id().rendition()))
+        .filter(JdbiStateStore::waitsForInit)
+        .map(item -> initOf(item.id()))
         .distinct()
         .toList();
     if (inits.isEmpty()) {
@@ -252,8 +261,7 @@ public final class JdbiStateStore implements StateStore {
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
-      if (state == ItemState.WAITING && id.axis() == Axis.PLAYBACK
-          && confirmedInits.contains(ItemId.init(id.broadcastId(), id.rendition()))) {
+      if (waitsForInit(item) && confirmedInits.contains(initOf(id))) {
         state = ItemState.PENDING;
       }
       broadcastIds.add(id.broadcastId());
@@ -399,10 +407,7 @@ public final class JdbiStateStore implements StateStore {
           .bind("expectedSize", c.expectedSize())
           .map((rs, ctx) -> LedgerItemMapper.itemId(rs))
           .findOne();
-      if (confirmed.filter(id -> id.axis() == Axis.INIT).isPresent()) {
-        planForTheseArrays(handle);
-        releaseWaiting(handle, Set.of(confirmed.get()));
-      }
+      confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> releaseWaiting(handle, Set.of(init)));
       return confirmed.isPresent();
     });
   }
@@ -478,6 +483,7 @@ public final class JdbiStateStore implements StateStore {
 
   /** Turns the WAITING PLAYBACK rows of the renditions of the given confirmed INITs PENDING. */
   private static void releaseWaiting(Handle handle, Set<ItemId> inits) {
+    planForTheseArrays(handle); // also reached from a single confirm, which plans nothing else for arrays
     handle.createUpdate("UPDATE " + TABLE + " SET state = 'PENDING' WHERE state = 'WAITING' AND axis = 'PLAYBACK'"
             + " AND (broadcast_id, rendition) IN (SELECT * FROM unnest(:broadcastIds::varchar[],"
             + " :renditions::varchar[]))")
