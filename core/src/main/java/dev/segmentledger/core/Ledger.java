@@ -55,6 +55,8 @@ public interface Ledger extends AutoCloseable {
    * confirmed. Each axis is then uploaded and confirmed on its own.
    *
    * @throws IllegalArgumentException if {@code file} is null or empty
+   * @throws UnsupportedFileNameException if the file's name is not valid in the platform's file
+   *     name encoding (it could not be stored exactly); nothing is written
    * @throws RegistrationConflictException if the identity is registered with another size
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
    * @throws IllegalStateException if the ledger is closed
@@ -73,6 +75,7 @@ public interface Ledger extends AutoCloseable {
    * batches to a few thousand files: the batch is one transaction.
    *
    * @return one registration per file, in the list's order
+   * @throws UnsupportedFileNameException if a file's name cannot be stored exactly; nothing is written
    * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
    * @throws IllegalStateException if the ledger is closed

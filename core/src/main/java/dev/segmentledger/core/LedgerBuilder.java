@@ -37,6 +37,7 @@ public final class LedgerBuilder {
   private Duration breakerDelay = Duration.ofSeconds(10);
   private String nodeId;
   private Duration leaseDuration = DEFAULT_LEASE;
+  private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -186,6 +187,26 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /** The default {@link #maxAbandonedAttempts}: 5. */
+  public static final int DEFAULT_MAX_ABANDONED_ATTEMPTS = 5;
+
+  /**
+   * How many attempts on one row may end without an outcome (the process died, or hung past its
+   * lease, while it held the row) before the row is rejected with
+   * {@link dev.segmentledger.core.Reason#REPEATEDLY_ABANDONED}. Each such attempt is counted when
+   * the next attempt takes the row over and recorded as
+   * {@link dev.segmentledger.core.Reason#ATTEMPT_ABANDONED}; the first is retried at once, each
+   * further one after the usual {@linkplain #backoff backoff} for that many failures, so an item
+   * that kills its process is retried ever more slowly, and past this limit not at all until it is
+   * {@linkplain Ledger#reopen re-opened}. Failures that
+   * are recorded (a sink error, a missing file) do not count here. Default
+   * {@value #DEFAULT_MAX_ABANDONED_ATTEMPTS}.
+   */
+  public LedgerBuilder maxAbandonedAttempts(int maxAbandonedAttempts) {
+    this.maxAbandonedAttempts = requirePositive("maxAbandonedAttempts", maxAbandonedAttempts);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -208,7 +229,7 @@ public final class LedgerBuilder {
     }
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
-        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration);
+        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts);
   }
 
   private static int requirePositive(String name, int value) {

@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param sizeBytes the size to upload, which the confirm checks; {@link #UNKNOWN_SIZE} for a
  *     PLAYBACK or INIT row whose file has not been produced yet
  * @param state the row state
- * @param attempts failed attempts so far
+ * @param attempts failed attempts so far, including attempts that ended without an outcome
+ *     ({@link Reason#ATTEMPT_ABANDONED})
  * @param reason why the last attempt failed or why the row is terminal; {@code null} if none
  * @param lastError a human-readable detail of the last failure; {@code null} if none
  * @param registeredAt when the row was written
@@ -26,6 +27,10 @@ import java.util.Objects;
  * @param confirmedAt when the row was confirmed; {@code null} unless confirmed
  * @param checksum the checksum reported by the sink on confirm; {@code null} unless known
  * @param mediaDuration the media duration of a produced PLAYBACK segment; {@code null} if unknown
+ * @param fileIdentity the identity of the recorded file at registration (device, inode and
+ *     modification time, as an opaque text), which the upload requires unchanged
+ *     ({@link Reason#FILE_CHANGED}); {@code null} if not recorded (produced PLAYBACK and INIT files,
+ *     rows refused at registration, platforms without file keys)
  */
 public record LedgerItem(
     long rowId,
@@ -41,7 +46,8 @@ public record LedgerItem(
     Instant nextAttemptAt,
     Instant confirmedAt,
     String checksum,
-    Duration mediaDuration) {
+    Duration mediaDuration,
+    String fileIdentity) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;
@@ -52,6 +58,14 @@ public record LedgerItem(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+  }
+
+  /** A row without a recorded file identity; see the canonical constructor. */
+  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
+      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
+      String checksum, Duration mediaDuration) {
+    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
+        confirmedAt, checksum, mediaDuration, null);
   }
 
   /** Whether the file to upload is known (always for ORIGINAL; once produced for the others). */

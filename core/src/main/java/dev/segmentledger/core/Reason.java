@@ -53,6 +53,14 @@ public enum Reason {
    * empty object would hide the failure of the recorder that produced it.
    */
   EMPTY_FILE(true),
+  /**
+   * The file has its registered size but is no longer the file that was registered: its identity
+   * (device, inode and modification time, recorded at registration) differs, so it was rewritten
+   * in place or replaced by another file of the same size. Terminal: the registered bytes are
+   * gone. Re-opening the row ({@link Ledger#reopen}) accepts the file as it is now, at its
+   * registered size.
+   */
+  FILE_CHANGED(true),
   /** The sink failed in a way that may succeed later (5xx, throttling, timeout, unknown outcome). */
   SINK_TRANSIENT(false),
   /** The sink refused the object for good (access denied, no such bucket, invalid request). */
@@ -70,6 +78,22 @@ public enum Reason {
   REOPENED(false),
   /** An unexpected error inside the ledger; retried with backoff so that no row is lost. */
   INTERNAL_ERROR(false),
+  /**
+   * An attempt on this row ended without any outcome: the process uploading it died (or hung past
+   * its lease) before it confirmed the row or recorded a failure. Recorded when the next attempt
+   * takes the row over. Retried: the first such attempt at once (a restart or an unrelated crash
+   * should not delay recovery), each further one after a backoff that grows with their number, so
+   * that an item whose processing kills the process is not retried in a tight loop.
+   */
+  ATTEMPT_ABANDONED(false),
+  /**
+   * Too many attempts on this row ended without an outcome
+   * ({@link LedgerBuilder#maxAbandonedAttempts}): processing this item keeps killing or hanging the
+   * process (for example a file that crashes the repackager or the JVM). Terminal, so that one
+   * poisonous item cannot keep a recorder in a crash loop; fix the cause, then
+   * {@link Ledger#reopen} the row.
+   */
+  REPEATEDLY_ABANDONED(true),
   /**
    * Set by the {@link Reconciler}'s repair when it re-opens a confirmed row whose object is gone
    * from the bucket. The row is {@link ItemState#PENDING} again and is uploaded anew from its file.

@@ -82,7 +82,7 @@ class RecoveryScenariosTest {
 
   /** What an upload that failed left: the attempt counted, due now. */
   private static void seedFailure(LedgerItem row) {
-    assertTrue(store.recordFailure(row.rowId(), row.state(), Reason.SINK_TRANSIENT, "seeded: 503 SlowDown",
+    assertTrue(store.recordFailure(row.rowId(), row.state(), "node-a", Reason.SINK_TRANSIENT, "seeded: 503 SlowDown",
         Instant.now().minusSeconds(1)));
   }
 

@@ -10,6 +10,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -64,6 +65,12 @@ public final class JdbiStateStore implements StateStore {
 
   /** Ends the lease of a row; part of every update that moves a row on from an attempt. */
   private static final String NO_LEASE = "lease_owner = NULL, lease_until = NULL";
+
+  /** The last error of an attempt a claim found abandoned, after "the attempt of {owner}". */
+  private static final String ABANDONED_DETAIL = " ended without an outcome: its process died or hung past its lease";
+
+  /** The row carries no lease, or the caller's ({@code :leaseOwner}): a taken-over holder changes nothing. */
+  private static final String HELD_BY_CALLER = " AND (lease_owner IS NULL OR lease_owner = :leaseOwner)";
 
   private final Jdbi jdbi;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
@@ -162,9 +169,9 @@ public final class JdbiStateStore implements StateStore {
     }
     Optional<LedgerItem> created = handle.createQuery("INSERT INTO " + TABLE
             + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
-            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
+            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until, file_identity)"
             + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
-            + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil)"
+            + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity)"
             + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS)
         .bindMap(identity(item.id()))
         .bind("sourcePath", item.sourcePath())
@@ -177,6 +184,7 @@ public final class JdbiStateStore implements StateStore {
         .bind("nextAttemptAt", micros(item.nextAttemptAt()))
         .bind("leaseOwner", item.leaseOwner())
         .bind("leaseUntil", item.leased() ? micros(item.leaseUntil()) : null)
+        .bind("fileIdentity", item.fileIdentity())
         .map(mapper)
         .findOne();
     if (created.isPresent()) {
@@ -258,6 +266,7 @@ public final class JdbiStateStore implements StateStore {
     List<Long> nextAttemptAts = new ArrayList<>(n);
     List<String> leaseOwners = new ArrayList<>(n);
     List<Long> leaseUntils = new ArrayList<>(n);
+    List<String> fileIdentities = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -278,20 +287,21 @@ public final class JdbiStateStore implements StateStore {
       nextAttemptAts.add(epochMicros(item.nextAttemptAt()));
       leaseOwners.add(item.leaseOwner());
       leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
+      fileIdentities.add(item.fileIdentity());
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery("INSERT INTO " + TABLE
             + " (broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes, state, reason,"
-            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until)"
+            + " last_error, registered_at, next_attempt_at, lease_owner, lease_until, file_identity)"
             + " SELECT v.broadcast_id, v.axis, v.rendition, v.sequence, v.source_path, v.origin_path, v.size_bytes,"
             + " v.state, v.reason, v.detail, " + fromMicros("v.registered_us") + ", " + fromMicros("v.next_attempt_us")
-            + ", v.lease_owner, " + fromMicros("v.lease_us")
+            + ", v.lease_owner, " + fromMicros("v.lease_us") + ", v.file_identity"
             + " FROM unnest(:broadcastIds::varchar[], :axes::varchar[], :renditions::varchar[], :sequences::bigint[],"
             + " :sourcePaths::text[], :originPaths::text[], :sizes::bigint[], :states::varchar[], :reasons::varchar[],"
             + " :details::text[], :registeredAts::bigint[], :nextAttemptAts::bigint[], :leaseOwners::varchar[],"
-            + " :leaseUntils::bigint[])"
+            + " :leaseUntils::bigint[], :fileIdentities::text[])"
             + " WITH ORDINALITY AS v(broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
-            + " state, reason, detail, registered_us, next_attempt_us, lease_owner, lease_us, ord)"
+            + " state, reason, detail, registered_us, next_attempt_us, lease_owner, lease_us, file_identity, ord)"
             + " ORDER BY v.ord"
             + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING"
             + " RETURNING id, broadcast_id, axis, rendition, sequence, state")
@@ -309,6 +319,7 @@ public final class JdbiStateStore implements StateStore {
         .bindArray("nextAttemptAts", Long.class, nextAttemptAts)
         .bindArray("leaseOwners", String.class, leaseOwners)
         .bindArray("leaseUntils", Long.class, leaseUntils)
+        .bindArray("fileIdentities", String.class, fileIdentities)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(row.id(), row));
@@ -319,7 +330,7 @@ public final class JdbiStateStore implements StateStore {
       if (row != null && !rows.containsKey(item.id())) {
         rows.put(item.id(), new LedgerItem(row.rowId(), item.id(), item.sourcePath(), item.originPath(),
             item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
-            micros(item.nextAttemptAt()), null, null, null));
+            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity()));
       }
     }
     return rows;
@@ -493,32 +504,37 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
-  public boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail,
+  public boolean recordFailure(long rowId, ItemState expectedState, String leaseOwner, Reason reason, String detail,
       Instant nextAttemptAt) {
     requireUnconfirmed(expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     return compareAndSet(rowId, expectedState,
         "attempts = attempts + 1, reason = :reason, last_error = :detail, next_attempt_at = :nextAttemptAt, "
-            + NO_LEASE, "",
+            + NO_LEASE, HELD_BY_CALLER,
         update -> update
+            .bind("leaseOwner", leaseOwner)
             .bind("reason", reason.name())
             .bind("detail", detail)
             .bind("nextAttemptAt", micros(nextAttemptAt)));
   }
 
   @Override
-  public boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason,
-      String detail, Instant at) {
+  public boolean markTerminal(long rowId, ItemState expectedState, String leaseOwner, ItemState terminalState,
+      Reason reason, String detail, Instant at) {
     requireUnconfirmed(expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
     if (terminalState != ItemState.REJECTED && terminalState != ItemState.EXCLUDED) {
       throw new IllegalArgumentException("terminalState must be REJECTED or EXCLUDED, got " + terminalState);
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
     return compareAndSet(rowId, expectedState,
-        "state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at, " + NO_LEASE, "",
+        "state = :terminalState, reason = :reason, last_error = :detail, terminal_at = :at, " + NO_LEASE,
+        HELD_BY_CALLER,
         update -> update
+            .bind("leaseOwner", leaseOwner)
             .bind("terminalState", terminalState.name())
             .bind("reason", reason.name())
             .bind("detail", detail)
@@ -541,7 +557,8 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(at, "at");
     return compareAndSet(rowId, expectedState,
         "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
-            + " confirmed_at = NULL, checksum = NULL", "",
+            + " confirmed_at = NULL, checksum = NULL, abandoned_attempts = 0,"
+            + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "",
         update -> update
             .bind("reason", reason.name())
             .bind("detail", detail)
@@ -592,20 +609,46 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One conditional {@code UPDATE}: the row lock it takes serializes racing claims, and the
-   * loser re-evaluates the condition against the winner's row, which is no longer due.
+   * <p>One statement: the row is locked ({@code FOR UPDATE}), which serializes racing claims (the
+   * loser re-evaluates the condition against the winner's row, which is no longer due), and the
+   * conditional {@code UPDATE} reads the lease it replaces from that locked row.
    */
   @Override
-  public boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+  public Claim claim(long rowId, String owner, Instant leaseUntil, Instant now) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
-    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET lease_owner = :owner, lease_until = :until, next_attempt_at = :until"
-            + " WHERE id = :id AND state = 'PENDING' AND (next_attempt_at <= :now OR lease_owner = :owner)")
+    return jdbi.withHandle(handle -> handle.createQuery("WITH old AS (SELECT id, lease_owner,"
+            + " (lease_owner IS NOT NULL AND lease_until <= :now) AS abandoned FROM " + TABLE
+            + " WHERE id = :id AND state = 'PENDING' AND (next_attempt_at <= :now OR lease_owner = :owner) FOR UPDATE)"
+            + " UPDATE " + TABLE + " t SET lease_owner = :owner, lease_until = :until, next_attempt_at = :until,"
+            + " attempts = t.attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,"
+            + " abandoned_attempts = t.abandoned_attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,"
+            + " reason = CASE WHEN old.abandoned THEN '" + Reason.ATTEMPT_ABANDONED.name() + "' ELSE t.reason END,"
+            + " last_error = CASE WHEN old.abandoned THEN 'the attempt of ' || old.lease_owner || '" + ABANDONED_DETAIL
+            + "' ELSE t.last_error END"
+            + " FROM old WHERE t.id = old.id"
+            + " RETURNING old.abandoned, t.abandoned_attempts")
         .bind("owner", owner)
         .bind("until", micros(leaseUntil))
         .bind("now", micros(now))
+        .bind("id", rowId)
+        .map((rs, ctx) -> Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts")))
+        .findOne()
+        .orElse(Claim.REFUSED));
+  }
+
+  @Override
+  public boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(heldUntil, "heldUntil");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
+            + " SET lease_until = :until, next_attempt_at = :until"
+            + " WHERE id = :id AND state = 'PENDING' AND lease_owner = :owner AND lease_until = :heldUntil")
+        .bind("owner", owner)
+        .bind("heldUntil", micros(heldUntil))
+        .bind("until", micros(leaseUntil))
         .bind("id", rowId)
         .execute()));
   }
@@ -623,13 +666,18 @@ public final class JdbiStateStore implements StateStore {
         .execute()));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The leases keep their owner and end at {@code dueAt}, so the next claim counts them.
+   */
   @Override
   public int releaseAllOf(String owner, Instant dueAt) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(dueAt, "dueAt");
     return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET " + NO_LEASE + ", next_attempt_at = :dueAt"
-            + " WHERE lease_owner = :owner AND state = 'PENDING'")
+            + " SET lease_until = :dueAt, next_attempt_at = :dueAt"
+            + " WHERE lease_owner = :owner AND state = 'PENDING' AND lease_until > :dueAt")
         .bind("owner", owner)
         .bind("dueAt", micros(dueAt))
         .execute());

@@ -3,7 +3,10 @@ package dev.segmentledger.jdbi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.testkit.PostgresExtension;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -11,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,16 +32,48 @@ class SchemaMigrationsTest {
     jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_schema_version"));
   }
 
+  /** Every version shipped, in order. */
+  private static final List<Integer> ALL_VERSIONS = IntStream.rangeClosed(1, SchemaMigrations.latestVersion())
+      .boxed().toList();
+
   @Test
   void migrateAppliesEveryVersionOnceAndRecordsIt() {
-    assertEquals(List.of(1), SchemaMigrations.migrate(jdbi));
+    assertEquals(ALL_VERSIONS, SchemaMigrations.migrate(jdbi));
     assertEquals(List.of(), SchemaMigrations.migrate(jdbi), "second run is a no-op");
 
-    assertEquals(List.of(SchemaMigrations.latestVersion()), jdbi.withHandle(handle -> handle
+    assertEquals(ALL_VERSIONS, jdbi.withHandle(handle -> handle
         .createQuery("SELECT version FROM segment_ledger_schema_version ORDER BY version").mapTo(Integer.class).list()));
     long rows = jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM segment_ledger_item")
         .mapTo(Long.class).one());
     assertEquals(0, rows);
+  }
+
+  @Test
+  void aLedgerOfTheFirstVersionIsUpgradedWithItsRows() {
+    jdbi.useHandle(handle -> {
+      handle.execute("CREATE TABLE segment_ledger_schema_version ("
+          + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+      handle.createScript(resource("V1__ledger_item.sql")).execute();
+      handle.execute("INSERT INTO segment_ledger_schema_version (version, script) VALUES (1, 'V1__ledger_item.sql')");
+      handle.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"
+          + " size_bytes, state, registered_at, next_attempt_at) VALUES ('b1', 'ORIGINAL', '720p', 0, '/rec/0.ts', 10,"
+          + " 'PENDING', now(), now())");
+    });
+
+    assertEquals(ALL_VERSIONS.subList(1, ALL_VERSIONS.size()), SchemaMigrations.migrate(jdbi));
+
+    LedgerItem row = JdbiStateStore.create(jdbi).find(ItemId.original("b1", "720p", 0)).orElseThrow();
+    assertEquals(null, row.fileIdentity(), "not recorded before V2: the upload checks the size only");
+    assertTrue(JdbiStateStore.create(jdbi).claim(row.rowId(), "node-a", Instant.now().plusSeconds(60), Instant.now())
+        .held(), "the upgraded row is claimed as any other");
+  }
+
+  private static String resource(String script) {
+    try (var in = SchemaMigrations.class.getResourceAsStream("/" + SchemaMigrations.LOCATION + "/" + script)) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
@@ -68,7 +104,7 @@ class SchemaMigrationsTest {
       for (Future<List<Integer>> result : results) {
         applied.addAll(result.get(60, TimeUnit.SECONDS));
       }
-      assertEquals(List.of(1), applied, "one caller applied V1, the other found it applied");
+      assertEquals(ALL_VERSIONS, applied, "one caller applied every version, the other found them applied");
     } finally {
       threads.shutdownNow();
     }

@@ -149,7 +149,7 @@ public final class AcceptanceHarness {
   private void seedGhosts(String broadcastId, Instant now) {
     Instant registeredAt = now.minus(GHOST_BACKOFF);
     for (RegisterResult result : seed(broadcastId, ghostRows, registeredAt)) {
-      boolean failed = store.recordFailure(result.item().rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT,
+      boolean failed = store.recordFailure(result.item().rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT,
           "acceptance harness ghost", now.plus(GHOST_BACKOFF));
       if (!failed) {
         throw new IllegalStateException("could not put ghost row " + result.item().id() + " into backoff");

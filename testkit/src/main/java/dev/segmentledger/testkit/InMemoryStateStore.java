@@ -8,6 +8,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
@@ -39,6 +40,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<String, BroadcastRecord> broadcasts = new HashMap<>();
   /** Leases by row id: only PENDING rows have one; every state change away from PENDING ends it. */
   private final Map<Long, Lease> leases = new HashMap<>();
+  /** Attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
+  private final Map<Long, Integer> abandoned = new HashMap<>();
   private long lastRowId;
 
   @Override
@@ -93,7 +96,7 @@ public final class InMemoryStateStore implements StateStore {
       leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt));
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
-        state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null);
+        state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity());
     rows.put(rowId, created);
     rowIds.put(item.id(), rowId);
     return new RegisterResult(created, true);
@@ -146,7 +149,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmedAt), checksum, row.mediaDuration()));
+        micros(confirmedAt), checksum, row.mediaDuration(), row.fileIdentity()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
@@ -164,36 +167,44 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
-  public synchronized boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail,
-      Instant nextAttemptAt) {
+  public synchronized boolean recordFailure(long rowId, ItemState expectedState, String leaseOwner, Reason reason,
+      String detail, Instant nextAttemptAt) {
     StoreArguments.requireUnconfirmed("expectedState", expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     LedgerItem row = rows.get(rowId);
-    if (row == null || row.state() != expectedState) {
+    if (row == null || row.state() != expectedState || !heldByCallerOrFree(rowId, leaseOwner)) {
       return false;
     }
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum(), row.mediaDuration()));
+        row.checksum(), row.mediaDuration(), row.fileIdentity()));
     return true;
   }
 
   @Override
-  public synchronized boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState,
-      Reason reason, String detail, Instant at) {
+  public synchronized boolean markTerminal(long rowId, ItemState expectedState, String leaseOwner,
+      ItemState terminalState, Reason reason, String detail, Instant at) {
     StoreArguments.requireUnconfirmed("expectedState", expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
     StoreArguments.requireRejectedOrExcluded(terminalState);
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
     LedgerItem row = rows.get(rowId);
-    if (row == null || row.state() != expectedState) {
+    if (row == null || row.state() != expectedState || !heldByCallerOrFree(rowId, leaseOwner)) {
       return false;
     }
     leases.remove(rowId);
     rows.put(rowId, withState(row, terminalState, reason, detail));
     return true;
+  }
+
+  /** The row carries no lease, or {@code owner}'s. */
+  private boolean heldByCallerOrFree(long rowId, String owner) {
+    Lease lease = leases.get(rowId);
+    return lease == null || lease.owner().equals(owner);
   }
 
   @Override
@@ -205,9 +216,11 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
+    abandoned.remove(rowId);
+    String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
-        row.mediaDuration()));
+        row.mediaDuration(), identity));
     return true;
   }
 
@@ -222,7 +235,8 @@ public final class InMemoryStateStore implements StateStore {
     }
     rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
-        row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS)));
+        row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS),
+        row.fileIdentity()));
     return true;
   }
 
@@ -306,17 +320,43 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
-  public synchronized boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+  public synchronized Claim claim(long rowId, String owner, Instant leaseUntil, Instant now) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
     LedgerItem row = rows.get(rowId);
     if (row == null || row.state() != ItemState.PENDING) {
-      return false;
+      return Claim.REFUSED;
     }
     Lease current = leases.get(rowId);
     boolean due = !row.nextAttemptAt().isAfter(now);
     if (!due && (current == null || !current.owner().equals(owner))) {
+      return Claim.REFUSED;
+    }
+    Instant until = micros(leaseUntil);
+    leases.put(rowId, new Lease(owner, until));
+    boolean tookOver = current != null && !current.until().isAfter(micros(now));
+    int count = abandoned.getOrDefault(rowId, 0);
+    if (tookOver) {
+      abandoned.put(rowId, ++count);
+      row = new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
+          row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
+              + " ended without an outcome: its process died or hung past its lease", row.registeredAt(),
+          row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity());
+    }
+    rows.put(rowId, withNextAttemptAt(row, until));
+    return Claim.held(tookOver, count);
+  }
+
+  @Override
+  public synchronized boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(heldUntil, "heldUntil");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    LedgerItem row = rows.get(rowId);
+    Lease current = leases.get(rowId);
+    if (row == null || row.state() != ItemState.PENDING || current == null || !current.owner().equals(owner)
+        || !current.until().equals(micros(heldUntil))) {
       return false;
     }
     Instant until = micros(leaseUntil);
@@ -343,15 +383,18 @@ public final class InMemoryStateStore implements StateStore {
   public synchronized int releaseAllOf(String owner, Instant dueAt) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(dueAt, "dueAt");
-    List<Long> held = leases.entrySet().stream().filter(e -> e.getValue().owner().equals(owner))
-        .map(Map.Entry::getKey).toList();
-    int released = 0;
-    for (long rowId : held) {
-      if (release(rowId, owner, dueAt)) {
-        released++;
+    Instant due = micros(dueAt);
+    int ended = 0;
+    for (Map.Entry<Long, Lease> lease : leases.entrySet()) {
+      LedgerItem row = rows.get(lease.getKey());
+      if (lease.getValue().owner().equals(owner) && row.state() == ItemState.PENDING
+          && lease.getValue().until().isAfter(due)) {
+        lease.setValue(new Lease(owner, due)); // ended, not cleared: the next claim counts it
+        rows.put(row.rowId(), withNextAttemptAt(row, due));
+        ended++;
       }
     }
-    return released;
+    return ended;
   }
 
   private record Lease(String owner, Instant until) {}
@@ -359,13 +402,13 @@ public final class InMemoryStateStore implements StateStore {
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
-        row.checksum(), row.mediaDuration());
+        row.checksum(), row.mediaDuration(), row.fileIdentity());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
         row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
-        row.mediaDuration());
+        row.mediaDuration(), row.fileIdentity());
   }
 
   private static Instant micros(Instant instant) {

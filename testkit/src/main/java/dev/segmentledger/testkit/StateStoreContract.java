@@ -14,6 +14,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -101,7 +102,7 @@ public abstract class StateStoreContract {
   void registeringTheSameIdentityAndSizeAgainReturnsTheExistingRow() {
     ItemId id = ItemId.original("b1", "720p", 1);
     LedgerItem first = register(id, 100);
-    store.markTerminal(first.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
+    store.markTerminal(first.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
     LedgerItem existing = store.findByRowId(first.rowId()).orElseThrow();
 
     RegisterResult again = store.register(NewItem.pending(id, "/elsewhere.ts", 100, T0.plusSeconds(60)));
@@ -180,7 +181,7 @@ public abstract class StateStoreContract {
     List<Long> ghosts = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       LedgerItem ghost = register(ItemId.original("b1", "720p", i), 10);
-      assertTrue(store.recordFailure(ghost.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503",
+      assertTrue(store.recordFailure(ghost.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503",
           T0.plusSeconds(60)));
       ghosts.add(ghost.rowId());
     }
@@ -206,9 +207,9 @@ public abstract class StateStoreContract {
     LedgerItem excluded = register(ItemId.original("b1", "720p", 3), 10);
     store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", null, 10, ItemState.WAITING, null, null, T0));
     assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
-    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE,
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE,
         "gone", T0));
-    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
+    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF,
         "old", T0));
 
     assertEquals(List.of(pending.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)));
@@ -309,8 +310,8 @@ public abstract class StateStoreContract {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     Instant retryAt = T0.plus(Duration.ofSeconds(30));
 
-    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503 Slow Down", retryAt));
-    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.UNREADABLE, "EACCES", retryAt.plusSeconds(30)));
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503 Slow Down", retryAt));
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.UNREADABLE, "EACCES", retryAt.plusSeconds(30)));
 
     LedgerItem failed = store.findByRowId(row.rowId()).orElseThrow();
     assertEquals(ItemState.PENDING, failed.state(), "a failure never makes a row terminal by itself");
@@ -327,9 +328,9 @@ public abstract class StateStoreContract {
     assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
 
-    assertFalse(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
-    assertFalse(store.recordFailure(row.rowId(), ItemState.WAITING, Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
-    assertFalse(store.recordFailure(424242, ItemState.PENDING, Reason.SINK_TRANSIENT, "none", T0));
+    assertFalse(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
+    assertFalse(store.recordFailure(row.rowId(), ItemState.WAITING, "node-a", Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
+    assertFalse(store.recordFailure(424242, ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "none", T0));
     assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -340,9 +341,9 @@ public abstract class StateStoreContract {
     LedgerItem rejected = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem excluded = register(ItemId.original("b1", "720p", 1), 10);
 
-    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT,
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.SINK_PERMANENT,
         "403 AccessDenied", T0.plusSeconds(1)));
-    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
+    assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF,
         "older than 7d", T0.plusSeconds(1)));
 
     LedgerItem r = store.findByRowId(rejected.rowId()).orElseThrow();
@@ -363,8 +364,8 @@ public abstract class StateStoreContract {
     assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
 
-    assertFalse(store.markTerminal(row.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE, "x", T0));
-    assertFalse(store.markTerminal(row.rowId(), ItemState.WAITING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "x", T0));
+    assertFalse(store.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE, "x", T0));
+    assertFalse(store.markTerminal(row.rowId(), ItemState.WAITING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF, "x", T0));
     assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -372,9 +373,9 @@ public abstract class StateStoreContract {
   void markTerminalRefusesANonTerminalOrConfirmedTarget() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING,
+    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING, "node-a",
         ItemState.CONFIRMED, Reason.INTERNAL_ERROR, "x", T0));
-    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING,
+    assertThrows(IllegalArgumentException.class, () -> store.markTerminal(row.rowId(), ItemState.PENDING, "node-a",
         ItemState.WAITING, Reason.INTERNAL_ERROR, "x", T0));
     assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
   }
@@ -397,7 +398,7 @@ public abstract class StateStoreContract {
     register(ItemId.original("b2", "720p", 1), 10);
     LedgerItem b = register(ItemId.init("b1", "720p"), 10);
     LedgerItem c = register(ItemId.playback("b1", "720p", 1), 10);
-    store.markTerminal(c.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.REPACKAGE_FAILED, "x", T0);
+    store.markTerminal(c.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.REPACKAGE_FAILED, "x", T0);
 
     assertEquals(List.of(a.rowId(), b.rowId(), c.rowId()), rowIdsOf(store.findByBroadcast("b1")));
     assertTrue(store.findByBroadcast("b3").isEmpty());
@@ -544,8 +545,8 @@ public abstract class StateStoreContract {
     assertEquals(T0, leased.registeredAt());
     assertEquals(LEASE_END, leased.nextAttemptAt(), "the lease's end is the row's due time, as after a claim");
     assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 10)));
-    assertFalse(store.claim(leased.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)));
-    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)), "the owner holds it");
+    assertFalse(store.claim(leased.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)).held());
+    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)).held(), "the owner holds it");
     assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(2)));
     assertTrue(store.confirm(leased.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(3)));
   }
@@ -559,7 +560,7 @@ public abstract class StateStoreContract {
 
     assertFalse(again.created());
     assertEquals(T0, again.item().nextAttemptAt());
-    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0), "nobody holds it");
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0).held(), "nobody holds it");
   }
 
   @Test
@@ -700,7 +701,7 @@ public abstract class StateStoreContract {
   @Test
   void reopenPutsAConfirmedRowBackToPendingDueAtOnceKeepingAttemptsAndSize() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503", T0.plusSeconds(1)));
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503", T0.plusSeconds(1)));
     assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", T0.plusSeconds(2)));
     Instant at = T0.plusSeconds(60);
 
@@ -728,7 +729,7 @@ public abstract class StateStoreContract {
   void reopenIsACompareAndSetOnConfirmed() {
     LedgerItem pending = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem rejected = register(ItemId.original("b1", "720p", 1), 10);
-    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.MISSING_FILE,
+    assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE,
         "gone", T0));
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 2), 10);
     assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, null, T0));
@@ -751,8 +752,8 @@ public abstract class StateStoreContract {
   void reopenPutsARejectedOrExcludedRowBackToPending() {
     LedgerItem rejected = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem excluded = register(ItemId.original("b1", "720p", 1), 10);
-    store.markTerminal(rejected.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
-    store.markTerminal(excluded.rowId(), ItemState.PENDING, ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
+    store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
+    store.markTerminal(excluded.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF, "old", T0);
 
     assertTrue(store.reopen(rejected.rowId(), ItemState.REJECTED, Reason.REOPENED, "policy fixed", T0.plusSeconds(9)));
     assertTrue(store.reopen(excluded.rowId(), ItemState.EXCLUDED, Reason.REOPENED, "wanted after all", T0));
@@ -815,7 +816,7 @@ public abstract class StateStoreContract {
     store.recordProduced(confirmedInit.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
     store.confirm(confirmedInit.rowId(), ItemState.PENDING, 5, "c", T0);
     store.register(NewItem.derived(ItemId.playback("b1", "720p", 1), "/p5", "/o", T0));
-    store.markTerminal(rejectedInit.rowId(), ItemState.PENDING, ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
+    store.markTerminal(rejectedInit.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
 
     store.settleWaiting(T0.plusSeconds(1));
     assertEquals(ItemState.PENDING, store.findByRowId(missedRelease.rowId()).orElseThrow().state());
@@ -863,7 +864,7 @@ public abstract class StateStoreContract {
   @Test
   void excludeRegisteredBeforeLeavesARowBeingUploadedAlone() {
     LedgerItem leased = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.claim(leased.rowId(), "node-a", T0.plusSeconds(120), T0));
+    assertTrue(store.claim(leased.rowId(), "node-a", T0.plusSeconds(120), T0).held());
 
     assertEquals(0, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(60), 10));
     assertEquals(1, store.excludeRegisteredBefore(T0.plusSeconds(50), T0.plusSeconds(120), 10), "lease expired");
@@ -909,11 +910,11 @@ public abstract class StateStoreContract {
   void aClaimedRowCannotBeClaimedByAnotherOwnerWhileTheLeaseIsValid() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
-    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), T0.plusSeconds(30)));
-    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), LEASE_END.minusMillis(1)),
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), T0.plusSeconds(30)).held());
+    assertFalse(store.claim(row.rowId(), "node-b", T0.plusSeconds(150), LEASE_END.minusMillis(1)).held(),
         "valid until its last instant");
-    assertTrue(store.claim(row.rowId(), "node-a", T0.plusSeconds(200), T0.plusSeconds(30)),
+    assertTrue(store.claim(row.rowId(), "node-a", T0.plusSeconds(200), T0.plusSeconds(30)).held(),
         "the holder may renew its own lease");
   }
 
@@ -922,24 +923,24 @@ public abstract class StateStoreContract {
     LedgerItem mine = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem alsoMine = register(ItemId.original("b1", "720p", 1), 10);
     LedgerItem theirs = register(ItemId.original("b1", "720p", 2), 10);
-    assertTrue(store.claim(mine.rowId(), "node-a", LEASE_END, T0));
-    assertTrue(store.claim(alsoMine.rowId(), "node-a", LEASE_END, T0));
-    assertTrue(store.claim(theirs.rowId(), "node-b", LEASE_END, T0));
+    assertTrue(store.claim(mine.rowId(), "node-a", LEASE_END, T0).held());
+    assertTrue(store.claim(alsoMine.rowId(), "node-a", LEASE_END, T0).held());
+    assertTrue(store.claim(theirs.rowId(), "node-b", LEASE_END, T0).held());
 
     assertEquals(2, store.releaseAllOf("node-a", T0.plusSeconds(1)));
     assertEquals(List.of(mine.rowId(), alsoMine.rowId()),
         rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(1), 10)), "due again at once; node-b's row still leased");
-    assertTrue(store.claim(mine.rowId(), "node-c", LEASE_END, T0.plusSeconds(1)), "free for anyone");
+    assertTrue(store.claim(mine.rowId(), "node-c", LEASE_END, T0.plusSeconds(1)).held(), "free for anyone");
     assertEquals(0, store.releaseAllOf("node-a", T0.plusSeconds(2)));
   }
 
   @Test
   void anExpiredLeaseIsClaimedByAnotherOwner() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
-    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END), "expired at leaseUntil");
-    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)),
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END).held(), "expired at leaseUntil");
+    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)).held(),
         "the former holder lost it");
   }
 
@@ -947,7 +948,7 @@ public abstract class StateStoreContract {
   void aClaimIsTheDueTimeOfTheRowSoTheSweepSkipsItUntilTheLeaseExpires() {
     LedgerItem leased = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem free = register(ItemId.original("b1", "720p", 1), 10);
-    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0).held());
 
     assertEquals(LEASE_END, store.findByRowId(leased.rowId()).orElseThrow().nextAttemptAt());
     assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 1)),
@@ -959,48 +960,164 @@ public abstract class StateStoreContract {
   @Test
   void aClaimFailsOnARowInBackoffOrNotPending() {
     LedgerItem backoff = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.recordFailure(backoff.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503",
+    assertTrue(store.recordFailure(backoff.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503",
         T0.plusSeconds(60)));
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
     assertTrue(store.confirm(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
 
-    assertFalse(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(59)), "in backoff");
-    assertTrue(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(60)), "due");
-    assertFalse(store.claim(confirmed.rowId(), "node-a", LEASE_END, T0));
-    assertFalse(store.claim(424242, "node-a", LEASE_END, T0), "unknown row");
+    assertFalse(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(59)).held(), "in backoff");
+    assertTrue(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(60)).held(), "due");
+    assertFalse(store.claim(confirmed.rowId(), "node-a", LEASE_END, T0).held());
+    assertFalse(store.claim(424242, "node-a", LEASE_END, T0).held(), "unknown row");
   }
 
   @Test
   void confirmSucceedsWhoeverHoldsTheLeaseAndEndsIt() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
     assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(1)),
         "the confirm is a compare-and-set on state and size only");
-    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(2)), "confirmed rows are not claimed");
+    assertFalse(store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(2)).held(), "confirmed rows are not claimed");
     assertFalse(store.release(row.rowId(), "node-a", T0.plusSeconds(2)), "the lease ended with the confirm");
   }
 
   @Test
   void aRecordedFailureEndsTheLeaseAndSchedulesTheRetry() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
-    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503", T0.plusSeconds(5)));
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503", T0.plusSeconds(5)));
     assertEquals(T0.plusSeconds(5), store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
-    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(5)),
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(5)).held(),
         "another owner takes the retry as soon as it is due, long before the old lease would have expired");
+  }
+
+  @Test
+  void aClaimOfAnExpiredLeaseRecordsTheAbandonedAttempt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertEquals(Claim.held(false, 0), store.claim(row.rowId(), "node-a", LEASE_END, T0));
+
+    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END),
+        "node-a's attempt ended without an outcome");
+    LedgerItem taken = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals(1, taken.attempts(), "the abandoned attempt is counted");
+    assertEquals(Reason.ATTEMPT_ABANDONED, taken.reason());
+    assertTrue(taken.lastError().contains("node-a"), taken.lastError());
+    assertEquals(Claim.held(true, 2), store.claim(row.rowId(), "node-c", LEASE_END.plusSeconds(240),
+        LEASE_END.plusSeconds(120)));
+
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-c", Reason.SINK_TRANSIENT, "503",
+        LEASE_END.plusSeconds(130)));
+    assertEquals(Claim.held(false, 2), store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(300),
+        LEASE_END.plusSeconds(130)), "a recorded failure ends its attempt; the count stays");
+    assertEquals(3, store.findByRowId(row.rowId()).orElseThrow().attempts());
+  }
+
+  @Test
+  void aValidLeaseOfTheClaimantIsNotAnAbandonedAttempt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+
+    assertEquals(Claim.held(false, 0), store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(60), T0.plusSeconds(30)));
+    assertEquals(0, store.findByRowId(row.rowId()).orElseThrow().attempts());
+  }
+
+  @Test
+  void releaseAllOfEndsTheLeasesSoThatTheNextClaimCountsThem() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+
+    assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(1)));
+    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)),
+        "the same node restarted: its earlier life's attempt ended without an outcome");
+  }
+
+  @Test
+  void reopenResetsTheCountOfAbandonedAttempts() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END));
+    assertTrue(store.markTerminal(row.rowId(), ItemState.PENDING, "node-b", ItemState.REJECTED,
+        Reason.REPEATEDLY_ABANDONED, "too many", LEASE_END));
+
+    assertTrue(store.reopen(row.rowId(), ItemState.REJECTED, Reason.REOPENED, "fixed", LEASE_END.plusSeconds(1)));
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)).held());
+    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(400),
+        LEASE_END.plusSeconds(200)), "counted afresh after the re-open");
+  }
+
+  @Test
+  void renewExtendsOnlyTheExactLeaseTheCallerTook() {
+    Instant held = T0.plusSeconds(10);
+    LedgerItem row = store.register(NewItem.pending(ItemId.original("b1", "720p", 0), "/rec/0.ts", 10, T0)
+        .leasedTo("node-a", held)).item();
+
+    assertFalse(store.renew(row.rowId(), "node-b", held, LEASE_END), "not the holder");
+    assertFalse(store.renew(row.rowId(), "node-a", held.plusSeconds(1), LEASE_END), "not the lease it took");
+    assertTrue(store.renew(row.rowId(), "node-a", held, LEASE_END), "even if it expired meanwhile");
+    assertEquals(LEASE_END, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
+    assertEquals(0, store.findByRowId(row.rowId()).orElseThrow().attempts(), "a renewal is no abandoned attempt");
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(60), LEASE_END).held());
+    assertFalse(store.renew(row.rowId(), "node-a", LEASE_END, LEASE_END.plusSeconds(120)), "taken over");
+  }
+
+  @Test
+  void aHolderWhoseLeaseWasTakenOverRecordsNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END).held());
+
+    assertFalse(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "late 503",
+        LEASE_END.plusSeconds(1)), "node-a's lease is gone");
+    assertFalse(store.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED,
+        Reason.SINK_PERMANENT, "late 403", LEASE_END.plusSeconds(1)));
+    LedgerItem now = store.findByRowId(row.rowId()).orElseThrow();
+    assertEquals(ItemState.PENDING, now.state());
+    assertEquals(LEASE_END.plusSeconds(120), now.nextAttemptAt(), "node-b's lease is untouched");
+    assertFalse(store.claim(row.rowId(), "node-c", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)).held());
+    assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-b", Reason.SINK_TRANSIENT, "503",
+        LEASE_END.plusSeconds(2)), "the holder records its failure");
+  }
+
+  @Test
+  void theFileIdentityIsStoredAndKeptByReopenUnlessTheFileChanged() {
+    List<NewItem> batch = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      batch.add(NewItem.pending(ItemId.original("b1", "720p", i), "/rec/" + i + ".ts", 10, T0)
+          .withFileIdentity("(dev=1,ino=" + i + ")@" + T0));
+    }
+    List<RegisterResult> many = store.registerAll(batch);
+    RegisterResult one = store.register(NewItem.pending(ItemId.original("b1", "720p", 9), "/rec/9.ts", 10, T0)
+        .withFileIdentity("(dev=1,ino=9)@" + T0));
+    for (int i = 0; i < 6; i++) {
+      assertEquals("(dev=1,ino=" + i + ")@" + T0, many.get(i).item().fileIdentity());
+      assertEquals("(dev=1,ino=" + i + ")@" + T0, store.findByRowId(many.get(i).item().rowId()).orElseThrow()
+          .fileIdentity(), "as read back");
+    }
+    assertEquals("(dev=1,ino=9)@" + T0, store.findByRowId(one.item().rowId()).orElseThrow().fileIdentity());
+
+    long changed = many.get(0).item().rowId();
+    long refused = many.get(1).item().rowId();
+    assertTrue(store.markTerminal(changed, ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.FILE_CHANGED,
+        "rewritten", T0));
+    assertTrue(store.markTerminal(refused, ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.SINK_PERMANENT,
+        "403", T0));
+    assertTrue(store.reopen(changed, ItemState.REJECTED, Reason.REOPENED, "accepted as it is", T0));
+    assertTrue(store.reopen(refused, ItemState.REJECTED, Reason.REOPENED, "policy fixed", T0));
+    assertNull(store.findByRowId(changed).orElseThrow().fileIdentity(), "re-opening accepts the file as it is now");
+    assertEquals("(dev=1,ino=1)@" + T0, store.findByRowId(refused).orElseThrow().fileIdentity());
   }
 
   @Test
   void releaseGivesBackOnlyTheHoldersLease() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
     assertFalse(store.release(row.rowId(), "node-b", T0), "not the holder");
     assertTrue(store.release(row.rowId(), "node-a", T0.plusSeconds(1)));
     assertEquals(T0.plusSeconds(1), store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
-    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)), "free again at once");
+    assertTrue(store.claim(row.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)).held(), "free again at once");
   }
 
   @Test
@@ -1009,7 +1126,7 @@ public abstract class StateStoreContract {
     List<Callable<Boolean>> claimants = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
       String owner = "node-" + i;
-      claimants.add(() -> store.claim(row.rowId(), owner, LEASE_END, T0));
+      claimants.add(() -> store.claim(row.rowId(), owner, LEASE_END, T0).held());
     }
 
     assertEquals(1, wins(race(claimants)));

@@ -157,26 +157,36 @@ public final class DefaultLedger implements ManualLedger {
 
   /**
    * The rows one registration writes, in one transaction: the item itself (REJECTED with its
-   * reason if the file fails the boundary), then, for an original when repackaging, the
+   * reason if the file fails the boundary; PENDING with the file's identity, which the upload
+   * requires unchanged), then, for an original when repackaging, the
    * rendition's INIT and the segment's PLAYBACK row. A PLAYBACK row always waits for its INIT.
    * PENDING rows are leased to this instance until {@code leaseUntil}: it is about to upload them.
+   *
+   * @throws dev.segmentledger.core.UnsupportedFileNameException if the file's name cannot be
+   *     stored exactly; thrown before any row of the batch is written
    */
   private List<NewItem> rowsFor(ItemId id, Path file, Instant now, Instant leaseUntil) {
     PathGuard.Checked checked;
     try {
       checked = guard.check(file);
     } catch (FileRejectedException e) {
+      guard.requireRepresentable(file, null);
       return List.of(NewItem.rejected(id, guard.absolute(file).toString(), 0, e.reason(), e.getMessage(), now));
     }
+    guard.requireRepresentable(file, checked.realPath());
     String path = checked.realPath().toString();
-    if (checked.size() == 0) {
-      return List.of(NewItem.rejected(id, path, 0, Reason.EMPTY_FILE, PathGuard.show(file) + " is empty", now));
+    try {
+      PathGuard.requireNotEmpty(PathGuard.show(file), checked.size());
+    } catch (FileRejectedException e) {
+      return List.of(NewItem.rejected(id, path, 0, e.reason(), e.getMessage(), now));
     }
     String owner = leases.owner();
     if (id.axis() == Axis.PLAYBACK) {
-      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now));
+      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now)
+          .withFileIdentity(checked.identity()));
     }
-    NewItem row = NewItem.pending(id, path, checked.size(), now).leasedTo(owner, leaseUntil);
+    NewItem row = NewItem.pending(id, path, checked.size(), now).leasedTo(owner, leaseUntil)
+        .withFileIdentity(checked.identity());
     if (!config.repackaging() || id.axis() != Axis.ORIGINAL) {
       return List.of(row);
     }

@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records failed attempts on rows: terminal reasons make the row REJECTED, the others schedule
- * the next attempt after the configured backoff. Store errors here are logged, never thrown: the
- * row then stays as it was, for the sweeper. The failure event is emitted only if the row was
+ * the next attempt after the configured backoff. A failure is recorded only while the row carries
+ * no lease or this instance's: a worker whose lease was taken over records nothing. Store errors
+ * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event is emitted only if the row was
  * updated (not when another attempt had already confirmed or failed it). Thread-safe.
  */
 final class Failures {
@@ -32,10 +33,10 @@ final class Failures {
     boolean recorded = false;
     try {
       recorded = terminal
-          ? store.markTerminal(item.rowId(), ItemState.PENDING, ItemState.REJECTED, reason, detail,
+          ? store.markTerminal(item.rowId(), ItemState.PENDING, config.nodeId(), ItemState.REJECTED, reason, detail,
               config.clock().instant())
-          : store.recordFailure(item.rowId(), ItemState.PENDING, reason, detail, config.clock().instant()
-              .plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
+          : store.recordFailure(item.rowId(), ItemState.PENDING, config.nodeId(), reason, detail, config.clock()
+              .instant().plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }

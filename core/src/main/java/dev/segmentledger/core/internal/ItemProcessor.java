@@ -5,23 +5,26 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Uploads one item: produces its file first if it is a PLAYBACK or INIT item whose file is
- * missing, re-checks the file boundary, claims the row (a lease, so that other ledger instances
- * on the same store leave it alone; an item another instance holds is skipped; a row this
- * instance leased at its registration a short while ago is not claimed again), PUTs to the
- * contract key, then hands the item to the {@link Confirmer}, which confirms the row by
+ * Uploads one item: takes the row's lease first (a claim, so that other ledger instances on the
+ * same store leave it alone; an item another instance holds is skipped; a row this instance
+ * leased at its registration is not claimed again, its lease is extended if need be). A claim
+ * that takes over a repeatedly abandoned attempt (its process died) backs off instead of
+ * uploading, or rejects the row past {@code maxAbandonedAttempts}. It then produces the file if it is a PLAYBACK
+ * or INIT item whose file is missing, re-checks the file boundary, PUTs to the contract key, then hands the item to the {@link Confirmer}, which confirms the row by
  * compare-and-set on (PENDING, registered size), ending the lease. Every failure becomes a named
  * reason on the row, terminal or with backoff; nothing thrown by the file, the sink or the store
  * escapes, so a worker thread never dies on bad input. Thread-safe.
@@ -71,6 +74,16 @@ final class ItemProcessor {
         }
         item = fresh.get();
       }
+      // The lease comes first, so that an attempt is counted even if producing or uploading the
+      // item kills this process: the next claim finds the lease expired and counts it abandoned.
+      Claim claim = leases.acquire(item, work.leasedUntil());
+      if (!claim.held()) {
+        events.onClaimLost(item);
+        return false;
+      }
+      if (claim.tookOverAbandoned() && !mayRetryAbandoned(item, claim.abandonedAttempts())) {
+        return false;
+      }
       if (item.id().axis() != Axis.ORIGINAL) {
         Optional<LedgerItem> produced = produce(item);
         if (produced.isEmpty()) {
@@ -78,7 +91,7 @@ final class ItemProcessor {
         }
         item = produced.get();
       }
-      return upload(item, work.fromSweep() || item.attempts() > 0, work.leasedUntil());
+      return upload(item, work.fromSweep() || item.attempts() > 0);
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
@@ -88,6 +101,32 @@ final class ItemProcessor {
       }
       return false;
     }
+  }
+
+  /**
+   * The previous attempt on {@code item} ended without an outcome (its process died or hung past
+   * its lease; the claim recorded it): rejects the row once there were too many such attempts, and
+   * otherwise, from the second one on, gives the lease back with a backoff that grows with their
+   * number, instead of running into the same death at once. A single abandoned attempt (a restart,
+   * an unrelated crash) is retried at once, so that recovery after a kill is not delayed.
+   *
+   * @return whether the caller may go on with the upload
+   */
+  private boolean mayRetryAbandoned(LedgerItem item, int abandoned) {
+    events.onFailed(item, Reason.ATTEMPT_ABANDONED, "attempt ended without an outcome", false);
+    if (abandoned >= config.maxAbandonedAttempts()) {
+      fail(item, Reason.REPEATEDLY_ABANDONED, abandoned + " attempts ended without an outcome (the process died or"
+          + " hung past its lease while it held the row); fix the cause, then re-open the row");
+      return false;
+    }
+    if (abandoned == 1) {
+      return true;
+    }
+    Duration delay = config.backoff().delayAfter(abandoned - 1, ThreadLocalRandom.current());
+    log.warn("{}: {} attempts ended without an outcome (the process died or hung); next attempt in {}", item.id(),
+        abandoned, delay);
+    leases.release(item, delay);
+    return false;
   }
 
   private Optional<LedgerItem> produce(LedgerItem item) {
@@ -102,13 +141,9 @@ final class ItemProcessor {
   }
 
   /** Uploads and hands over to the confirmer; {@code false} if the item ended here. */
-  private boolean upload(LedgerItem item, boolean mayExist, Instant leasedUntil) {
+  private boolean upload(LedgerItem item, boolean mayExist) {
     StoredObjectInfo stored;
-    try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes())) {
-      if (!leases.holds(leasedUntil) && !leases.claim(item)) {
-        events.onClaimLost(item);
-        return false;
-      }
+    try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
       if (!breaker.tryAcquire()) {
         // Circuit open or its one probe already running: not attempted. The row is due again after
         // the breaker's delay, so that the sweeper does not hand it straight back meanwhile.

@@ -1,10 +1,12 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,13 +40,33 @@ final class Leases {
    * @return {@code false} if another instance holds a valid lease, or the row is in backoff or no
    *     longer PENDING; the caller must then leave the item alone
    */
-  boolean claim(LedgerItem item) {
+  Claim claim(LedgerItem item) {
     Instant now = clock.instant();
-    boolean claimed = store.claim(item.rowId(), owner, now.plus(duration), now);
-    if (!claimed) {
+    Claim claim = store.claim(item.rowId(), owner, now.plus(duration), now);
+    if (!claim.held()) {
       log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
     }
-    return claimed;
+    return claim;
+  }
+
+  /**
+   * The lease for one attempt on {@code item}: the lease this instance took at its registration,
+   * ending at {@code leasedUntil}, if it still has half its duration to run; that lease extended,
+   * if it has less (even expired, as long as no one took it over: this instance is alive and about
+   * to upload); a fresh {@linkplain #claim claim} if this instance took none ({@code null}).
+   */
+  Claim acquire(LedgerItem item, Instant leasedUntil) {
+    if (leasedUntil == null) {
+      return claim(item);
+    }
+    if (holds(leasedUntil)) {
+      return Claim.held(false, 0);
+    }
+    boolean renewed = store.renew(item.rowId(), owner, leasedUntil, clock.instant().plus(duration));
+    if (!renewed) {
+      log.debug("{}: the lease taken at registration was taken over; skipped by {}", item.id(), owner);
+    }
+    return renewed ? Claim.held(false, 0) : Claim.REFUSED;
   }
 
   /**
@@ -56,7 +78,8 @@ final class Leases {
 
   /** The end of a lease taken now at registration, for a row this instance will upload itself. */
   Instant registrationLeaseUntil() {
-    return clock.instant().plus(registrationLease());
+    // Truncated as stores keep instants, so that renew() can name exactly the lease taken.
+    return clock.instant().plus(registrationLease()).truncatedTo(ChronoUnit.MICROS);
   }
 
   private Duration registrationLease() {

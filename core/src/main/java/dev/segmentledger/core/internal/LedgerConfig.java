@@ -13,7 +13,9 @@ import java.util.List;
 /**
  * The immutable settings of one ledger, copied from the builder; {@code repackager},
  * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
- * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away.
+ * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
+ * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
+ * is rejected.
  */
 public record LedgerConfig(
     StateStore stateStore,
@@ -33,7 +35,8 @@ public record LedgerConfig(
     int breakerFailures,
     Duration breakerDelay,
     String nodeId,
-    Duration leaseDuration) {
+    Duration leaseDuration,
+    int maxAbandonedAttempts) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.UnsupportedFileNameException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -10,6 +11,7 @@ import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -138,7 +140,62 @@ final class PathGuard implements AutoCloseable {
       throw new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " is " + kind(attributes)
           + ", not a regular file");
     }
-    return new Checked(real, attributes.size(), attributes.fileKey());
+    return new Checked(real, attributes.size(), attributes.fileKey(), identityOf(attributes));
+  }
+
+  /**
+   * Refuses a path that does not survive the trip to text and back: the ledger stores paths as
+   * text, so a name whose bytes are not valid in the platform's file name encoding (for example
+   * byte 0xFF under UTF-8) would be stored with U+FFFD in its place and, read back, name another
+   * file, or none. Checked on the path as given and on its real path (a symlink may lead to such
+   * a name).
+   *
+   * @throws UnsupportedFileNameException if either does not round-trip
+   */
+  void requireRepresentable(Path file, Path realPath) {
+    for (Path path : new Path[] {absolute(file), realPath}) {
+      if (path != null && !roundTrips(path)) {
+        throw new UnsupportedFileNameException(show(file), System.getProperty("sun.jnu.encoding", "unknown"));
+      }
+    }
+  }
+
+  private static boolean roundTrips(Path path) {
+    try {
+      return path.equals(path.getFileSystem().getPath(path.toString()));
+    } catch (InvalidPathException e) {
+      return false; // the decoded text has characters the encoding cannot map back
+    }
+  }
+
+  /**
+   * The identity of a file as the ledger records it at registration and requires at upload: its
+   * file key (device and inode) and modification time. {@code null} where the platform has no
+   * file keys. A rewrite in place or a replacement changes it, unless it happens within the file
+   * system's timestamp granularity of the registration (a few milliseconds on Linux).
+   */
+  static String identityOf(BasicFileAttributes attributes) {
+    Object key = attributes.fileKey();
+    return key == null ? null : key + "@" + attributes.lastModifiedTime().toInstant();
+  }
+
+  /**
+   * Refuses a file registered empty: the same rule at registration and at every upload, so that a
+   * re-opened EMPTY_FILE row never uploads an empty object.
+   */
+  static void requireNotEmpty(String shownName, long registeredSize) throws FileRejectedException {
+    if (registeredSize == 0) {
+      throw new FileRejectedException(Reason.EMPTY_FILE, shownName + " is empty");
+    }
+  }
+
+  /** Refuses a file whose identity differs from the one recorded at registration (if any). */
+  private static void requireIdentity(String shownName, String actual, String registered)
+      throws FileRejectedException {
+    if (registered != null && !registered.equals(actual)) {
+      throw new FileRejectedException(Reason.FILE_CHANGED, shownName + " has its registered size but is not the"
+          + " registered file any more (rewritten in place or replaced): registered " + registered + ", now " + actual);
+    }
   }
 
   /**
@@ -149,15 +206,25 @@ final class PathGuard implements AutoCloseable {
    * @throws FileRejectedException with the reason, if the file must not be uploaded
    */
   VerifiedFile open(Path file, long registeredSize) throws FileRejectedException {
+    return open(file, registeredSize, null);
+  }
+
+  /**
+   * {@link #open(Path, long)}, with the same rules as at registration: after the boundary checks, a
+   * file registered empty is refused ({@link Reason#EMPTY_FILE}), then one of another size, then
+   * one whose {@linkplain #identityOf identity} is not {@code registeredIdentity}
+   * ({@link Reason#FILE_CHANGED}; {@code null}: not checked).
+   */
+  VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
     Path path = absolute(file);
     if (rootStream != null && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
       try {
-        return openBelowRoot(file, root.relativize(path), registeredSize);
+        return openBelowRoot(file, root.relativize(path), registeredSize, registeredIdentity);
       } catch (ClosedDirectoryStreamException e) {
         // the guard was closed (the ledger is shutting down): take the full path below
       }
     }
-    return openChecked(file, registeredSize);
+    return openChecked(file, registeredSize, registeredIdentity);
   }
 
   /**
@@ -165,7 +232,8 @@ final class PathGuard implements AutoCloseable {
    * without following any symlink, after reading the final name's attributes through its
    * directory. Failures are named by a fresh check.
    */
-  private VerifiedFile openBelowRoot(Path file, Path relative, long registeredSize) throws FileRejectedException {
+  private VerifiedFile openBelowRoot(Path file, Path relative, long registeredSize, String registeredIdentity)
+      throws FileRejectedException {
     Deque<AutoCloseable> directories = new ArrayDeque<>();
     FileChannel channel = null;
     try {
@@ -180,17 +248,19 @@ final class PathGuard implements AutoCloseable {
       if (!before.isRegularFile()) {
         throw changed(file);
       }
+      requireNotEmpty(show(file), registeredSize);
       requireSize(show(file), before.size(), registeredSize);
+      requireIdentity(show(file), identityOf(before), registeredIdentity);
       beforeOpen.run();
       SeekableByteChannel opened = directory.newByteChannel(name,
           Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
       if (!(opened instanceof FileChannel fileChannel)) {
         opened.close();
-        return openChecked(file, registeredSize);
+        return openChecked(file, registeredSize, registeredIdentity);
       }
       channel = fileChannel;
       VerifiedFile verified = verifyOpened(file, channel,
-          new Checked(root.resolve(relative), before.size(), before.fileKey()), registeredSize);
+          new Checked(root.resolve(relative), before.size(), before.fileKey(), identityOf(before)), registeredSize);
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
@@ -223,9 +293,12 @@ final class PathGuard implements AutoCloseable {
   }
 
   /** The full open: check (resolving the path), then walk from a freshly opened root. */
-  private VerifiedFile openChecked(Path file, long registeredSize) throws FileRejectedException {
+  private VerifiedFile openChecked(Path file, long registeredSize, String registeredIdentity)
+      throws FileRejectedException {
     Checked checked = check(file);
+    requireNotEmpty(show(file), registeredSize);
     requireSize(show(file), checked.size(), registeredSize);
+    requireIdentity(show(file), checked.identity(), registeredIdentity);
     beforeOpen.run();
     Deque<AutoCloseable> directories = new ArrayDeque<>();
     FileChannel channel = null;
@@ -409,6 +482,9 @@ final class PathGuard implements AutoCloseable {
     }
   }
 
-  /** A file that passed the checks: its real path, its size and its file key (may be null). */
-  record Checked(Path realPath, long size, Object fileKey) {}
+  /**
+   * A file that passed the checks: its real path, its size, its file key and its
+   * {@linkplain #identityOf identity} (both may be null).
+   */
+  record Checked(Path realPath, long size, Object fileKey, String identity) {}
 }

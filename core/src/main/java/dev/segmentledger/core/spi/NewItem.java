@@ -29,10 +29,12 @@ import java.util.Objects;
  *     upload the row itself at once leases it here and saves the claim (one statement per item)
  * @param leaseUntil the end of that lease, also the row's first {@code nextAttemptAt}; {@code null}
  *     exactly when {@code leaseOwner} is
+ * @param fileIdentity the recorded file's identity at registration (see
+ *     {@link LedgerItem#fileIdentity()}), stored with the row; {@code null} if not recorded
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
+    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -53,6 +55,12 @@ public record NewItem(
     }
   }
 
+  /** A row without a file identity; see the canonical constructor. */
+  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
+      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
+    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil, null);
+  }
+
   /** An unleased row; see the canonical constructor. */
   public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
       String detail, Instant registeredAt) {
@@ -69,7 +77,14 @@ public record NewItem(
   public NewItem leasedTo(String owner, Instant until) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
-    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until);
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
+        fileIdentity);
+  }
+
+  /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
+  public NewItem withFileIdentity(String identity) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, identity);
   }
 
   /** Whether this row is leased from its insertion. */

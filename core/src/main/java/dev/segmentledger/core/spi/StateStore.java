@@ -37,6 +37,8 @@ public interface StateStore {
    *   <li>An item {@linkplain NewItem#leased() leased} from its insertion is inserted with that
    *       lease, exactly as if its owner had {@linkplain #claim claimed} it right after: its
    *       {@code nextAttemptAt} is the lease's end. An existing row is returned as it is.
+   *   <li>The item's {@linkplain NewItem#fileIdentity() file identity} is stored with the row and
+   *       returned in {@link LedgerItem#fileIdentity()}.
    * </ul>
    *
    * @return one result per item, in the same order
@@ -101,21 +103,28 @@ public interface StateStore {
 
   /**
    * Records a failed attempt on an unconfirmed row: increments {@code attempts}, sets
-   * {@code reason}, {@code lastError} and {@code nextAttemptAt}. Changes nothing if the row is
-   * no longer in {@code expectedState}.
+   * {@code reason}, {@code lastError} and {@code nextAttemptAt}, and clears the lease. Changes
+   * nothing if the row is no longer in {@code expectedState}, or if its lease belongs to another
+   * owner than {@code leaseOwner}: a holder whose lease expired and was taken over by another
+   * node must not overwrite the new holder's attempt (compare-and-set on the lease holder).
    *
+   * @param leaseOwner the caller's lease owner; a row with no lease at all is updated too
    * @return whether the row was updated
    */
-  boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail, Instant nextAttemptAt);
+  boolean recordFailure(long rowId, ItemState expectedState, String leaseOwner, Reason reason, String detail,
+      Instant nextAttemptAt);
 
   /**
    * Makes an unconfirmed row terminal ({@link ItemState#REJECTED} or {@link ItemState#EXCLUDED})
-   * with its reason. Changes nothing if the row is no longer in {@code expectedState}.
+   * with its reason, and clears the lease. Changes nothing if the row is no longer in
+   * {@code expectedState}, or if its lease belongs to another owner than {@code leaseOwner} (see
+   * {@link #recordFailure}).
    *
+   * @param leaseOwner the caller's lease owner; a row with no lease at all is updated too
    * @return whether the row was updated
    */
-  boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason, String detail,
-      Instant at);
+  boolean markTerminal(long rowId, ItemState expectedState, String leaseOwner, ItemState terminalState,
+      Reason reason, String detail, Instant at);
 
   /**
    * Records the file produced by the repackager for an unconfirmed PLAYBACK or INIT row: sets
@@ -171,9 +180,12 @@ public interface StateStore {
    * (a CONFIRMED row whose object was found missing or different) and by
    * {@link dev.segmentledger.core.Ledger#reopen} (a REJECTED or EXCLUDED row whose cause was fixed).
    * Sets {@code reason} and {@code lastError = detail}, makes the row due at once
-   * ({@code nextAttemptAt = at}) and clears {@code confirmedAt} and {@code checksum}; keeps
-   * {@code attempts}, the size and the file path, so the next upload sends the registered bytes
-   * again to the same key. Of concurrent re-opens of one row exactly one returns {@code true}.
+   * ({@code nextAttemptAt = at}), clears {@code confirmedAt} and {@code checksum} and the count of
+   * abandoned attempts (see {@link #claim}); keeps {@code attempts}, the size and the file path, so
+   * the next upload sends the registered bytes again to the same key. A row whose reason is
+   * {@link Reason#FILE_CHANGED} also loses its recorded {@linkplain LedgerItem#fileIdentity() file
+   * identity}: re-opening it accepts the file as it is now, at its registered size; every other
+   * row keeps it. Of concurrent re-opens of one row exactly one returns {@code true}.
    * Nothing else changes: waiting PLAYBACK rows are not touched, and a re-opened INIT releases
    * nothing until it is confirmed again.
    *
@@ -195,16 +207,37 @@ public interface StateStore {
    * and once it expires (the owner died or hung) the row is due again by itself, with no second
    * index and no extra condition in the sweep page.
    *
+   * <p>A row that still carries an <em>expired</em> lease (whoever held it) is an attempt that
+   * ended without an outcome. The claim records it, atomically with taking the row: it increments
+   * {@code attempts} and the row's count of abandoned attempts, and sets the reason
+   * {@link Reason#ATTEMPT_ABANDONED} with a detail naming the old owner. The returned
+   * {@link Claim} says so ({@code tookOverAbandoned}, and the count since the row was registered or
+   * last {@linkplain #reopen re-opened}); the caller decides what follows (upload, backoff, or a
+   * terminal reason past a limit). A valid lease of {@code owner} itself is not counted.
+   *
    * <p>A lease only avoids duplicate work; correctness never depends on it. {@link #confirm} stays
    * a compare-and-set on state and size whoever holds the lease, and {@link #confirm},
    * {@link #recordFailure} and {@link #markTerminal} clear the lease. Of concurrent claims of one
-   * free row by different owners exactly one returns {@code true}.
+   * free row by different owners exactly one holds the lease.
    *
    * @param now the claimant's current time; leases compare instants of different nodes, so node
    *     clocks must agree to well within the lease duration
-   * @return whether {@code owner} holds the lease now
+   * @return whether {@code owner} holds the lease now, and what it took over
    */
-  boolean claim(long rowId, String owner, Instant leaseUntil, Instant now);
+  Claim claim(long rowId, String owner, Instant leaseUntil, Instant now);
+
+  /**
+   * Extends a lease that {@code owner} took itself and still has: sets it, and the row's
+   * {@code nextAttemptAt}, to {@code leaseUntil}, only if the row is {@link ItemState#PENDING} and
+   * leased to {@code owner} until exactly {@code heldUntil} (the lease this caller took, whether or
+   * not it has expired meanwhile, as long as no one took it over). Unlike {@link #claim}, it never
+   * counts the lease as abandoned: the holder is alive and about to upload.
+   *
+   * @param heldUntil the end of the lease the caller holds, as it gave it (truncated to
+   *     microseconds, as stores keep instants)
+   * @return whether the lease was extended
+   */
+  boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil);
 
   /**
    * Gives back a lease that {@code owner} holds on an unconfirmed row without having attempted
@@ -217,11 +250,14 @@ public interface StateStore {
   boolean release(long rowId, String owner, Instant dueAt);
 
   /**
-   * Gives back every lease {@code owner} holds, making those rows due at {@code dueAt}. A ledger
-   * calls it when it starts: a node that restarts under the same id cannot be uploading anything
-   * yet, so the rows it held when it died need not wait for their leases to expire.
+   * Ends every lease {@code owner} holds that is still valid at {@code dueAt}, making those rows
+   * due at {@code dueAt}. A ledger calls
+   * it when it starts: a node that restarts under the same id cannot be uploading anything yet,
+   * so the rows it held when it died need not wait for their leases to expire. The leases are
+   * ended, not cleared ({@code leaseUntil = nextAttemptAt = dueAt}): the attempts they covered
+   * ended without an outcome, and the next {@link #claim} of each row counts it as abandoned.
    *
-   * @return the number of leases released
+   * @return the number of leases ended
    */
   int releaseAllOf(String owner, Instant dueAt);
 }

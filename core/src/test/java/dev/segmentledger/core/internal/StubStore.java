@@ -5,6 +5,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -47,13 +48,14 @@ class StubStore implements StateStore {
   }
 
   @Override
-  public boolean recordFailure(long rowId, ItemState expectedState, Reason reason, String detail, Instant next) {
+  public boolean recordFailure(long rowId, ItemState expectedState, String leaseOwner, Reason reason, String detail,
+      Instant next) {
     throw new UnsupportedOperationException();
   }
 
   @Override
-  public boolean markTerminal(long rowId, ItemState expectedState, ItemState terminalState, Reason reason,
-      String detail, Instant at) {
+  public boolean markTerminal(long rowId, ItemState expectedState, String leaseOwner, ItemState terminalState,
+      Reason reason, String detail, Instant at) {
     throw new UnsupportedOperationException();
   }
 
@@ -89,7 +91,12 @@ class StubStore implements StateStore {
   }
 
   @Override
-  public boolean claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+  public Claim claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil) {
     throw new UnsupportedOperationException();
   }
 

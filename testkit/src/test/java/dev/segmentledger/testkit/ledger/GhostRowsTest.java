@@ -46,7 +46,7 @@ class GhostRowsTest {
       ghosts.add(NewItem.pending(id, f.root.resolve("gone-" + i + ".ts").toString(), 10, now));
     }
     for (RegisterResult ghost : f.store.registerAll(ghosts)) {
-      f.store.recordFailure(ghost.item().rowId(), ItemState.PENDING, Reason.SINK_TRANSIENT, "503 SlowDown",
+      f.store.recordFailure(ghost.item().rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503 SlowDown",
           now.plus(Duration.ofHours(1)));
     }
     for (int i = 0; i < FRESH; i++) {

@@ -28,7 +28,7 @@ class RestartTakeoverTest {
     LedgerItem row = f.store.register(NewItem.pending(id, f.record(id).toString(), ("bytes of " + id).length(), now))
         .item();
     // The process that died held this row under a lease of an hour.
-    assertTrue(f.store.claim(row.rowId(), "recorder-1", now.plus(Duration.ofHours(1)), now));
+    assertTrue(f.store.claim(row.rowId(), "recorder-1", now.plus(Duration.ofHours(1)), now).held());
 
     LedgerEvents events = new LedgerEvents();
     try (Ledger restarted = f.builder().clock(Clock.systemUTC()).nodeId("recorder-1")

@@ -1,0 +1,96 @@
+package dev.segmentledger.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerBuilder;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.testkit.DirectoryObjectSink;
+import dev.segmentledger.testkit.FakeRepackager;
+import dev.segmentledger.testkit.LedgerEvents;
+import dev.segmentledger.testkit.PostgresExtension;
+import dev.segmentledger.testkit.crash.ChildJvm;
+import dev.segmentledger.testkit.crash.CrashHooks;
+import dev.segmentledger.testkit.crash.CrashPoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An item whose upload kills the process every time: a recorder (child JVM, {@link
+ * CrashingRecorder}, always under the same node id, as a supervisor restarts it) is SIGKILLed in
+ * the middle of the PUT of the same original, again and again. Each death is an attempt that ended
+ * without an outcome: the next life counts it when it takes the row over, backs off from the
+ * second one on, and after {@link LedgerBuilder#DEFAULT_MAX_ABANDONED_ATTEMPTS} rejects the row
+ * with {@link Reason#REPEATEDLY_ABANDONED}, so that the next life finishes instead of dying again.
+ * Before the fix every death left {@code attempts = 0} and the loop never ended. Re-opened, the row
+ * is uploaded by a process without the fault.
+ */
+class CrashLoopTest {
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
+
+  @TempDir Path temp;
+
+  @Test
+  void anItemThatKillsItsProcessEveryTimeEndsRejectedAfterTheLimit() throws Exception {
+    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
+    Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
+    Path bucketDir = Files.createDirectories(temp.resolve("bucket"));
+    String broadcast = "loop-" + Long.toString(System.nanoTime(), 36);
+    ItemId poison = ItemId.original(broadcast, "720p", 0);
+
+    int kills = 0;
+    boolean finished = false;
+    for (int life = 0; life < LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS + 2 && !finished; life++) {
+      int register = life == 0 ? 1 : 0; // the first life registers the item; the others only recover it
+      try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
+          nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(register),
+          CrashPoint.DURING_PUT_BODY.name(), Axis.ORIGINAL.name(), "0", "1"))) {
+        String line = recorder.awaitLine(l -> l.startsWith(CrashHooks.MARKER) || l.equals(CrashingRecorder.DONE),
+            Duration.ofSeconds(90));
+        if (line.startsWith(CrashHooks.MARKER)) {
+          recorder.killHard();
+          kills++;
+          LedgerItem row = store.find(poison).orElseThrow();
+          assertEquals(ItemState.PENDING, row.state(), "killed during its PUT");
+        } else {
+          assertEquals(0, recorder.awaitExit(Duration.ofSeconds(30)));
+          finished = true;
+        }
+      }
+    }
+
+    LedgerItem rejected = store.find(poison).orElseThrow();
+    assertTrue(finished, "a life finished instead of dying on the same item again");
+    assertEquals(LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS, kills, "one death per allowed abandoned attempt");
+    assertEquals(ItemState.REJECTED, rejected.state());
+    assertEquals(Reason.REPEATEDLY_ABANDONED, rejected.reason(), rejected.lastError());
+    assertEquals(LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS, rejected.attempts(), "every death counted");
+
+    // The cause is fixed (no crash hooks): an operator re-opens the row and it is uploaded.
+    DirectoryObjectSink bucket = new DirectoryObjectSink(bucketDir);
+    LedgerEvents events = new LedgerEvents();
+    try (Ledger fixed = Wiring.ledger(store, bucket, root, new FakeRepackager(), events)
+        .nodeId(CrashingRecorder.nodeIdFor(broadcast)).build()) {
+      fixed.start();
+      assertTrue(fixed.reopen(poison));
+      events.awaitUntil("the re-opened row is confirmed",
+          () -> store.find(poison).orElseThrow().state() == ItemState.CONFIRMED, Duration.ofSeconds(30));
+    }
+  }
+
+  private static String nullToEmpty(String value) {
+    return value == null ? "" : value;
+  }
+}
