@@ -69,8 +69,10 @@ public interface Ledger extends AutoCloseable {
    *
    * <p>All or nothing: if any identity conflicts or any broadcast has ended, nothing is written and
    * the exception is thrown. A file refused at the boundary is not an exception: its row is written
-   * REJECTED with its reason, as by {@link #register}. Rows are written in the list's order. Keep
-   * batches to a few thousand files: the batch is one transaction.
+   * REJECTED with its reason, as by {@link #register}. Rows are written in
+   * {@link ItemId#IDENTITY_ORDER}, whatever the list's order, so that batches registered at once by
+   * several nodes with files in common wait for each other instead of deadlocking. Keep batches to
+   * a few thousand files: the batch is one transaction.
    *
    * @return one registration per file, in the list's order
    * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
