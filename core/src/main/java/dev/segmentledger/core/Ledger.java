@@ -57,6 +57,9 @@ public interface Ledger extends AutoCloseable {
    * @throws IllegalArgumentException if {@code file} is null or empty
    * @throws RegistrationConflictException if the identity is registered with another size
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
+   *     unreachable, or the transaction could not complete); normally nothing is written, and
+   *     registering the same file again is safe
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);
@@ -77,6 +80,9 @@ public interface Ledger extends AutoCloseable {
    * @return one registration per file, in the list's order
    * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
+   *     unreachable, or the transaction could not complete); normally nothing is written, and
+   *     registering the same files again is safe
    * @throws IllegalStateException if the ledger is closed
    */
   List<Registration> registerAll(List<ClosedFile> files);

@@ -14,6 +14,7 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -32,6 +33,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.Update;
 
 /**
@@ -111,6 +113,9 @@ public final class JdbiStateStore implements StateStore {
    * other's identity first waits for it to commit, and then finds the rows. Broadcast rows are
    * inserted in one order too, and the {@code FOR SHARE} locks of two registrations never conflict.
    * A transaction PostgreSQL still aborts as a deadlock victim (against other writers) is run again.
+   *
+   * @throws StoreException if the database fails the registration, including as a deadlock victim
+   *     on every attempt; the {@link JdbiException} is its cause
    */
   @Override
   public List<RegisterResult> registerAll(List<NewItem> items) {
@@ -121,8 +126,15 @@ public final class JdbiStateStore implements StateStore {
     int[] order = inIdentityOrder(items);
     List<NewItem> sorted = Arrays.stream(order).mapToObj(items::get).toList();
     Instant broadcastsCreatedAt = items.get(0).registeredAt();
-    List<RegisterResult> inserted = Deadlocks.retry(() -> jdbi.inTransaction(
-        handle -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+    List<RegisterResult> inserted;
+    try {
+      inserted = Deadlocks.retry(() -> jdbi.inTransaction(
+          handle -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+    } catch (JdbiException e) {
+      throw new StoreException("registering " + items.size() + " rows failed in PostgreSQL"
+          + (Deadlocks.isDeadlock(e) ? ", a deadlock victim " + Deadlocks.ATTEMPTS + " times" : "") + ": "
+          + Deadlocks.describe(e), e);
+    }
     RegisterResult[] results = new RegisterResult[order.length];
     for (int i = 0; i < order.length; i++) {
       results[order[i]] = inserted.get(i);

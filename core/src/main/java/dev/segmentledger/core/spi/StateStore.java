@@ -51,6 +51,8 @@ public interface StateStore {
    * @return one result per item, in the order of {@code items}
    * @throws dev.segmentledger.core.RegistrationConflictException if an identity exists with a
    *     different size and the new item's size is known; nothing is inserted
+   * @throws StoreException if the store fails (its database unreachable, or the transaction could
+   *     not complete), with the driver's exception as the cause
    */
   List<RegisterResult> registerAll(List<NewItem> items);
 
