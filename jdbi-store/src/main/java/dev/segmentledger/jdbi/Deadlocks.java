@@ -8,7 +8,11 @@ import org.jdbi.v3.core.JdbiException;
  * Runs a transaction again when PostgreSQL aborted it as a deadlock victim (SQLSTATE 40P01).
  * Batches that lock several rows (a registration, a batched confirm) can meet other batches in
  * another order; the database breaks the cycle by aborting one of them, which has then changed
- * nothing and can simply run again.
+ * nothing and can simply run again. Registrations insert in one global order and so never meet
+ * each other that way; this is the safety net for what remains (a registration holding an INIT
+ * row {@code FOR SHARE} while it waits for a batched confirm that wants that INIT). What still
+ * fails after {@value #ATTEMPTS} attempts reaches the caller (as a
+ * {@link dev.segmentledger.core.spi.StoreException} from a registration).
  */
 final class Deadlocks {
   static final int ATTEMPTS = 3;
