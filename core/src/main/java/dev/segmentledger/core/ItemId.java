@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import java.util.Comparator;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,17 @@ import java.util.Objects;
  * @param sequence the segment sequence number, {@code >= 0}; 0 for INIT
  */
 public record ItemId(String broadcastId, Axis axis, String rendition, long sequence) {
+  /**
+   * The order in which a {@link dev.segmentledger.core.spi.StateStore} inserts the rows of a batch:
+   * by broadcast, axis (by name), rendition, then sequence, identifiers compared character by
+   * character. These are the columns of the ledger's unique identity in the order of its index.
+   * Batches that insert overlapping identities in this one order may wait for each other, but
+   * cannot deadlock. Within a rendition of one axis it is the order of the sequence numbers.
+   */
+  public static final Comparator<ItemId> IDENTITY_ORDER = Comparator.comparing(ItemId::broadcastId)
+      .thenComparing(id -> id.axis().name())
+      .thenComparing(ItemId::rendition)
+      .thenComparingLong(ItemId::sequence);
 
   public ItemId {
     Identifiers.requireValid("broadcastId", broadcastId);

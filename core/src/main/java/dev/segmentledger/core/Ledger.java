@@ -59,6 +59,9 @@ public interface Ledger extends AutoCloseable {
    *     name encoding (it could not be stored exactly); nothing is written
    * @throws RegistrationConflictException if the identity is registered with another size
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
+   *     unreachable, or the transaction could not complete); normally nothing is written, and
+   *     registering the same file again is safe
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);
@@ -71,13 +74,18 @@ public interface Ledger extends AutoCloseable {
    *
    * <p>All or nothing: if any identity conflicts or any broadcast has ended, nothing is written and
    * the exception is thrown. A file refused at the boundary is not an exception: its row is written
-   * REJECTED with its reason, as by {@link #register}. Rows are written in the list's order. Keep
-   * batches to a few thousand files: the batch is one transaction.
+   * REJECTED with its reason, as by {@link #register}. Rows are written in
+   * {@link ItemId#IDENTITY_ORDER}, whatever the list's order, so that batches registered at once by
+   * several nodes with files in common wait for each other instead of deadlocking. Keep batches to
+   * a few thousand files: the batch is one transaction.
    *
    * @return one registration per file, in the list's order
    * @throws UnsupportedFileNameException if a file's name cannot be stored exactly; nothing is written
    * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
+   *     unreachable, or the transaction could not complete); normally nothing is written, and
+   *     registering the same files again is safe
    * @throws IllegalStateException if the ledger is closed
    */
   List<Registration> registerAll(List<ClosedFile> files);

@@ -8,7 +8,11 @@ import org.jdbi.v3.core.JdbiException;
  * Runs a transaction again when PostgreSQL aborted it as a deadlock victim (SQLSTATE 40P01).
  * Batches that lock several rows (a registration, a batched confirm) can meet other batches in
  * another order; the database breaks the cycle by aborting one of them, which has then changed
- * nothing and can simply run again.
+ * nothing and can simply run again. Registrations insert in one global order and so never meet
+ * each other that way; this is the safety net for what remains (a registration holding an INIT
+ * row {@code FOR SHARE} while it waits for a batched confirm that wants that INIT). What still
+ * fails after {@value #ATTEMPTS} attempts reaches the caller (as a
+ * {@link dev.segmentledger.core.spi.StoreException} from a registration).
  */
 final class Deadlocks {
   static final int ATTEMPTS = 3;
@@ -26,6 +30,22 @@ final class Deadlocks {
         }
       }
     }
+  }
+
+  /**
+   * What PostgreSQL said: the SQLSTATE and the first line of the message of the first
+   * {@link SQLException} among the causes (Jdbi's own message also lists every bound argument,
+   * whole arrays of them), else the exception's type.
+   */
+  static String describe(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql) {
+        String message = String.valueOf(sql.getMessage());
+        int end = message.indexOf('\n');
+        return "SQLSTATE " + sql.getSQLState() + " " + (end < 0 ? message : message.substring(0, end));
+      }
+    }
+    return e.getClass().getName();
   }
 
   static boolean isDeadlock(Throwable e) {

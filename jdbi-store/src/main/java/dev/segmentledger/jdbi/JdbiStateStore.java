@@ -15,11 +15,14 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -28,8 +31,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.Update;
 
 /**
@@ -97,16 +102,27 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction: each broadcast row is created if missing and locked {@code FOR SHARE} (so
-   * {@link #endBroadcast} waits for it, and it for {@link #endBroadcast}); the INIT rows that WAITING
-   * PLAYBACK items depend on are locked {@code FOR SHARE} before their state is read (so a confirm
-   * of such an INIT, which locks the row for update, either precedes it and is seen, or follows it
-   * and releases it). Up to {@value #ROW_BY_ROW_MAX} rows (one registration with its INIT and
-   * PLAYBACK rows) are then inserted with one {@code INSERT ... ON CONFLICT DO NOTHING} each, which
-   * is the cheapest to plan; a larger batch with one multi-row {@code INSERT ... SELECT FROM
-   * unnest(...)} in the batch's order (INIT rows locked in row id order) and one read of the
-   * identities that existed, a few statements whatever its size, planned for their arrays. A
-   * transaction PostgreSQL aborts as a deadlock victim is run again.
+   * <p>One transaction: each broadcast row is created if missing and locked {@code FOR SHARE}, in
+   * broadcast id order (so {@link #endBroadcast} waits for it, and it for {@link #endBroadcast});
+   * the INIT rows that WAITING PLAYBACK items depend on are locked {@code FOR SHARE} before their
+   * state is read (so a confirm of such an INIT, which locks the row for update, either precedes it
+   * and is seen, or follows it and releases it). Up to {@value #ROW_BY_ROW_MAX} rows (one
+   * registration with its INIT and PLAYBACK rows) are then inserted with one {@code INSERT ... ON
+   * CONFLICT DO NOTHING} each, which is the cheapest to plan; a larger batch with one multi-row
+   * {@code INSERT ... SELECT FROM unnest(...)} (INIT rows locked in row id order) and one read of
+   * the identities that existed, a few statements whatever its size, planned for their arrays.
+   *
+   * <p>Either way the rows are inserted in {@link ItemId#IDENTITY_ORDER}. An insert that meets an
+   * identity another transaction has inserted, and not yet committed, waits for that transaction
+   * on the unique index; a transaction holds the identities it inserted until it ends. Two batches
+   * inserting overlapping identities in opposite orders therefore wait for each other, a deadlock
+   * PostgreSQL breaks only after {@code deadlock_timeout}. In one order, the one that meets the
+   * other's identity first waits for it to commit, and then finds the rows. Broadcast rows are
+   * inserted in one order too, and the {@code FOR SHARE} locks of two registrations never conflict.
+   * A transaction PostgreSQL still aborts as a deadlock victim (against other writers) is run again.
+   *
+   * @throws StoreException if the database fails the registration, including as a deadlock victim
+   *     on every attempt; the {@link JdbiException} is its cause
    */
   @Override
   public List<RegisterResult> registerAll(List<NewItem> items) {
@@ -114,35 +130,68 @@ public final class JdbiStateStore implements StateStore {
     if (items.isEmpty()) {
       return List.of();
     }
-    return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
-      // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders.
-      for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList()) {
-        lockLiveBroadcast(handle, broadcastId, items.get(0).registeredAt());
-      }
-      if (items.size() <= ROW_BY_ROW_MAX) {
-        List<RegisterResult> results = new ArrayList<>(items.size());
-        for (NewItem item : items) {
-          results.add(insertOne(handle, item));
-        }
-        return results;
-      }
-      planForTheseArrays(handle);
-      Set<ItemId> confirmedInits = lockInitsOfWaiting(handle, items);
-      Map<ItemId, LedgerItem> created = insertAll(handle, items, confirmedInits);
-      Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
-          : findAll(handle, items.stream().map(NewItem::id).filter(id -> !created.containsKey(id)).toList());
+    int[] order = inIdentityOrder(items);
+    List<NewItem> sorted = Arrays.stream(order).mapToObj(items::get).toList();
+    Instant broadcastsCreatedAt = items.get(0).registeredAt();
+    List<RegisterResult> inserted;
+    try {
+      inserted = Deadlocks.retry(() -> jdbi.inTransaction(
+          handle -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+    } catch (JdbiException e) {
+      throw new StoreException("registering " + items.size() + " rows failed in PostgreSQL"
+          + (Deadlocks.isDeadlock(e) ? ", a deadlock victim " + Deadlocks.ATTEMPTS + " times" : "") + ": "
+          + Deadlocks.describe(e), e);
+    }
+    RegisterResult[] results = new RegisterResult[order.length];
+    for (int i = 0; i < order.length; i++) {
+      results[order[i]] = inserted.get(i);
+    }
+    return List.of(results);
+  }
+
+  /**
+   * The positions of {@code items} in {@link ItemId#IDENTITY_ORDER}. The sort is stable: the items
+   * of one identity keep their order, so the first of them in the caller's list is inserted.
+   */
+  private static int[] inIdentityOrder(List<NewItem> items) {
+    return IntStream.range(0, items.size()).boxed()
+        .sorted(Comparator.comparing(i -> items.get(i).id(), ItemId.IDENTITY_ORDER))
+        .mapToInt(Integer::intValue)
+        .toArray();
+  }
+
+  /**
+   * The transaction of {@link #registerAll}, for items already in identity order; results in the
+   * same order.
+   */
+  private List<RegisterResult> insertInOrder(Handle handle, List<NewItem> items, Instant broadcastsCreatedAt) {
+    // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders.
+    for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList()) {
+      lockLiveBroadcast(handle, broadcastId, broadcastsCreatedAt);
+    }
+    if (items.size() <= ROW_BY_ROW_MAX) {
       List<RegisterResult> results = new ArrayList<>(items.size());
-      Set<ItemId> reported = new HashSet<>();
       for (NewItem item : items) {
-        LedgerItem row = created.get(item.id());
-        if (row != null && reported.add(item.id())) {
-          results.add(new RegisterResult(row, true));
-          continue;
-        }
-        results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(item.id()))));
+        results.add(insertOne(handle, item));
       }
       return results;
-    }));
+    }
+    planForTheseArrays(handle);
+    Set<ItemId> confirmedInits = lockInitsOfWaiting(handle, items);
+    Map<ItemId, LedgerItem> created = insertAll(handle, items, confirmedInits);
+    Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
+        : findAll(handle, items.stream().map(NewItem::id).filter(id -> !created.containsKey(id)).toList());
+    List<RegisterResult> results = new ArrayList<>(items.size());
+    Set<ItemId> reported = new HashSet<>();
+    for (NewItem item : items) {
+      LedgerItem row = created.get(item.id());
+      if (row != null && reported.add(item.id())) {
+        results.add(new RegisterResult(row, true));
+        continue;
+      }
+      results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(item.id()))));
+    }
+    return results;
   }
 
   private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at) {
@@ -249,7 +298,7 @@ public final class JdbiStateStore implements StateStore {
         .list());
   }
 
-  /** One multi-row insert in batch order; returns the rows it created by identity. */
+  /** One multi-row insert in the order of {@code items}; returns the rows it created by identity. */
   private Map<ItemId, LedgerItem> insertAll(Handle handle, List<NewItem> items, Set<ItemId> confirmedInits) {
     int n = items.size();
     List<String> broadcastIds = new ArrayList<>(n);

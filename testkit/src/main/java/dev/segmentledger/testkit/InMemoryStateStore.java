@@ -15,7 +15,7 @@ import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,12 +23,13 @@ import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 
 /**
  * A {@link StateStore} held in memory, with exactly the semantics of the SPI (it passes
- * {@link StateStoreContract}): ids from 1 growing with insertion, idempotent and atomic
- * registration, compare-and-set updates, leases folded into the due time, the init gate and
- * broadcast lifecycle. Instants are truncated to microseconds, as PostgreSQL stores them, so that
+ * {@link StateStoreContract}): ids from 1 growing with insertion (a batch's in identity order),
+ * idempotent and atomic registration, compare-and-set updates, leases folded into the due time,
+ * the init gate and broadcast lifecycle. Instants are truncated to microseconds, as PostgreSQL stores them, so that
  * tests observe the same values from this store and from a database.
  *
  * <p>Thread-safe: every method is synchronized on the store, which makes each call atomic. Nothing
@@ -66,11 +67,19 @@ public final class InMemoryStateStore implements StateStore {
         }
       }
     }
-    List<RegisterResult> results = new ArrayList<>(items.size());
-    for (NewItem item : items) {
-      results.add(insert(item));
+    // Inserted in identity order, as the SPI requires; results in the caller's order.
+    RegisterResult[] results = new RegisterResult[items.size()];
+    for (int i : inIdentityOrder(items)) {
+      results[i] = insert(items.get(i));
     }
-    return results;
+    return List.of(results);
+  }
+
+  /** The positions of {@code items} in {@link ItemId#IDENTITY_ORDER}; an identity's repeats keep their order. */
+  private static List<Integer> inIdentityOrder(List<NewItem> items) {
+    return IntStream.range(0, items.size()).boxed()
+        .sorted(Comparator.comparing(i -> items.get(i).id(), ItemId.IDENTITY_ORDER))
+        .toList();
   }
 
   /** How {@code item} would look once inserted, for the message of a conflict inside one batch. */

@@ -23,7 +23,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -461,7 +463,7 @@ public abstract class StateStoreContract {
   }
 
   @Test
-  void aLargeBatchIsInsertedInItsOrderWithExistingRowsReturnedAsTheyAre() {
+  void aLargeBatchIsInsertedInIdentityOrderWithExistingRowsReturnedAsTheyAre() {
     LedgerItem before = register(ItemId.original("b1", "720p", 500), 10);
     List<NewItem> batch = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
@@ -471,7 +473,6 @@ public abstract class StateStoreContract {
     List<RegisterResult> results = store.registerAll(batch);
 
     assertEquals(1_000, results.size());
-    long lastRowId = before.rowId();
     for (int i = 0; i < 1_000; i++) {
       RegisterResult result = results.get(i);
       assertEquals(batch.get(i).id(), result.item().id());
@@ -481,10 +482,64 @@ public abstract class StateStoreContract {
         continue;
       }
       assertTrue(result.created());
-      assertTrue(result.item().rowId() > lastRowId, "row ids grow in batch order");
-      lastRowId = result.item().rowId();
+      assertTrue(result.item().rowId() > before.rowId());
     }
+    assertRowIdsGrowInIdentityOrder(results);
     assertEquals(1_000, store.count(Axis.ORIGINAL, ItemState.PENDING));
+  }
+
+  @Test
+  void registerAllAnswersInTheCallersOrderWhenTheBatchIsNotInIdentityOrder() {
+    ItemId init = ItemId.init("b9", "720p");
+    ItemId original = ItemId.original("b9", "720p", 3);
+    ItemId playback = ItemId.playback("b9", "720p", 3);
+    List<RegisterResult> small = store.registerAll(List.of(
+        NewItem.derived(playback, "/rec/pb/3.m4s", "/rec/3.ts", T0),
+        NewItem.pending(original, "/rec/3.ts", 10, T0),
+        NewItem.derived(init, "/rec/pb/init.mp4", "/rec/3.ts", T0)));
+    assertEquals(List.of(playback, original, init), small.stream().map(r -> r.item().id()).toList());
+    assertEquals(ItemState.WAITING, small.get(0).item().state());
+    assertEquals(10, small.get(1).item().sizeBytes());
+    assertTrue(small.stream().allMatch(RegisterResult::created));
+    assertRowIdsGrowInIdentityOrder(small);
+
+    LedgerItem existing = register(ItemId.original("b0", "1080p", 7), 107);
+    List<NewItem> batch = new ArrayList<>();
+    for (String broadcast : List.of("b2", "b0", "b1")) {
+      for (String rendition : List.of("720p", "1080p")) {
+        for (int s = 0; s < 10; s++) {
+          String path = "/rec/" + broadcast + "/" + rendition + "/" + s + ".ts";
+          batch.add(NewItem.pending(ItemId.original(broadcast, rendition, s), path, 100 + s, T0));
+          batch.add(NewItem.derived(ItemId.init(broadcast, rendition), "/pb/init.mp4", path, T0));
+          batch.add(NewItem.derived(ItemId.playback(broadcast, rendition, s), "/pb/" + s + ".m4s", path, T0));
+        }
+      }
+    }
+    Collections.shuffle(batch, new Random(42));
+    batch.add(0, NewItem.pending(ItemId.original("b2", "720p", 5), "/rec/first/5.ts", 105, T0));
+
+    List<RegisterResult> results = store.registerAll(batch);
+
+    assertEquals(batch.size(), results.size());
+    List<ItemId> created = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      NewItem item = batch.get(i);
+      RegisterResult result = results.get(i);
+      assertEquals(item.id(), result.item().id(), "result " + i);
+      boolean repeated = batch.subList(0, i).stream().anyMatch(earlier -> earlier.id().equals(item.id()));
+      assertEquals(!repeated && !item.id().equals(existing.id()), result.created(), "created, result " + i);
+      if (result.created()) {
+        assertEquals(item.sourcePath(), result.item().sourcePath(), "inserted from the first item of its identity");
+        assertEquals(item.sizeBytes(), result.item().sizeBytes());
+        created.add(item.id());
+      } else {
+        assertEquals(store.find(item.id()).orElseThrow(), result.item());
+      }
+    }
+    assertEquals(existing, store.find(existing.id()).orElseThrow(), "an existing row is returned as it is");
+    assertEquals(3 * 2 * 10 * 2 + 3 * 2 - 1, created.size());
+    assertEquals("/rec/first/5.ts", store.find(ItemId.original("b2", "720p", 5)).orElseThrow().sourcePath());
+    assertRowIdsGrowInIdentityOrder(results);
   }
 
   @Test
@@ -1171,6 +1226,20 @@ public abstract class StateStoreContract {
     assertTrue(result.created(), () -> id + " was already registered");
     assertSame(ItemState.PENDING, result.item().state());
     return result.item();
+  }
+
+  /** Asserts that the rows a batch created have ids growing in {@link ItemId#IDENTITY_ORDER}. */
+  private static void assertRowIdsGrowInIdentityOrder(List<RegisterResult> results) {
+    List<LedgerItem> created = results.stream()
+        .filter(RegisterResult::created)
+        .map(RegisterResult::item)
+        .sorted(Comparator.comparing(LedgerItem::id, ItemId.IDENTITY_ORDER))
+        .toList();
+    for (int i = 1; i < created.size(); i++) {
+      assertTrue(created.get(i).rowId() > created.get(i - 1).rowId(), "row ids grow in identity order: "
+          + created.get(i - 1).id() + " has " + created.get(i - 1).rowId() + ", " + created.get(i).id() + " has "
+          + created.get(i).rowId());
+    }
   }
 
   private static List<Long> rowIdsOf(List<LedgerItem> rows) {

@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.Identifiers;
@@ -15,10 +16,12 @@ import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,7 +124,15 @@ public final class DefaultLedger implements ManualLedger {
       firstRowOf[f] = rows.size();
       rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
     }
-    List<RegisterResult> results = registrar.register(rows);
+    List<RegisterResult> results;
+    try {
+      results = registrar.register(rows);
+    } catch (RegistrationConflictException | BroadcastEndedException | StoreException e) {
+      throw e;
+    } catch (RuntimeException e) { // a store that let its driver's exception out: still the documented type
+      throw new StoreException("the state store failed to register " + rows.size() + " rows: "
+          + e.getClass().getName(), e);
+    }
     Offer[] offers = new Offer[results.size()];
     for (int i = 0; i < results.size(); i++) {
       offers[i] = settle(rows.get(i), results.get(i));

@@ -16,15 +16,24 @@ import java.util.Optional;
  *
  * <p>Implementations must be thread-safe, and every state change is conditional (compare and
  * set): a call whose precondition no longer holds changes nothing and returns {@code false}.
- * Row ids are assigned by the store, are unique, and grow with insertion order. Every
+ * Row ids are assigned by the store, are unique, and grow with insertion order (within a
+ * {@linkplain #registerAll batch}, {@link ItemId#IDENTITY_ORDER}). Every
  * implementation should pass {@code dev.segmentledger.testkit.StateStoreContract}.
  */
 public interface StateStore {
 
   /**
-   * Inserts {@code items} atomically, in order: either every item is registered or none is.
+   * Inserts {@code items} atomically: either every item is registered or none is.
    * Each item is inserted unless a row with the same {@link ItemId} exists; then the existing row
-   * is returned with {@code created == false} (idempotent registration).
+   * is returned with {@code created == false} (idempotent registration). An identity listed twice
+   * is inserted once, from its first item in the list.
+   *
+   * <p>The rows are inserted, and their ids assigned, in {@link ItemId#IDENTITY_ORDER}, whatever
+   * the order of the list; the results come back in the list's order. A store on a database locks
+   * each identity as it inserts it, so two nodes registering overlapping batches at once, each in
+   * its own order, would deadlock; in the one identity order the second waits for the first. Within
+   * one batch the row id order only orders rows that become visible together, and a recorder's
+   * files of one rendition keep their sequence order.
    *
    * <ul>
    *   <li>The broadcast of each item is created (live) if unknown; if it has
@@ -41,9 +50,11 @@ public interface StateStore {
    *       returned in {@link LedgerItem#fileIdentity()}.
    * </ul>
    *
-   * @return one result per item, in the same order
+   * @return one result per item, in the order of {@code items}
    * @throws dev.segmentledger.core.RegistrationConflictException if an identity exists with a
    *     different size and the new item's size is known; nothing is inserted
+   * @throws StoreException if the store fails (its database unreachable, or the transaction could
+   *     not complete), with the driver's exception as the cause
    */
   List<RegisterResult> registerAll(List<NewItem> items);
 

@@ -2,6 +2,7 @@ package dev.segmentledger.testkit.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.InMemoryStateStore;
 import dev.segmentledger.testkit.LedgerEvents;
@@ -188,6 +190,25 @@ class BatchingTest {
     LedgerFixture.settle(ledger);
     assertEquals(ItemState.CONFIRMED, ledger.find(id).orElseThrow().state());
     assertFalse(f.sink.attempts(id.objectKey()).isEmpty());
+  }
+
+  @Test
+  void aStoreFailureReachesTheCallerAsAStoreException() {
+    RuntimeException driver = new IllegalStateException("injected: the database went away");
+    StoreException fromStore = new StoreException("injected: the store's own", driver);
+    AtomicInteger calls = new AtomicInteger();
+    StateStore failing = intercept(new InMemoryStateStore(), "registerAll", args -> {
+      throw calls.incrementAndGet() == 1 ? driver : fromStore;
+    });
+    LedgerFixture f = new LedgerFixture(temp, failing);
+    ManualLedger ledger = f.manual();
+    ItemId id = ItemId.original("b1", "720p", 0);
+    Path file = f.record(id);
+
+    StoreException wrapped = assertThrows(StoreException.class, () -> ledger.register(id, file));
+    assertSame(driver, wrapped.getCause(), "a raw exception of the store is wrapped");
+    assertSame(fromStore, assertThrows(StoreException.class,
+        () -> ledger.registerAll(List.of(ClosedFile.of(id, file)))), "a StoreException passes as it is");
   }
 
   /** Answers {@code method} with {@code answer}, or passes through when it returns {@code null}. */
