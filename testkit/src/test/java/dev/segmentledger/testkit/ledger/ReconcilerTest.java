@@ -17,6 +17,7 @@ import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.ConsistencyAssertions;
@@ -195,6 +196,21 @@ class ReconcilerTest {
     @Override
     public List<StoredObjectInfo> list(String prefix) {
       return delegate.list(prefix).stream().map(o -> new StoredObjectInfo(o.key(), o.sizeBytes(), null)).toList();
+    }
+
+    @Override
+    public boolean supportsUnfinishedUploads() {
+      return delegate.supportsUnfinishedUploads();
+    }
+
+    @Override
+    public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+      return delegate.listUnfinishedUploads(prefix);
+    }
+
+    @Override
+    public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+      return delegate.abortUnfinishedUpload(upload);
     }
   }
 }
