@@ -97,7 +97,8 @@ public final class DefaultLedger implements ManualLedger {
     this.processor = new ItemProcessor(config, guard, producer, breaker, events, leases, failures, confirmer);
     this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(),
         (item, fromSweep) -> offer(item, fromSweep, null));
-    this.reconciler = Reconciler.create(store, config.objectSink(), config.clock());
+    this.reconciler = Reconciler.create(store, config.objectSink(), config.clock(),
+        config.abortUnfinishedUploadsAfter());
   }
 
   @Override

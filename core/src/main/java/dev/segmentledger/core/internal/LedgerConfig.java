@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The immutable settings of one ledger, copied from the builder; {@code repackager},
  * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
- * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away.
+ * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
+ * {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting unfinished uploads.
  */
 public record LedgerConfig(
     StateStore stateStore,
@@ -33,7 +34,8 @@ public record LedgerConfig(
     int breakerFailures,
     Duration breakerDelay,
     String nodeId,
-    Duration leaseDuration) {
+    Duration leaseDuration,
+    Duration abortUnfinishedUploadsAfter) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

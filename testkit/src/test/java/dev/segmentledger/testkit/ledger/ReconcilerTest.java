@@ -235,6 +235,17 @@ class ReconcilerTest {
   }
 
   @Test
+  void theLedgersAgeLimitIsABuilderSetting() {
+    UnfinishedUpload young = f.sink.leaveUnfinishedUpload(P1.objectKey(), f.clock.instant().minus(Duration.ofHours(1)));
+    ManualLedger eager = f.repackagingBuilder().abortUnfinishedUploadsAfter(Duration.ofMinutes(30)).buildManual();
+
+    assertEquals(0, ledger.reconcileAndRepair("b1").abortedUploads(), "the default: a day");
+    assertEquals(1, eager.reconcileAndRepair("b1").abortedUploads());
+    assertEquals(List.of(young), f.sink.abortedUploads());
+    assertThrows(IllegalArgumentException.class, () -> f.builder().abortUnfinishedUploadsAfter(Duration.ofSeconds(-1)));
+  }
+
+  @Test
   void aSinkWithoutUnfinishedUploadsIsReportedAsNotListed() {
     FakeBucketWithoutUnfinishedUploads bucket = new FakeBucketWithoutUnfinishedUploads(f.sink);
 
