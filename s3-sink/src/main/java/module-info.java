@@ -12,6 +12,7 @@ module dev.segmentledger.s3 {
   requires transitive software.amazon.awssdk.http.auth.spi;
   requires transitive software.amazon.awssdk.identity.spi;
   requires software.amazon.awssdk.utils;
+  requires org.slf4j;
 
   exports dev.segmentledger.s3;
 }

@@ -120,7 +120,9 @@ public interface Ledger extends AutoCloseable {
    * {@linkplain #reconcile Compares}, then re-opens each confirmed row whose object is missing or
    * different ({@link Reason#OBJECT_MISSING}, {@link Reason#OBJECT_MISMATCH}); a started ledger's
    * sweeper then uploads those rows again and confirms them. Orphans are reported, never deleted.
-   * See {@link Reconciler#reconcileAndRepair}.
+   * Also aborts the unfinished uploads at the broadcast's keys older than {@link
+   * LedgerBuilder#abortUnfinishedUploadsAfter} (default 1 day). See {@link
+   * Reconciler#reconcileAndRepair}.
    *
    * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read;
    *     nothing is re-opened then

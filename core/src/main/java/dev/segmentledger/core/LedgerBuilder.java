@@ -38,6 +38,7 @@ public final class LedgerBuilder {
   private String nodeId;
   private Duration leaseDuration = DEFAULT_LEASE;
   private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
+  private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -207,6 +208,18 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * How old an unfinished upload (a multipart upload of a killed process) must be for {@link
+   * Ledger#reconcileAndRepair} to abort it, measured on this builder's clock from the initiation
+   * time the sink reports. Choose it well above the longest upload plus the clock difference to the
+   * object store. Default {@link Reconciler#DEFAULT_ABORT_UNFINISHED_AFTER} (1 day). See {@link
+   * Reconciler#create(StateStore, ObjectSink, Clock, Duration)}.
+   */
+  public LedgerBuilder abortUnfinishedUploadsAfter(Duration age) {
+    this.abortUnfinishedUploadsAfter = requirePositive("abortUnfinishedUploadsAfter", age);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -229,7 +242,8 @@ public final class LedgerBuilder {
     }
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
-        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts);
+        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
+        abortUnfinishedUploadsAfter);
   }
 
   private static int requirePositive(String name, int value) {

@@ -3,9 +3,12 @@ package dev.segmentledger.core;
 import dev.segmentledger.core.ReconciliationReport.AxisReport;
 import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
+import dev.segmentledger.core.ReconciliationReport.Unfinished;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -14,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Compares the ledger with the bucket, one broadcast at a time, and optionally repairs the
@@ -39,9 +44,21 @@ import java.util.Optional;
  * sweeper then uploads the row again from its file to the same key and confirms it by
  * compare-and-set, as for any unconfirmed row. If the file is gone by then, the row ends
  * {@link ItemState#REJECTED} with {@link Reason#MISSING_FILE}: reported, never silently confirmed.
- * <b>Orphans are never deleted</b> and nothing is ever removed from the bucket: an orphan may be an
+ * <b>Orphans are never deleted</b> and no object is ever removed from the bucket: an orphan may be an
  * upload whose confirm is still to come, or the only copy of data the ledger has forgotten; it is
  * reported for a person to decide.
+ *
+ * <p><b>Unfinished uploads.</b> If the sink {@linkplain ObjectSink#supportsUnfinishedUploads()
+ * supports} them, the uploads under the prefix that were started and neither completed nor aborted
+ * (multipart uploads of a killed process) are listed third ({@link ObjectSink#listUnfinishedUploads})
+ * and reported apart, not as differences: they hold no object, and one may be an upload in
+ * progress. {@link #reconcileAndRepair} aborts those at a contract key of the broadcast whose age
+ * (from their initiation to the start of the run, on this reconciler's clock) is at least the age
+ * limit given to {@link #create(StateStore, ObjectSink, Clock, Duration)} (default {@link
+ * #DEFAULT_ABORT_UNFINISHED_AFTER}, 1 day: far longer than any upload, so an upload in progress is
+ * never aborted). Uploads of unknown age or at other keys are reported only. Aborting deletes no
+ * object, only the parts of an upload nothing will complete. This housekeeping never fails a run: a
+ * failed listing or abort is logged and written into the report.
  *
  * <p><b>Guarantees and limits.</b> The comparison is a snapshot of two systems read one after the
  * other, so it is exact only while the broadcast is quiet. Reading rows before objects means an
@@ -49,26 +66,54 @@ import java.util.Optional;
  * a missing object. A re-open is a compare-and-set on {@link ItemState#CONFIRMED}: a row that changed
  * since it was read is left alone (the difference says it was not re-opened). Two reconcilers
  * repairing at once may cause one extra upload of identical bytes, the price the ledger always
- * accepts over losing work. Store and sink failures propagate unchanged; a repairing run re-opens
- * nothing unless both reads succeeded.
+ * accepts over losing work. Store and sink failures propagate unchanged (except those of the unfinished-upload
+ * housekeeping, see above); a repairing run re-opens nothing unless both reads succeeded.
  *
  * <p>Immutable and thread-safe. Obtain one from {@link #create} or use {@link Ledger#reconcile} and
  * {@link Ledger#reconcileAndRepair}.
  */
 public final class Reconciler {
+  /** The default age from which a repairing run aborts an unfinished upload: 1 day. */
+  public static final Duration DEFAULT_ABORT_UNFINISHED_AFTER = Duration.ofDays(1);
+
+  private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+
   private final StateStore store;
   private final ObjectSink sink;
   private final Clock clock;
+  private final Duration abortUnfinishedAfter;
 
-  private Reconciler(StateStore store, ObjectSink sink, Clock clock) {
+  private Reconciler(StateStore store, ObjectSink sink, Clock clock, Duration abortUnfinishedAfter) {
     this.store = Objects.requireNonNull(store, "store");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.clock = Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(abortUnfinishedAfter, "abortUnfinishedAfter");
+    if (abortUnfinishedAfter.isNegative() || abortUnfinishedAfter.isZero()) {
+      throw new IllegalArgumentException("abortUnfinishedAfter must be > 0, got " + abortUnfinishedAfter);
+    }
+    this.abortUnfinishedAfter = abortUnfinishedAfter;
   }
 
-  /** A reconciler of {@code store} against {@code sink}; {@code clock} dates reports and re-opens. */
+  /**
+   * A reconciler of {@code store} against {@code sink}; {@code clock} dates reports and re-opens and
+   * ages unfinished uploads. A repairing run aborts unfinished uploads at least {@link
+   * #DEFAULT_ABORT_UNFINISHED_AFTER} old.
+   */
   public static Reconciler create(StateStore store, ObjectSink sink, Clock clock) {
-    return new Reconciler(store, sink, clock);
+    return new Reconciler(store, sink, clock, DEFAULT_ABORT_UNFINISHED_AFTER);
+  }
+
+  /**
+   * A reconciler like {@link #create(StateStore, ObjectSink, Clock)} whose repairing runs abort the
+   * unfinished uploads at least {@code abortUnfinishedAfter} old (measured on {@code clock} against
+   * the initiation time the sink reports). Choose it well above your longest upload plus the clock
+   * skew between this host and the object store: an upload in progress that is aborted fails and is
+   * retried (its row is never lost, but the bytes are sent again).
+   *
+   * @throws IllegalArgumentException if {@code abortUnfinishedAfter} is zero or negative
+   */
+  public static Reconciler create(StateStore store, ObjectSink sink, Clock clock, Duration abortUnfinishedAfter) {
+    return new Reconciler(store, sink, clock, abortUnfinishedAfter);
   }
 
   /** Compares the broadcast's rows with its objects and reports every difference. Changes nothing. */
@@ -78,7 +123,9 @@ public final class Reconciler {
 
   /**
    * Compares like {@link #reconcile}, then re-opens each confirmed row whose object is missing or
-   * different, so that the sweeper uploads it again. Orphans are reported, never deleted.
+   * different, so that the sweeper uploads it again, and aborts the unfinished uploads at the
+   * broadcast's contract keys that are at least the age limit old. Orphans are reported, never
+   * deleted.
    */
   public ReconciliationReport reconcileAndRepair(String broadcastId) {
     return run(broadcastId, true);
@@ -94,6 +141,19 @@ public final class Reconciler {
     Map<String, StoredObjectInfo> objectsByKey = new LinkedHashMap<>();
     for (StoredObjectInfo object : sink.list(prefix)) {
       objectsByKey.put(object.key(), object);
+    }
+    List<UnfinishedUpload> uploads = List.of();
+    String notListed = null;
+    if (!sink.supportsUnfinishedUploads()) {
+      notListed = "the sink has no unfinished uploads to list";
+    } else {
+      try {
+        uploads = sink.listUnfinishedUploads(prefix);
+      } catch (SinkException e) {
+        notListed = "listing failed: " + e.getMessage();
+        log.warn("reconciler: could not list the unfinished uploads of broadcast {} (the comparison goes on): {}",
+            broadcastId, e.getMessage());
+      }
     }
 
     Map<Axis, Tally> tallies = new EnumMap<>(Axis.class);
@@ -127,7 +187,32 @@ public final class Reconciler {
     tallies.forEach((axis, tally) -> axes.put(axis, new AxisReport(axis, tally.confirmedRows, tally.objects,
         repair ? reopenAll(tally.missing) : tally.missing, repair ? reopenAll(tally.mismatched) : tally.mismatched,
         tally.orphans)));
-    return new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized);
+    List<Unfinished> unfinished = new ArrayList<>(uploads.size());
+    for (UnfinishedUpload upload : uploads) {
+      unfinished.add(judge(broadcastId, upload, checkedAt, repair));
+    }
+    return new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized, unfinished, notListed);
+  }
+
+  /** An unfinished upload as reported, aborted first if this is a repair and it is old enough. */
+  private Unfinished judge(String broadcastId, UnfinishedUpload upload, Instant checkedAt, boolean repair) {
+    Duration age = upload.initiated() == null ? null
+        : upload.initiated().isAfter(checkedAt) ? Duration.ZERO : Duration.between(upload.initiated(), checkedAt);
+    boolean ledgerKey = ObjectKeys.idOf(upload.key()).filter(id -> id.broadcastId().equals(broadcastId)).isPresent();
+    if (!repair || age == null || age.compareTo(abortUnfinishedAfter) < 0 || !ledgerKey) {
+      return new Unfinished(upload, age, false, null);
+    }
+    try {
+      boolean aborted = sink.abortUnfinishedUpload(upload);
+      if (aborted) {
+        log.info("reconciler aborted unfinished upload {} of {} ({} old)", upload.uploadId(), upload.key(), age);
+      }
+      return new Unfinished(upload, age, aborted, null);
+    } catch (SinkException e) {
+      log.warn("reconciler: could not abort unfinished upload {} of {}: {}", upload.uploadId(), upload.key(),
+          e.getMessage());
+      return new Unfinished(upload, age, false, e.getMessage());
+    }
   }
 
   /** The difference between a confirmed row and what its listing shows, if any. */

@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,14 +21,23 @@ import java.util.Optional;
  * {@linkplain Difference#reopened() re-opened} its row; orphans and unrecognized objects are only
  * ever reported.
  *
+ * <p>{@linkplain #unfinishedUploads() Unfinished uploads} under the prefix (multipart uploads of a
+ * killed process, {@link UnfinishedUpload}) are listed apart and are <em>not</em> differences: they
+ * hold no object, so the ledger and the bucket can agree while they exist, and one may be an upload
+ * in progress. {@link #isConsistent()} ignores them; a repairing run aborts the old ones.
+ *
  * @param broadcastId the broadcast compared
  * @param checkedAt when the comparison started (the reconciler's clock)
  * @param repair whether this was a repairing run ({@link Reconciler#reconcileAndRepair})
  * @param axes one entry per {@link Axis}
  * @param unrecognizedObjects objects under the prefix whose key is outside the contract
+ * @param unfinishedUploads the unfinished uploads under the prefix, in key order; empty if they were
+ *     not listed
+ * @param unfinishedUploadsNotListed {@code null} if the unfinished uploads were listed; otherwise why
+ *     not (the sink does not support them, or the listing failed)
  */
 public record ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
-    List<Difference> unrecognizedObjects) {
+    List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed) {
 
   public ReconciliationReport {
     Objects.requireNonNull(broadcastId, "broadcastId");
@@ -39,6 +49,70 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
       }
     }
     unrecognizedObjects = List.copyOf(unrecognizedObjects);
+    unfinishedUploads = List.copyOf(unfinishedUploads);
+    if (unfinishedUploadsNotListed != null && !unfinishedUploads.isEmpty()) {
+      throw new IllegalArgumentException("unfinished uploads given although not listed");
+    }
+    if (!repair && unfinishedUploads.stream().anyMatch(Unfinished::aborted)) {
+      throw new IllegalArgumentException("a report-only run aborts nothing");
+    }
+  }
+
+  /**
+   * A report without unfinished uploads, as before they were listed: {@link
+   * #unfinishedUploadsNotListed()} says "not listed".
+   */
+  public ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
+      List<Difference> unrecognizedObjects) {
+    this(broadcastId, checkedAt, repair, axes, unrecognizedObjects, List.of(), "not listed");
+  }
+
+  /**
+   * One unfinished upload under the broadcast's prefix, and what the repair did with it.
+   *
+   * @param upload the upload, as the sink listed it
+   * @param age how long before {@link ReconciliationReport#checkedAt()} it was initiated (zero if
+   *     after, through clock skew); {@code null} if the sink does not say when it was initiated
+   * @param aborted whether this run aborted it ({@code false} in a report-only run, for an upload
+   *     younger than the reconciler's age limit or of unknown age, at a key outside the contract,
+   *     already gone when aborted, or whose abort failed)
+   * @param abortFailure why the abort failed; {@code null} if it was not tried or succeeded
+   */
+  public record Unfinished(UnfinishedUpload upload, Duration age, boolean aborted, String abortFailure) {
+    public Unfinished {
+      Objects.requireNonNull(upload, "upload");
+      if (age != null && age.isNegative()) {
+        throw new IllegalArgumentException("age must not be negative, got " + age);
+      }
+      if (aborted && abortFailure != null) {
+        throw new IllegalArgumentException("aborted, yet failed: " + abortFailure);
+      }
+    }
+
+    /** The key the upload would have written. */
+    public String key() {
+      return upload.key();
+    }
+
+    /** The axis of the upload's key; empty if the key is not a key of the contract. */
+    public Optional<Axis> axis() {
+      return ObjectKeys.idOf(upload.key()).map(ItemId::axis);
+    }
+
+    /** One readable line: key, upload id, initiation and age, and what the repair did. */
+    public String describe() {
+      String line = upload.key() + " (upload " + upload.uploadId() + ", initiated "
+          + (upload.initiated() == null ? "at an unknown time" : upload.initiated() + ", " + age + " old") + ")";
+      if (aborted) {
+        return line + " [aborted]";
+      }
+      return abortFailure == null ? line : line + " [abort failed: " + abortFailure + "]";
+    }
+
+    @Override
+    public String toString() {
+      return "UNFINISHED_UPLOAD " + describe();
+    }
   }
 
   /** The kinds of difference between a row and the object at its key. */
@@ -182,6 +256,16 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     return (int) differences().stream().filter(Difference::reopened).count();
   }
 
+  /** Whether the unfinished uploads under the prefix were listed ({@link #unfinishedUploads()} is complete). */
+  public boolean unfinishedUploadsListed() {
+    return unfinishedUploadsNotListed == null;
+  }
+
+  /** The number of unfinished uploads the repair aborted (0 for a report-only run). */
+  public int abortedUploads() {
+    return (int) unfinishedUploads.stream().filter(Unfinished::aborted).count();
+  }
+
   /** A multi-line listing: the totals, counts per axis, then every difference. */
   public String describe() {
     List<Difference> all = differences();
@@ -190,6 +274,9 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
         .append(" between ledger and bucket");
     if (repair) {
       out.append(", ").append(reopened()).append(" rows re-opened for upload");
+      if (!unfinishedUploads.isEmpty()) {
+        out.append(", ").append(abortedUploads()).append(" unfinished uploads aborted");
+      }
     }
     for (Axis axis : Axis.values()) {
       AxisReport report = axes.get(axis);
@@ -201,6 +288,14 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
       report.orphans().forEach(d -> out.append("\n    object without a confirmed row: ").append(d.describe()));
     }
     unrecognizedObjects.forEach(d -> out.append("\n  object with a key outside the contract: ").append(d.describe()));
+    if (unfinishedUploadsNotListed != null) {
+      out.append("\n  unfinished uploads not listed: ").append(unfinishedUploadsNotListed);
+    } else if (!unfinishedUploads.isEmpty()) {
+      out.append("\n  ").append(unfinishedUploads.size())
+          .append(unfinishedUploads.size() == 1 ? " unfinished upload" : " unfinished uploads")
+          .append(" (no object; not counted as differences):");
+      unfinishedUploads.forEach(u -> out.append("\n    unfinished upload: ").append(u.describe()));
+    }
     return out.toString();
   }
 

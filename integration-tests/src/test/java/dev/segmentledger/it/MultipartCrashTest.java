@@ -9,6 +9,8 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.Reconciler;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
@@ -25,27 +27,40 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * SIGKILL in the middle of a multipart upload: S3Proxy runs in this JVM, the uploader in a child
  * JVM ({@link MultipartUploader}) uploading a 20 MiB file in 5 MiB parts, killed while the upload
  * crosses the middle of the file; its requests go through a {@link FaultProxy} that records them.
- * Checked: the row is not CONFIRMED and no object exists at its key; the multipart upload was
- * neither completed nor aborted, judged from the requests the proxy saw (S3Proxy's transient
- * blobstore answers ListMultipartUploads, ListParts and a later AbortMultipartUpload of that id
- * with 400, so the test cannot list the upload on the server). No process is left to abort it: on
- * S3 a bucket lifecycle rule {@code AbortIncompleteMultipartUpload} removes such uploads (see the
- * s3-sink README). A restarted uploader confirms
- * the row, the object has the registered bytes (SHA-256) and the ledger and the bucket agree.
+ *
+ * <p>S3Proxy runs on its {@code filesystem} blobstore ({@code jclouds.provider=filesystem}), the
+ * store of the independent crash runs of issue 14 (defect 7). It implements the protocol the fix
+ * relies on: ListMultipartUploads with {@code prefix} lists the killed upload, and
+ * AbortMultipartUpload removes it. (An earlier version of this test said the transient store
+ * answers these with 400; S3Proxy 2.9.0 answers them on both stores, as {@code S3ProxyServer}
+ * says.) On this store an unfinished upload is also visible as stray objects in the bucket listing,
+ * so "nothing left behind" can be checked on the listing itself.
+ *
+ * <p>Checked after the kill: the row is not CONFIRMED, no object exists at its key, exactly one
+ * unfinished upload exists for the key and it is the one whose parts the proxy saw (neither
+ * completed nor aborted), and the bucket listing holds stray objects outside the ledger's keys.
+ * After a restarted uploader registers the file again and confirms it (its upload is a retry, so
+ * the sink aborts the killed upload before uploading): no unfinished upload is left in the bucket,
+ * the listing holds exactly the objects of the confirmed rows, the object has the registered bytes
+ * (SHA-256), the ledger and the bucket agree, and the reconciler lists no unfinished upload.
  */
 class MultipartCrashTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -59,7 +74,7 @@ class MultipartCrashTest {
     Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
     Path file = randomFile(root.resolve("big.ts"));
     String broadcast = "mp-" + Long.toString(System.nanoTime(), 36);
-    try (S3ProxyServer server = S3ProxyServer.start();
+    try (S3ProxyServer server = S3ProxyServer.startOnFilesystem(temp.resolve("s3"));
         FaultProxy proxy = FaultProxy.start(server.endpoint());
         S3Client client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60))) {
       String bucket = server.createBucket(client);
@@ -85,6 +100,13 @@ class MultipartCrashTest {
           "neither completed nor aborted: " + requests);
       long partsSent = requests.stream().filter(r -> r.method().equals("PUT") && r.target().contains(uploadId))
           .count();
+      assertEquals(List.of(uploadId), unfinishedUploadIds(client, bucket, key),
+          "the killed upload is listed on the server, unfinished");
+      List<String> ledgerKeys = store.findByBroadcast(broadcast).stream().map(LedgerItem::objectKey).toList();
+      List<String> strays = objectKeys(client, bucket).stream().filter(k -> !ledgerKeys.contains(k)).toList();
+      assertFalse(strays.isEmpty(), "S3Proxy's filesystem store shows the unfinished upload as objects");
+      assertTrue(strays.stream().noneMatch(k -> k.startsWith(broadcast + "/")),
+          "outside the broadcast's prefix, so the reconciler's listing never saw them: " + strays);
 
       S3ObjectSink sink = MultipartUploader.sink(client, bucket);
       LedgerEvents events = new LedgerEvents();
@@ -95,13 +117,34 @@ class MultipartCrashTest {
             .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(90));
       }
 
+      assertEquals(List.of(), unfinishedUploadIds(client, bucket, key), "no unfinished upload for the key");
+      assertEquals(List.of(), client.listMultipartUploads(b -> b.bucket(bucket)).uploads(), "none in the bucket");
+      List<String> confirmed = store.findByBroadcast(broadcast).stream().map(LedgerItem::objectKey).sorted().toList();
+      assertEquals(confirmed, objectKeys(client, bucket), "the listing holds exactly the confirmed objects");
       String expected = sha256(Files.newInputStream(file));
       assertEquals(expected, sha256(client.getObject(b -> b.bucket(bucket).key(key))), "the object's bytes");
       ConsistencyAssertions.assertConsistent(store, sink, broadcast);
-      System.out.printf("multipart crash: killed after %d of %d part uploads started (upload %s left incomplete,"
-          + " for the lifecycle rule); retry confirmed, SHA-256 %s%n", partsSent,
-          (SIZE + MultipartUploader.PART - 1) / MultipartUploader.PART, uploadId, expected);
+      ReconciliationReport report = Reconciler.create(store, sink, Clock.systemUTC()).reconcile(broadcast);
+      assertTrue(report.unfinishedUploadsListed() && report.unfinishedUploads().isEmpty(), report::describe);
+      System.out.printf("multipart crash: killed after %d of %d part uploads started (upload %s left unfinished,"
+          + " %d stray objects); the retry aborted it and confirmed, SHA-256 %s%n", partsSent,
+          (SIZE + MultipartUploader.PART - 1) / MultipartUploader.PART, uploadId, strays.size(), expected);
     }
+  }
+
+  /** The ids of the unfinished uploads of exactly {@code key}, as the server lists them. */
+  private static List<String> unfinishedUploadIds(S3Client client, String bucket, String key) {
+    return client.listMultipartUploads(b -> b.bucket(bucket).prefix(key)).uploads().stream()
+        .filter(u -> u.key().equals(key)).map(MultipartUpload::uploadId).toList();
+  }
+
+  /**
+   * Every object key in the bucket, sorted, without the directory markers (keys ending in {@code /})
+   * S3Proxy's filesystem store lists for its directories.
+   */
+  private static List<String> objectKeys(S3Client client, String bucket) {
+    return client.listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream().map(S3Object::key)
+        .filter(k -> !k.endsWith("/")).sorted().collect(Collectors.toList());
   }
 
   private static boolean exists(S3Client client, String bucket, String key) {

@@ -1,6 +1,7 @@
 package dev.segmentledger.it;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
@@ -60,6 +61,21 @@ final class PutLog implements ObjectSink {
   @Override
   public List<StoredObjectInfo> list(String prefix) {
     return sink.list(prefix);
+  }
+
+  @Override
+  public boolean supportsUnfinishedUploads() {
+    return sink.supportsUnfinishedUploads();
+  }
+
+  @Override
+  public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+    return sink.listUnfinishedUploads(prefix);
+  }
+
+  @Override
+  public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+    return sink.abortUnfinishedUpload(upload);
   }
 
   /** PUTs per key over every log file given. */

@@ -14,6 +14,8 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
+import dev.segmentledger.core.ReconciliationReport.Unfinished;
+import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
@@ -23,7 +25,9 @@ import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -35,12 +39,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /**
  * The reconciler end to end on real PostgreSQL and the S3 sink on S3Proxy: objects deleted or
  * replaced behind the ledger's back are reported, the repair re-opens their rows, the running
  * ledger's sweeper uploads them again, and the consistency check holds. Orphans are reported and
- * never deleted. Five runs each, every run on a broadcast of its own.
+ * never deleted. Unfinished multipart uploads under the broadcast (as a killed process leaves them)
+ * are reported apart from the differences, and a repair aborts those at the broadcast's keys once
+ * they are older than the reconciler's age limit. Five runs each, every run on a broadcast of its
+ * own.
+ *
+ * <p>S3Proxy (in-memory {@code transient-nio2} store) answers ListMultipartUploads and
+ * AbortMultipartUpload like S3, but reports an upload's {@code Initiated} as the time of the
+ * listing: every upload looks new. The reconciler ages uploads on its injected clock, so the test
+ * runs the "a day later" repair with a clock two days ahead.
  */
 class ReconcileOnS3Test {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -177,6 +190,56 @@ class ReconcileOnS3Test {
     s3.deleteObject(r -> r.bucket(bucket).key(orphan));
     s3.deleteObject(r -> r.bucket(bucket).key(stray));
     ConsistencyAssertions.assertConsistent(store, sink, b);
+  }
+
+  @RepeatedTest(5)
+  void unfinishedUploadsAreReportedAndTheRepairAbortsThoseOlderThanTheAgeLimit(RepetitionInfo run) throws Exception {
+    String b = broadcast("unfinished", run);
+    String atLedgerKey = ItemId.original(b, "720p", 7).objectKey();
+    String atStrayKey = b + "/720p/notes.txt";
+    try (Ledger ledger = uploaded(b, 2)) {
+      String killed = unfinishedUpload(atLedgerKey);
+      String foreign = unfinishedUpload(atStrayKey);
+
+      ReconciliationReport report = ledger.reconcile(b);
+
+      assertTrue(report.isConsistent(), "unfinished uploads are no differences: " + report.describe());
+      assertEquals(List.of(atStrayKey, atLedgerKey),
+          report.unfinishedUploads().stream().map(Unfinished::key).toList(), report::describe);
+      assertEquals(List.of(foreign, killed),
+          report.unfinishedUploads().stream().map(u -> u.upload().uploadId()).toList());
+
+      ReconciliationReport young = ledger.reconcileAndRepair(b);
+
+      assertEquals(0, young.abortedUploads(), "younger than a day: " + young.describe());
+      assertEquals(List.of(foreign, killed), unfinishedUploadIds(b));
+
+      Clock twoDaysLater = Clock.offset(Clock.systemUTC(), Duration.ofDays(2));
+      ReconciliationReport old = Reconciler.create(store, sink, twoDaysLater).reconcileAndRepair(b);
+
+      assertEquals(List.of(false, true), old.unfinishedUploads().stream().map(Unfinished::aborted).toList(),
+          old::describe);
+      assertEquals(List.of(foreign), unfinishedUploadIds(b), "a key outside the contract is never aborted");
+      assertTrue(old.describe().contains(killed + ", initiated ") && old.describe().contains("[aborted]"),
+          old::describe);
+      assertEquals(0, old.reopened());
+    }
+    assertObjectsHoldTheRegisteredBytes(b);
+    ConsistencyAssertions.assertConsistent(store, sink, b);
+    s3.abortMultipartUpload(r -> r.bucket(bucket).key(atStrayKey).uploadId(unfinishedUploadIds(b).get(0)));
+  }
+
+  /** Starts a multipart upload at {@code key} with one 5 MiB part and leaves it, as a killed process does. */
+  private String unfinishedUpload(String key) {
+    String uploadId = s3.createMultipartUpload(r -> r.bucket(bucket).key(key)).uploadId();
+    s3.uploadPart(r -> r.bucket(bucket).key(key).uploadId(uploadId).partNumber(1),
+        RequestBody.fromBytes(new byte[5 * 1024 * 1024]));
+    return uploadId;
+  }
+
+  private List<String> unfinishedUploadIds(String b) {
+    return s3.listMultipartUploads(r -> r.bucket(bucket).prefix(b + "/")).uploads().stream()
+        .sorted(Comparator.comparing(MultipartUpload::key)).map(MultipartUpload::uploadId).toList();
   }
 
   private static List<String> keys(List<Difference> differences) {

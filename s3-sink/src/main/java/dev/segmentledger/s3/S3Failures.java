@@ -9,14 +9,18 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
 
 /**
  * Turns what the SDK throws into a {@link SinkException}. Retryable: 5xx, 408, 429, throttling and
- * the S3 error codes below, every client-side failure (timeout, reset, unknown outcome, unreadable
- * content). Permanent: every other 4xx (403 AccessDenied, 404 NoSuchBucket, 400 InvalidRequest...).
+ * the S3 error codes below (including {@code 404 NoSuchUpload}: a multipart upload aborted under its
+ * uploader), every client-side failure (timeout, reset, unknown outcome, unreadable content).
+ * Permanent: every other 4xx (403 AccessDenied, 404 NoSuchBucket, 400 InvalidRequest...).
  */
 final class S3Failures {
   /** 4xx codes that S3 documents as transient, or that a second attempt with the same bytes can pass. */
   private static final Set<String> RETRYABLE_CODES = Set.of(
       "RequestTimeout", "RequestTimeTooSkewed", "SlowDown", "Throttling", "ThrottlingException",
-      "RequestLimitExceeded", "BadDigest", "IncompleteBody", "OperationAborted");
+      "RequestLimitExceeded", "BadDigest", "IncompleteBody", "OperationAborted",
+      // A multipart upload aborted under its uploader (by a retry elsewhere, or the reconciler):
+      // a new attempt starts a new upload.
+      "NoSuchUpload");
 
   private S3Failures() {}
 

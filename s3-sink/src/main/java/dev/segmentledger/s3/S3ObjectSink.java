@@ -1,21 +1,30 @@
 package dev.segmentledger.s3;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -47,15 +56,23 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p><b>Multipart.</b> Content of at least {@link Builder#multipartThreshold} bytes is uploaded in
  * parts of {@link Builder#partSize} bytes (more if 10,000 parts would not suffice). A failed
- * multipart upload is aborted and the original failure reported. Parts an abort could not remove
- * keep costing storage: give the bucket a lifecycle rule with {@code
- * AbortIncompleteMultipartUpload} (see the module README).
+ * multipart upload is aborted and the original failure reported. A process killed mid-upload cannot
+ * abort: its upload stays unfinished. So a multipart retry ({@code mayExist}) first lists the
+ * unfinished uploads of that exact key ({@code ListMultipartUploads}) and aborts them, before its
+ * HEAD and its own upload. That housekeeping never fails the put, except for a configuration error
+ * the put would fail on anyway (missing bucket, unknown key id, bad signature); any other failure
+ * (for example {@code AccessDenied} when the role lacks {@code s3:ListBucketMultipartUploads} or
+ * {@code s3:AbortMultipartUpload}) is logged, the first one at WARN, and the put goes on.
+ * {@link #listUnfinishedUploads} and {@link #abortUnfinishedUpload} serve the reconciler. Uploads
+ * that nothing retries still keep costing storage: give the bucket a lifecycle rule with {@code
+ * AbortIncompleteMultipartUpload} as a backstop (see the module README). An upload aborted by
+ * someone else while this sink sends its parts fails with a retryable {@code NoSuchUpload}.
  *
  * <p><b>Failures</b> become {@link SinkException}: retryable for 5xx, throttling ({@code SlowDown}),
  * timeouts, resets and any other unknown outcome; permanent for access denied, missing bucket and
  * other client errors. Messages name operation, bucket, key, HTTP status and S3 error code.
  *
- * <p>Immutable and thread-safe (as is {@link S3Client}).
+ * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
  */
 public final class S3ObjectSink implements ObjectSink {
   /** The user-metadata name of the content checksum (sent as {@code x-amz-meta-segment-ledger-checksum}). */
@@ -66,11 +83,18 @@ public final class S3ObjectSink implements ObjectSink {
   static final long MAX_PART_SIZE = 5L * 1024 * MIB;
   static final int MAX_PARTS = 10_000;
 
+  private static final Logger log = LoggerFactory.getLogger(S3ObjectSink.class);
+  /** Failures of the pre-upload housekeeping that the upload itself would fail on: thrown, not logged. */
+  private static final Set<String> CONFIGURATION_ERRORS = Set.of(
+      "NoSuchBucket", "InvalidBucketName", "InvalidAccessKeyId", "SignatureDoesNotMatch",
+      "AuthorizationHeaderMalformed", "PermanentRedirect");
+
   private final S3Client client;
   private final String bucket;
   private final String prefix;
   private final long multipartThreshold;
   private final long partSize;
+  private final AtomicBoolean housekeepingWarned = new AtomicBoolean();
 
   private S3ObjectSink(Builder builder) {
     this.client = Objects.requireNonNull(builder.client, "client");
@@ -97,6 +121,9 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (IOException | RuntimeException e) {
       throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
     }
+    if (mayExist && multipart) {
+      abortEarlierUploads(key, objectKey);
+    }
     if (mayExist) {
       Optional<StoredObjectInfo> existing = headIfAllowed(key);
       if (existing.isPresent() && existing.get().sizeBytes() == size
@@ -113,6 +140,10 @@ public final class S3ObjectSink implements ObjectSink {
                 .contentMD5(digests.partMd5s().get(0)).metadata(metadata),
             ContentRange.body(content, 0, size));
       }
+    } catch (UploadVanished e) {
+      throw SinkException.retryable("multipart PUT s3://" + bucket + "/" + objectKey + ": upload " + e.uploadId
+          + " vanished (aborted by another process?): HTTP " + e.getCause().statusCode() + " "
+          + errorCode(e.getCause()), e.getCause());
     } catch (SdkException | UncheckedIOException e) {
       throw S3Failures.classify(multipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     }
@@ -176,6 +207,86 @@ public final class S3ObjectSink implements ObjectSink {
     return List.copyOf(objects);
   }
 
+  /** {@inheritDoc} {@code true}: multipart uploads of a killed process stay unfinished. */
+  @Override
+  public boolean supportsUnfinishedUploads() {
+    return true;
+  }
+
+  /**
+   * {@inheritDoc} One {@code ListMultipartUploads} request per 1,000 uploads, under this sink's
+   * prefix followed by {@code prefix}; keys are reported without the sink's prefix, like
+   * {@link #list}. {@link UnfinishedUpload#initiated()} is the server's initiation time.
+   */
+  @Override
+  public List<UnfinishedUpload> listUnfinishedUploads(String keyPrefix) {
+    String listPrefix = prefix + Objects.requireNonNull(keyPrefix, "prefix");
+    List<UnfinishedUpload> uploads = new ArrayList<>();
+    try {
+      for (MultipartUpload upload : client.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(listPrefix))
+          .uploads()) {
+        if (upload.key() != null && upload.key().startsWith(listPrefix) && upload.uploadId() != null) {
+          uploads.add(new UnfinishedUpload(upload.key().substring(prefix.length()), upload.uploadId(),
+              upload.initiated()));
+        }
+      }
+    } catch (SdkException e) {
+      throw S3Failures.classify("LIST multipart uploads", bucket, listPrefix, e);
+    }
+    uploads.sort(Comparator.comparing(UnfinishedUpload::key)
+        .thenComparing(UnfinishedUpload::initiated, Comparator.nullsFirst(Comparator.naturalOrder()))
+        .thenComparing(UnfinishedUpload::uploadId));
+    return List.copyOf(uploads);
+  }
+
+  /** {@inheritDoc} One {@code AbortMultipartUpload}; S3's {@code 404 NoSuchUpload} means already gone. */
+  @Override
+  public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+    String objectKey = prefix + Objects.requireNonNull(upload, "upload").key();
+    try {
+      client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(upload.uploadId()));
+      return true;
+    } catch (NoSuchUploadException e) {
+      return false;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404 && "NoSuchUpload".equals(errorCode(e))) {
+        return false;
+      }
+      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
+    } catch (SdkException e) {
+      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
+    }
+  }
+
+  /**
+   * Before a multipart retry: aborts the unfinished uploads of exactly this key (a listing by prefix
+   * also returns longer keys), left by an attempt whose process died. Housekeeping: a failure is
+   * logged and the upload goes on, unless it is a configuration error the upload would fail on too.
+   */
+  private void abortEarlierUploads(String key, String objectKey) {
+    try {
+      for (UnfinishedUpload upload : listUnfinishedUploads(key)) {
+        if (upload.key().equals(key) && abortUnfinishedUpload(upload)) {
+          log.info("aborted unfinished multipart upload {} of s3://{}/{} (initiated {}) before uploading it again",
+              upload.uploadId(), bucket, objectKey, upload.initiated());
+        }
+      }
+    } catch (SinkException e) {
+      if (e.getCause() instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+          && CONFIGURATION_ERRORS.contains(aws.awsErrorDetails().errorCode())) {
+        throw e;
+      }
+      if (housekeepingWarned.compareAndSet(false, true)) {
+        log.warn("could not abort earlier unfinished multipart uploads of s3://{}/{}; uploading anyway. Their"
+            + " parts stay until a bucket lifecycle rule AbortIncompleteMultipartUpload removes them. Later"
+            + " failures of this kind are logged at DEBUG. {}", bucket, objectKey, e.getMessage());
+      } else {
+        log.debug("could not abort earlier unfinished multipart uploads of s3://{}/{}: {}", bucket, objectKey,
+            e.getMessage());
+      }
+    }
+  }
+
   private void putMultipart(String objectKey, UploadContent content, long partLength, ContentDigests digests,
       Map<String, String> metadata) {
     String uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(objectKey).metadata(metadata)).uploadId();
@@ -200,7 +311,28 @@ public final class S3ObjectSink implements ObjectSink {
       } catch (RuntimeException abortFailure) {
         e.addSuppressed(abortFailure);
       }
+      // A 404 other than NoSuchBucket once the upload exists: someone aborted it (S3 says NoSuchUpload,
+      // S3Proxy NoSuchKey). Not permanent: the next attempt starts a new upload.
+      if (e instanceof S3Exception s3 && s3.statusCode() == 404 && !"NoSuchBucket".equals(errorCode(s3))) {
+        throw new UploadVanished(uploadId, s3);
+      }
       throw e;
+    }
+  }
+
+  /** An upload of {@link #putMultipart} that a part or the completion found gone. */
+  private static final class UploadVanished extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String uploadId;
+
+    UploadVanished(String uploadId, S3Exception cause) {
+      super(cause.getMessage(), cause, false, false);
+      this.uploadId = uploadId;
+    }
+
+    @Override
+    public synchronized S3Exception getCause() {
+      return (S3Exception) super.getCause();
     }
   }
 

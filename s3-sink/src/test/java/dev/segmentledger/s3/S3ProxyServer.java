@@ -1,6 +1,7 @@
 package dev.segmentledger.s3;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,8 +19,17 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * S3Proxy in-process on a random loopback port, on its in-memory {@code transient-nio2} blobstore,
- * with SigV4 authentication. Made-up credentials: nothing here reaches AWS.
+ * S3Proxy in-process on a random loopback port, with SigV4 authentication, on its in-memory {@code
+ * transient-nio2} blobstore ({@link #start()}) or its {@code filesystem} blobstore under a directory
+ * ({@link #startOnFilesystem}). Made-up credentials: nothing here reaches AWS.
+ *
+ * <p>Both stores answer ListMultipartUploads (honouring {@code prefix}), ListParts and
+ * AbortMultipartUpload as S3 does, with {@code 404 NoSuchUpload} for an upload already gone. Two
+ * differences from S3 matter to the tests: S3Proxy 2.9 reports an upload's {@code Initiated} as the
+ * time of the listing, not of its creation; and it keeps an unfinished upload as ordinary blobs
+ * ({@code <uploadId>}, {@code .mpus-<uploadId>-<key>-stub} and one {@code .mpus-...-<n>} per part)
+ * that show up in a bucket listing until the upload is completed or aborted (on the filesystem store
+ * together with their directories, as keys ending in {@code /}).
  *
  * <p>The one S3Proxy fixture of the build: s3-sink publishes its test classes as a test-jar, and the
  * integration tests use this class from it. Keep S3Proxy's loggers ({@code org.gaul},
@@ -36,9 +46,8 @@ public final class S3ProxyServer implements AutoCloseable {
   private final BlobStoreContext context;
   private final S3Proxy proxy;
 
-  private S3ProxyServer() throws Exception {
-    Properties overrides = new Properties();
-    context = ContextBuilder.newBuilder("transient-nio2")
+  private S3ProxyServer(String provider, Properties overrides) throws Exception {
+    context = ContextBuilder.newBuilder(provider)
         .credentials("identity", "credential")
         .overrides(overrides)
         .build(BlobStoreContext.class);
@@ -53,9 +62,20 @@ public final class S3ProxyServer implements AutoCloseable {
     }
   }
 
-  /** Starts a server; close it when done. */
+  /** Starts a server on the in-memory store; close it when done. */
   public static S3ProxyServer start() throws Exception {
-    return new S3ProxyServer();
+    return new S3ProxyServer("transient-nio2", new Properties());
+  }
+
+  /**
+   * Starts a server on S3Proxy's {@code filesystem} store ({@code jclouds.provider=filesystem}) under
+   * {@code baseDir}, one directory per bucket; close it when done. The store of the independent
+   * crash runs of issue 14, where a killed process's multipart uploads showed up as stray objects.
+   */
+  public static S3ProxyServer startOnFilesystem(Path baseDir) throws Exception {
+    Properties overrides = new Properties();
+    overrides.setProperty("jclouds.filesystem.basedir", baseDir.toAbsolutePath().toString());
+    return new S3ProxyServer("filesystem", overrides);
   }
 
   /** Where the server listens. */

@@ -37,6 +37,10 @@ import java.util.stream.Stream;
  * there is no second file that could disagree. With {@code mayExist} set, an identical object (size
  * and checksum) is not written again.
  *
+ * <p>Its writes are all-or-nothing: a process killed mid-write leaves only a temporary file, which
+ * is never listed. So it keeps {@link ObjectSink}'s defaults for unfinished uploads ({@link
+ * #supportsUnfinishedUploads()} is {@code false}).
+ *
  * <p>Thread-safe, and safe to share a root between processes for distinct keys; concurrent writers
  * of one key leave one of the complete versions.
  */

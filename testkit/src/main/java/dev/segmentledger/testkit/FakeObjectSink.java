@@ -1,12 +1,15 @@
 package dev.segmentledger.testkit;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.PutAttempt.Outcome;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +19,8 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
@@ -31,6 +36,12 @@ import java.util.stream.Collectors;
  * whatever call comes next ({@link #failNext(SinkFault)}); a key's own faults are used first. Each
  * scheduled fault is consumed by exactly one call. {@link #setLatency} delays every call.
  *
+ * <p><b>Unfinished uploads</b>, as S3 multipart uploads of a killed process: {@link
+ * #leaveUnfinishedUpload} records one (it holds no object), {@link #listUnfinishedUploads} and
+ * {@link #abortUnfinishedUpload} behave as {@code S3ObjectSink}'s, and a {@code mayExist} put aborts
+ * the unfinished uploads of its key before storing, as {@code S3ObjectSink} does for a multipart
+ * retry. Faults and latency do not apply to listing or aborting them.
+ *
  * <p>Thread-safe: any number of threads may put, inspect and schedule faults concurrently.
  */
 public final class FakeObjectSink implements ObjectSink {
@@ -43,6 +54,9 @@ public final class FakeObjectSink implements ObjectSink {
   private final Map<String, Queue<SinkFault>> keyFaults = new HashMap<>();
   private volatile Duration latency = Duration.ZERO;
   private volatile SinkFault outage;
+  private final Map<String, UnfinishedUpload> unfinished = new ConcurrentHashMap<>();
+  private final Queue<UnfinishedUpload> aborted = new ConcurrentLinkedQueue<>();
+  private final AtomicLong uploadIds = new AtomicLong();
 
   /** An empty sink without faults or latency. */
   public FakeObjectSink() {}
@@ -67,6 +81,13 @@ public final class FakeObjectSink implements ObjectSink {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failBeforeStore(key, size, mayExist, true, "interrupted");
+    }
+    if (mayExist) {
+      for (UnfinishedUpload upload : listUnfinishedUploads(key)) {
+        if (upload.key().equals(key)) {
+          abortUnfinishedUpload(upload);
+        }
+      }
     }
     byte[] bytes;
     try {
@@ -104,6 +125,51 @@ public final class FakeObjectSink implements ObjectSink {
         .takeWhile(e -> e.getKey().startsWith(prefix))
         .map(e -> info(e.getKey(), e.getValue()))
         .collect(Collectors.toUnmodifiableList());
+  }
+
+  /** {@inheritDoc} {@code true}: see {@link #leaveUnfinishedUpload}. */
+  @Override
+  public boolean supportsUnfinishedUploads() {
+    return true;
+  }
+
+  @Override
+  public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return unfinished.values().stream().filter(u -> u.key().startsWith(prefix))
+        .sorted(Comparator.comparing(UnfinishedUpload::key)
+            .thenComparing(UnfinishedUpload::initiated, Comparator.nullsFirst(Comparator.naturalOrder()))
+            .thenComparing(UnfinishedUpload::uploadId))
+        .toList();
+  }
+
+  @Override
+  public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+    Objects.requireNonNull(upload, "upload");
+    UnfinishedUpload current = unfinished.get(upload.uploadId());
+    if (current != null && current.key().equals(upload.key()) && unfinished.remove(upload.uploadId(), current)) {
+      aborted.add(current);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Records an unfinished upload at {@code key} started at {@code initiated}, as a process killed
+   * in the middle of an S3 multipart upload leaves one. It stores no object.
+   *
+   * @return the upload, with an identifier unique in this sink
+   */
+  public UnfinishedUpload leaveUnfinishedUpload(String key, Instant initiated) {
+    UnfinishedUpload upload = new UnfinishedUpload(Objects.requireNonNull(key, "key"),
+        "fake-upload-" + uploadIds.incrementAndGet(), Objects.requireNonNull(initiated, "initiated"));
+    unfinished.put(upload.uploadId(), upload);
+    return upload;
+  }
+
+  /** The unfinished uploads aborted so far (by {@link #abortUnfinishedUpload} or a retry), in order. */
+  public List<UnfinishedUpload> abortedUploads() {
+    return List.copyOf(aborted);
   }
 
   /** The stored bytes at {@code key} (a copy), or empty. */

@@ -2,12 +2,14 @@ package dev.segmentledger.testkit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
@@ -35,6 +37,13 @@ import org.junit.jupiter.api.Test;
  * streams are all closed and a short stream is refused as retryable without storing; concurrent
  * puts to distinct keys. Sinks that report checksums must report the same one for the same bytes
  * and a different one for different bytes.
+ *
+ * <p>Unfinished uploads: a sink that does not {@linkplain ObjectSink#supportsUnfinishedUploads()
+ * support} them must refuse listing and aborting with {@link UnsupportedOperationException}. One that
+ * does must override {@link #leaveUnfinishedUpload} (the tests fail, never skip, otherwise) and is
+ * checked for: listing by plain prefix in key order with no object behind an unfinished upload, no
+ * unfinished upload left by a successful put, abort removing exactly the upload named, a second
+ * abort answering {@code false}, and a stored object at the key untouched by an abort.
  */
 public abstract class ObjectSinkContract {
   /** The sink under test, fresh for each test. */
@@ -42,6 +51,19 @@ public abstract class ObjectSinkContract {
 
   /** A new, empty sink. Called before each test. */
   protected abstract ObjectSink newSink() throws Exception;
+
+  /**
+   * Starts an upload at {@code key} in {@link #sink} and leaves it unfinished, as a process killed in
+   * the middle of a multipart upload does. Override it when the sink {@linkplain
+   * ObjectSink#supportsUnfinishedUploads() supports} unfinished uploads; the default fails the test.
+   *
+   * @return the upload as {@link ObjectSink#listUnfinishedUploads} will report it (its {@code
+   *     initiated} may be {@code null}: only key and upload id are compared)
+   */
+  protected UnfinishedUpload leaveUnfinishedUpload(String key) throws Exception {
+    throw new AssertionError(getClass().getSimpleName() + ": the sink supports unfinished uploads;"
+        + " override leaveUnfinishedUpload to start one");
+  }
 
   @BeforeEach
   final void createSink() throws Exception {
@@ -208,6 +230,70 @@ public abstract class ObjectSinkContract {
     for (StoredObjectInfo info : listed) {
       assertEquals(7, info.sizeBytes(), info.key());
     }
+  }
+
+  @Test
+  void unfinishedUploadsAreListedOrRefusedAsUnsupported() {
+    if (!sink.supportsUnfinishedUploads()) {
+      assertThrows(UnsupportedOperationException.class, () -> sink.listUnfinishedUploads(""));
+      assertThrows(UnsupportedOperationException.class,
+          () -> sink.abortUnfinishedUpload(new UnfinishedUpload("b1/720p/init.mp4", "upload-1", null)));
+      return;
+    }
+    assertEquals(List.of(), sink.listUnfinishedUploads(""), "a fresh sink");
+    sink.put("b1/720p/original/0000000001.ts", new TrackedContent(randomBytes(1024 * 1024 + 1, 5)), false);
+    sink.put("b1/720p/original/0000000001.ts", new TrackedContent(randomBytes(1024 * 1024 + 1, 6)), true);
+    assertEquals(List.of(), sink.listUnfinishedUploads(""), "successful puts leave no unfinished upload");
+  }
+
+  @Test
+  void listsUnfinishedUploadsByPrefixInKeyOrderWithoutAnObject() throws Exception {
+    if (!sink.supportsUnfinishedUploads()) {
+      assertThrows(UnsupportedOperationException.class, () -> sink.listUnfinishedUploads("b1/"));
+      return;
+    }
+    UnfinishedUpload b10 = leaveUnfinishedUpload("b10/720p/original/0000000001.ts");
+    UnfinishedUpload original = leaveUnfinishedUpload("b1/720p/original/0000000001.ts");
+    UnfinishedUpload init = leaveUnfinishedUpload("b1/720p/init.mp4");
+    UnfinishedUpload other = leaveUnfinishedUpload("b2/720p/original/0000000001.ts");
+
+    assertEquals(List.of(ids(init), ids(original)), ids(sink.listUnfinishedUploads("b1/")));
+    assertEquals(List.of(ids(b10)), ids(sink.listUnfinishedUploads("b10/")));
+    assertEquals(List.of(ids(original)), ids(sink.listUnfinishedUploads("b1/720p/original/0000000001.ts")));
+    assertEquals(List.of(ids(init), ids(original), ids(b10), ids(other)), ids(sink.listUnfinishedUploads("")));
+    assertEquals(List.of(), sink.listUnfinishedUploads("b3/"));
+    assertEquals(Optional.empty(), sink.head("b1/720p/init.mp4"), "an unfinished upload is no object");
+    assertEquals(List.of(), sink.list("b1/"), "an unfinished upload is no object");
+  }
+
+  @Test
+  void abortRemovesExactlyTheUploadNamedAndNeverAnObject() throws Exception {
+    if (!sink.supportsUnfinishedUploads()) {
+      assertThrows(UnsupportedOperationException.class,
+          () -> sink.abortUnfinishedUpload(new UnfinishedUpload("b1/720p/init.mp4", "upload-1", null)));
+      return;
+    }
+    StoredObjectInfo stored = sink.put("b1/720p/init.mp4", bytes("init bytes"), false);
+    UnfinishedUpload first = leaveUnfinishedUpload("b1/720p/init.mp4");
+    UnfinishedUpload second = leaveUnfinishedUpload("b1/720p/init.mp4");
+    UnfinishedUpload elsewhere = leaveUnfinishedUpload("b1/720p/original/0000000001.ts");
+    UnfinishedUpload listed = sink.listUnfinishedUploads("b1/720p/init.mp4").stream()
+        .filter(u -> u.uploadId().equals(first.uploadId())).findFirst().orElseThrow();
+
+    assertTrue(sink.abortUnfinishedUpload(listed));
+
+    assertEquals(List.of(ids(second), ids(elsewhere)), ids(sink.listUnfinishedUploads("b1/")));
+    assertEquals(Optional.of(stored), sink.head("b1/720p/init.mp4"), "the object at the key is untouched");
+    assertFalse(sink.abortUnfinishedUpload(listed), "already gone: false, not a failure");
+    assertEquals(List.of(ids(second), ids(elsewhere)), ids(sink.listUnfinishedUploads("b1/")));
+  }
+
+  private static List<String> ids(List<UnfinishedUpload> uploads) {
+    return uploads.stream().map(ObjectSinkContract::ids).toList();
+  }
+
+  private static String ids(UnfinishedUpload upload) {
+    return upload.key() + " " + upload.uploadId();
   }
 
   /** Content over {@code data} that counts the streams it hands out and the ones closed. */

@@ -1,10 +1,17 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
+import java.time.Instant;
 
 class FakeObjectSinkContractTest extends ObjectSinkContract {
   @Override
   protected ObjectSink newSink() {
     return new FakeObjectSink();
+  }
+
+  @Override
+  protected UnfinishedUpload leaveUnfinishedUpload(String key) {
+    return ((FakeObjectSink) sink).leaveUnfinishedUpload(key, Instant.parse("2026-01-01T00:00:00Z"));
   }
 }

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.PutAttempt.Outcome;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -124,6 +126,20 @@ class FakeObjectSinkTest {
     assertEquals(4, sink.put(KEY, longer, false).sizeBytes());
     assertEquals(4, read.get());
     assertArrayEquals("0123".getBytes(UTF_8), sink.bytes(KEY).orElseThrow());
+  }
+
+  @Test
+  void aRetryAbortsTheUnfinishedUploadsOfItsKeyOnly() {
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    UnfinishedUpload killed = sink.leaveUnfinishedUpload(KEY, t);
+    UnfinishedUpload longer = sink.leaveUnfinishedUpload(KEY + ".bak", t);
+
+    sink.put(KEY, content("first"), false);
+    assertEquals(List.of(killed, longer), sink.listUnfinishedUploads("b1/"), "a first attempt aborts nothing");
+    sink.put(KEY, content("again"), true);
+
+    assertEquals(List.of(longer), sink.listUnfinishedUploads("b1/"));
+    assertEquals(List.of(killed), sink.abortedUploads());
   }
 
   private static UploadContent content(String text) {

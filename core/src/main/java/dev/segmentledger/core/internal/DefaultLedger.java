@@ -100,7 +100,8 @@ public final class DefaultLedger implements ManualLedger {
     this.processor = new ItemProcessor(config, guard, producer, breaker, events, leases, failures, confirmer);
     this.sweeper = new Sweeper(store, config.clock(), config.sweepBatchSize(), config.cutoff(),
         (item, fromSweep) -> offer(item, fromSweep, null));
-    this.reconciler = Reconciler.create(store, config.objectSink(), config.clock());
+    this.reconciler = Reconciler.create(store, config.objectSink(), config.clock(),
+        config.abortUnfinishedUploadsAfter());
   }
 
   @Override
@@ -159,7 +160,10 @@ public final class DefaultLedger implements ManualLedger {
       return Offer.NOT_OFFERED;
     }
     boolean leasedHere = result.created() && row.leased();
-    Offer offer = offer(item, false, leasedHere ? row.leaseUntil() : null);
+    // A row that was already there (a restarted recorder registering again) is offered like a swept
+    // one: re-read before upload, and uploaded as a retry (mayExist), since a dead process may have
+    // stored its object or left an unfinished multipart upload at its key.
+    Offer offer = offer(item, !result.created(), leasedHere ? row.leaseUntil() : null);
     if (leasedHere && offer != Offer.ACCEPTED) {
       leases.release(item, Duration.ZERO); // the sweeper will find it
     }

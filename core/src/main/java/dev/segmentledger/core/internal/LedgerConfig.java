@@ -15,7 +15,7 @@ import java.util.List;
  * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
  * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
  * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
- * is rejected.
+ * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting unfinished uploads.
  */
 public record LedgerConfig(
     StateStore stateStore,
@@ -36,7 +36,8 @@ public record LedgerConfig(
     Duration breakerDelay,
     String nodeId,
     Duration leaseDuration,
-    int maxAbandonedAttempts) {
+    int maxAbandonedAttempts,
+    Duration abortUnfinishedUploadsAfter) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

@@ -1,6 +1,7 @@
 package dev.segmentledger.core.spi;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import java.util.List;
 import java.util.Optional;
 
@@ -9,6 +10,15 @@ import java.util.Optional;
  * under a fixed prefix of its own. Implementations must be thread-safe, must report every failure
  * as a {@link SinkException} (nothing swallowed), and should pass
  * {@code dev.segmentledger.testkit.ObjectSinkContract}.
+ *
+ * <p><b>Unfinished uploads.</b> A sink that uploads in several requests (S3 multipart) leaves an
+ * {@link UnfinishedUpload} behind when its process dies mid-upload: no object, but parts that take
+ * (and on S3 are billed for) storage. Such a sink says so with {@link #supportsUnfinishedUploads()}
+ * and implements {@link #listUnfinishedUploads} and {@link #abortUnfinishedUpload}; on a retry
+ * ({@code mayExist}) it should abort the unfinished uploads its earlier attempts left at that key.
+ * The reconciler reports them and, when repairing, aborts old ones. A sink whose uploads are
+ * all-or-nothing keeps the defaults, which say "not supported". A sink that forwards to another
+ * must forward these three methods too.
  */
 public interface ObjectSink {
 
@@ -30,4 +40,44 @@ public interface ObjectSink {
 
   /** Every object whose key starts with {@code prefix}, in key order. */
   List<StoredObjectInfo> list(String prefix);
+
+  /**
+   * Whether this sink can leave unfinished uploads behind and implements {@link
+   * #listUnfinishedUploads} and {@link #abortUnfinishedUpload}. Constant for a given sink. The
+   * default, {@code false}, is right for a sink whose uploads are all-or-nothing (a failed or killed
+   * upload leaves nothing to clean up).
+   */
+  default boolean supportsUnfinishedUploads() {
+    return false;
+  }
+
+  /**
+   * The unfinished uploads whose key starts with {@code prefix} (a plain string prefix, as for
+   * {@link #list}), in key order, then in order of initiation. Uploads still in progress, in this
+   * process or another, are listed too: the sink cannot tell them from abandoned ones, only their
+   * {@linkplain UnfinishedUpload#initiated() age} can. Thread-safe, like every sink method.
+   *
+   * @throws UnsupportedOperationException if {@link #supportsUnfinishedUploads()} is {@code false}
+   *     (the default)
+   * @throws SinkException on any failure to list
+   */
+  default List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+    throw new UnsupportedOperationException(this + " does not list unfinished uploads");
+  }
+
+  /**
+   * Aborts {@code upload}: its parts are deleted and it can no longer be completed. Never touches a
+   * stored object, not even the one at the upload's key. An upload still in progress is aborted all
+   * the same, and its uploader then fails with a retryable {@link SinkException}; choose what to
+   * abort by age. Thread-safe.
+   *
+   * @return {@code true} if this call aborted it, {@code false} if it was already gone (completed or
+   *     aborted meanwhile, possibly by another process): not a failure
+   * @throws UnsupportedOperationException if {@link #supportsUnfinishedUploads()} is {@code false}
+   *     (the default)
+   * @throws SinkException on any other failure
+   */
+  default boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+    throw new UnsupportedOperationException(this + " does not abort unfinished uploads");
+  }
 }

@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RepackageException;
@@ -122,6 +123,21 @@ public final class CrashHooks {
       @Override
       public List<StoredObjectInfo> list(String prefix) {
         return sink.list(prefix);
+      }
+
+      @Override
+      public boolean supportsUnfinishedUploads() {
+        return sink.supportsUnfinishedUploads();
+      }
+
+      @Override
+      public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+        return sink.listUnfinishedUploads(prefix);
+      }
+
+      @Override
+      public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+        return sink.abortUnfinishedUpload(upload);
       }
     };
   }

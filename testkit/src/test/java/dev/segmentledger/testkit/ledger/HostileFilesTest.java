@@ -16,6 +16,7 @@ import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
@@ -431,6 +432,21 @@ class HostileFilesTest {
     @Override
     public List<StoredObjectInfo> list(String prefix) {
       return f.sink.list(prefix);
+    }
+
+    @Override
+    public boolean supportsUnfinishedUploads() {
+      return f.sink.supportsUnfinishedUploads();
+    }
+
+    @Override
+    public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+      return f.sink.listUnfinishedUploads(prefix);
+    }
+
+    @Override
+    public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+      return f.sink.abortUnfinishedUpload(upload);
     }
   }
 

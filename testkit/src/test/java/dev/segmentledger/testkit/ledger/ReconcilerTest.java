@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
@@ -15,13 +16,18 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
+import dev.segmentledger.core.ReconciliationReport.Unfinished;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,7 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The reconciler on a manual three-axis ledger: each kind of difference found on its own axis, a
  * report-only run that changes nothing, a repair that re-opens exactly the missing and mismatched
- * rows (which the sweeper then uploads again), and orphans that are never deleted.
+ * rows (which the sweeper then uploads again), and orphans that are never deleted. Unfinished
+ * uploads (left in the fake sink as a killed multipart upload leaves them) are reported apart from
+ * the differences, and a repair aborts those at the broadcast's keys that are old enough on the
+ * ledger's clock.
  */
 class ReconcilerTest {
   private static final ItemId O0 = ItemId.original("b1", "720p", 0);
@@ -168,6 +177,146 @@ class ReconcilerTest {
     assertEquals("the other one", f.store.find(O0).orElseThrow().lastError());
   }
 
+  @Test
+  void unfinishedUploadsAreReportedApartAndTheRepairAbortsTheOldOnesAtLedgerKeys() {
+    Instant now = f.clock.instant();
+    UnfinishedUpload old = f.sink.leaveUnfinishedUpload(O0.objectKey(), now.minus(Duration.ofDays(2)));
+    UnfinishedUpload young = f.sink.leaveUnfinishedUpload(P1.objectKey(), now.minus(Duration.ofHours(1)));
+    UnfinishedUpload stray = f.sink.leaveUnfinishedUpload(STRAY_KEY, now.minus(Duration.ofDays(3)));
+    UnfinishedUpload elsewhere = f.sink.leaveUnfinishedUpload(ItemId.original("b10", "720p", 0).objectKey(),
+        now.minus(Duration.ofDays(3)));
+
+    ReconciliationReport report = ledger.reconcile("b1");
+
+    assertTrue(report.isConsistent(), "unfinished uploads are no differences: " + report.describe());
+    assertTrue(report.unfinishedUploadsListed());
+    assertEquals(List.of(stray, old, young), uploads(report), "under b1/ only, in key order");
+    assertEquals(List.of(Duration.ofDays(3), Duration.ofDays(2), Duration.ofHours(1)),
+        report.unfinishedUploads().stream().map(Unfinished::age).toList());
+    assertEquals(List.of(Optional.empty(), Optional.of(Axis.ORIGINAL), Optional.of(Axis.PLAYBACK)),
+        report.unfinishedUploads().stream().map(Unfinished::axis).toList());
+    assertEquals(0, report.abortedUploads());
+    assertEquals(List.of(), f.sink.abortedUploads(), "a report-only run aborts nothing");
+    assertTrue(report.describe().contains("3 unfinished uploads (no object; not counted as differences)"),
+        report::describe);
+
+    ReconciliationReport repair = ledger.reconcileAndRepair("b1");
+
+    assertEquals(List.of(false, true, false), repair.unfinishedUploads().stream().map(Unfinished::aborted).toList(),
+        "older than a day and at a ledger key: " + repair.describe());
+    assertEquals(List.of(old), f.sink.abortedUploads());
+    assertEquals(List.of(stray, young, elsewhere), f.sink.listUnfinishedUploads(""));
+    assertTrue(repair.describe().contains("1 unfinished uploads aborted"), repair::describe);
+    assertTrue(repair.describe().contains(old.uploadId() + ", initiated " + old.initiated() + ", PT48H old) [aborted]"),
+        repair::describe);
+
+    f.clock.advance(Duration.ofDays(1));
+    ReconciliationReport later = ledger.reconcileAndRepair("b1");
+
+    assertEquals(List.of(stray, young), uploads(later));
+    assertEquals(List.of(old, young), f.sink.abortedUploads(), "a day later the young one is old enough");
+    assertEquals(List.of(stray, elsewhere), f.sink.listUnfinishedUploads(""),
+        "a key outside the contract, and another broadcast's upload, are never aborted");
+  }
+
+  @Test
+  void theAgeLimitIsConfigurable() {
+    Instant now = f.clock.instant();
+    UnfinishedUpload young = f.sink.leaveUnfinishedUpload(P1.objectKey(), now.minus(Duration.ofHours(1)));
+    UnfinishedUpload younger = f.sink.leaveUnfinishedUpload(O0.objectKey(), now.minus(Duration.ofMinutes(10)));
+
+    ReconciliationReport repair = Reconciler.create(f.store, f.sink, f.clock, Duration.ofMinutes(30))
+        .reconcileAndRepair("b1");
+
+    assertEquals(1, repair.abortedUploads(), repair::describe);
+    assertEquals(List.of(young), f.sink.abortedUploads());
+    assertEquals(List.of(younger), f.sink.listUnfinishedUploads(""));
+    assertThrows(IllegalArgumentException.class, () -> Reconciler.create(f.store, f.sink, f.clock, Duration.ZERO));
+  }
+
+  @Test
+  void theLedgersAgeLimitIsABuilderSetting() {
+    UnfinishedUpload young = f.sink.leaveUnfinishedUpload(P1.objectKey(), f.clock.instant().minus(Duration.ofHours(1)));
+    ManualLedger eager = f.repackagingBuilder().abortUnfinishedUploadsAfter(Duration.ofMinutes(30)).buildManual();
+
+    assertEquals(0, ledger.reconcileAndRepair("b1").abortedUploads(), "the default: a day");
+    assertEquals(1, eager.reconcileAndRepair("b1").abortedUploads());
+    assertEquals(List.of(young), f.sink.abortedUploads());
+    assertThrows(IllegalArgumentException.class, () -> f.builder().abortUnfinishedUploadsAfter(Duration.ofSeconds(-1)));
+  }
+
+  @Test
+  void aSinkWithoutUnfinishedUploadsIsReportedAsNotListed() {
+    FakeBucketWithoutUnfinishedUploads bucket = new FakeBucketWithoutUnfinishedUploads(f.sink);
+
+    ReconciliationReport report = Reconciler.create(f.store, bucket, f.clock).reconcileAndRepair("b1");
+
+    assertTrue(report.isConsistent(), report::describe);
+    assertFalse(report.unfinishedUploadsListed());
+    assertTrue(report.describe().contains("unfinished uploads not listed: the sink has no unfinished uploads"),
+        report::describe);
+  }
+
+  @Test
+  void failedHousekeepingIsReportedAndTheRunGoesOn() {
+    f.sink.delete(O0.objectKey());
+    UnfinishedUpload old = f.sink.leaveUnfinishedUpload(P1.objectKey(), f.clock.instant().minus(Duration.ofDays(2)));
+    ObjectSink listingFails = new ListingWithoutChecksums(f.sink) {
+      @Override
+      public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+        throw SinkException.permanent("LIST multipart uploads failed: HTTP 403 AccessDenied", null);
+      }
+    };
+    ObjectSink abortFails = new ListingWithoutChecksums(f.sink) {
+      @Override
+      public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+        throw SinkException.retryable("ABORT failed: HTTP 500 InternalError", null);
+      }
+    };
+
+    ReconciliationReport notListed = Reconciler.create(f.store, listingFails, f.clock).reconcile("b1");
+    ReconciliationReport notAborted = Reconciler.create(f.store, abortFails, f.clock).reconcileAndRepair("b1");
+
+    assertEquals(List.of(Kind.OBJECT_MISSING), kinds(notListed.differences()), notListed::describe);
+    assertEquals("listing failed: LIST multipart uploads failed: HTTP 403 AccessDenied",
+        notListed.unfinishedUploadsNotListed());
+    assertEquals(1, notAborted.reopened(), "the row is re-opened all the same: " + notAborted.describe());
+    Unfinished unfinished = notAborted.unfinishedUploads().get(0);
+    assertFalse(unfinished.aborted());
+    assertEquals("ABORT failed: HTTP 500 InternalError", unfinished.abortFailure());
+    assertTrue(notAborted.describe().contains("[abort failed: ABORT failed: HTTP 500 InternalError]"),
+        notAborted::describe);
+    assertEquals(List.of(old), f.sink.listUnfinishedUploads(""));
+  }
+
+  private static List<UnfinishedUpload> uploads(ReconciliationReport report) {
+    return report.unfinishedUploads().stream().map(Unfinished::upload).toList();
+  }
+
+  /** Objects only: keeps the SPI's defaults for unfinished uploads, like an all-or-nothing sink. */
+  private static final class FakeBucketWithoutUnfinishedUploads implements ObjectSink {
+    final ObjectSink delegate;
+
+    FakeBucketWithoutUnfinishedUploads(ObjectSink delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+      return delegate.put(key, content, mayExist);
+    }
+
+    @Override
+    public Optional<StoredObjectInfo> head(String key) {
+      return delegate.head(key);
+    }
+
+    @Override
+    public List<StoredObjectInfo> list(String prefix) {
+      return delegate.list(prefix);
+    }
+  }
+
   private static List<Kind> kinds(List<Difference> differences) {
     return differences.stream().map(Difference::kind).toList();
   }
@@ -195,6 +344,21 @@ class ReconcilerTest {
     @Override
     public List<StoredObjectInfo> list(String prefix) {
       return delegate.list(prefix).stream().map(o -> new StoredObjectInfo(o.key(), o.sizeBytes(), null)).toList();
+    }
+
+    @Override
+    public boolean supportsUnfinishedUploads() {
+      return delegate.supportsUnfinishedUploads();
+    }
+
+    @Override
+    public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
+      return delegate.listUnfinishedUploads(prefix);
+    }
+
+    @Override
+    public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
+      return delegate.abortUnfinishedUpload(upload);
     }
   }
 }
