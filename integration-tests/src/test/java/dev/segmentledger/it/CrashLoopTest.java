@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * An item whose upload kills the process every time: a recorder (child JVM, {@link
  * CrashingRecorder}, always under the same node id, as a supervisor restarts it) is SIGKILLed in
  * the middle of the PUT of the same original, again and again. Each death is an attempt that ended
- * without an outcome: the next life counts it when it takes the row over, backs off from the
- * second one on, and after {@link LedgerBuilder#DEFAULT_MAX_ABANDONED_ATTEMPTS} rejects the row
+ * without an outcome: the next life counts it when it takes the row over (except the first death,
+ * under the lease taken at registration, which may only have covered a wait in the queue), backs
+ * off from the second counted one on, and after {@link LedgerBuilder#DEFAULT_MAX_ABANDONED_ATTEMPTS} rejects the row
  * with {@link Reason#REPEATEDLY_ABANDONED}, so that the next life finishes instead of dying again.
  * Before the fix every death left {@code attempts = 0} and the loop never ended. Re-opened, the row
  * is uploaded by a process without the fault.
@@ -52,7 +53,7 @@ class CrashLoopTest {
 
     int kills = 0;
     boolean finished = false;
-    for (int life = 0; life < LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS + 2 && !finished; life++) {
+    for (int life = 0; life < LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS + 3 && !finished; life++) {
       int register = life == 0 ? 1 : 0; // the first life registers the item; the others only recover it
       try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
           nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(register),
@@ -73,7 +74,11 @@ class CrashLoopTest {
 
     LedgerItem rejected = store.find(poison).orElseThrow();
     assertTrue(finished, "a life finished instead of dying on the same item again");
-    assertEquals(LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS, kills, "one death per allowed abandoned attempt");
+    // Every death after a claim is counted. The first life's death is counted only if its worker
+    // renewed the lease it took at registration before uploading (a lease taken at registration
+    // alone may only have covered a wait in the queue), which depends on timing.
+    int max = LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS;
+    assertTrue(kills == max || kills == max + 1, kills + " deaths, expected " + max + " or " + (max + 1));
     assertEquals(ItemState.REJECTED, rejected.state());
     assertEquals(Reason.REPEATEDLY_ABANDONED, rejected.reason(), rejected.lastError());
     assertEquals(LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS, rejected.attempts(), "every death counted");

@@ -69,7 +69,7 @@ public final class JdbiStateStore implements StateStore {
   static final int ROW_BY_ROW_MAX = 3;
 
   /** Ends the lease of a row; part of every update that moves a row on from an attempt. */
-  private static final String NO_LEASE = "lease_owner = NULL, lease_until = NULL";
+  private static final String NO_LEASE = "lease_owner = NULL, lease_until = NULL, lease_attempt = false";
 
   /** The last error of an attempt a claim found abandoned, after "the attempt of {owner}". */
   private static final String ABANDONED_DETAIL = " ended without an outcome: its process died or hung past its lease";
@@ -668,10 +668,10 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
     return jdbi.withHandle(handle -> handle.createQuery("WITH old AS (SELECT id, lease_owner,"
-            + " (lease_owner IS NOT NULL AND lease_until <= :now) AS abandoned FROM " + TABLE
+            + " (lease_owner IS NOT NULL AND lease_until <= :now AND lease_attempt) AS abandoned FROM " + TABLE
             + " WHERE id = :id AND state = 'PENDING' AND (next_attempt_at <= :now OR lease_owner = :owner) FOR UPDATE)"
             + " UPDATE " + TABLE + " t SET lease_owner = :owner, lease_until = :until, next_attempt_at = :until,"
-            + " attempts = t.attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,"
+            + " lease_attempt = true, attempts = t.attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,"
             + " abandoned_attempts = t.abandoned_attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,"
             + " reason = CASE WHEN old.abandoned THEN '" + Reason.ATTEMPT_ABANDONED.name() + "' ELSE t.reason END,"
             + " last_error = CASE WHEN old.abandoned THEN 'the attempt of ' || old.lease_owner || '" + ABANDONED_DETAIL
@@ -693,7 +693,7 @@ public final class JdbiStateStore implements StateStore {
     Objects.requireNonNull(heldUntil, "heldUntil");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET lease_until = :until, next_attempt_at = :until"
+            + " SET lease_until = :until, next_attempt_at = :until, lease_attempt = true"
             + " WHERE id = :id AND state = 'PENDING' AND lease_owner = :owner AND lease_until = :heldUntil")
         .bind("owner", owner)
         .bind("heldUntil", micros(heldUntil))

@@ -4,7 +4,12 @@
 -- The upload refuses a file whose identity differs (reason FILE_CHANGED). NULL: not recorded.
 ALTER TABLE segment_ledger_item ADD COLUMN file_identity text;
 
--- Attempts that ended without an outcome: a claim that finds an expired lease counts the attempt
--- that lease covered (its process died or hung). Reset when the row is re-opened.
+-- Attempts that ended without an outcome: a claim that finds an expired lease of an attempt counts
+-- it (its process died or hung). Reset when the row is re-opened.
 ALTER TABLE segment_ledger_item ADD COLUMN abandoned_attempts integer NOT NULL DEFAULT 0
   CONSTRAINT segment_ledger_item_abandoned_attempts CHECK (abandoned_attempts >= 0);
+
+-- Whether the lease covers an upload attempt (taken by a claim, or renewed by its holder right
+-- before the upload), not only the row's wait in its registering node's queue (a lease taken at
+-- registration): only the former counts as abandoned when found expired.
+ALTER TABLE segment_ledger_item ADD COLUMN lease_attempt boolean NOT NULL DEFAULT false;

@@ -102,7 +102,7 @@ public final class InMemoryStateStore implements StateStore {
     long rowId = ++lastRowId;
     Instant nextAttemptAt = micros(item.nextAttemptAt());
     if (item.leased()) {
-      leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt));
+      leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt, false));
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
         state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity());
@@ -343,8 +343,8 @@ public final class InMemoryStateStore implements StateStore {
       return Claim.REFUSED;
     }
     Instant until = micros(leaseUntil);
-    leases.put(rowId, new Lease(owner, until));
-    boolean tookOver = current != null && !current.until().isAfter(micros(now));
+    leases.put(rowId, new Lease(owner, until, true));
+    boolean tookOver = current != null && current.attempt() && !current.until().isAfter(micros(now));
     int count = abandoned.getOrDefault(rowId, 0);
     if (tookOver) {
       abandoned.put(rowId, ++count);
@@ -369,7 +369,7 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     Instant until = micros(leaseUntil);
-    leases.put(rowId, new Lease(owner, until));
+    leases.put(rowId, new Lease(owner, until, true));
     rows.put(rowId, withNextAttemptAt(row, until));
     return true;
   }
@@ -398,7 +398,7 @@ public final class InMemoryStateStore implements StateStore {
       LedgerItem row = rows.get(lease.getKey());
       if (lease.getValue().owner().equals(owner) && row.state() == ItemState.PENDING
           && lease.getValue().until().isAfter(due)) {
-        lease.setValue(new Lease(owner, due)); // ended, not cleared: the next claim counts it
+        lease.setValue(new Lease(owner, due, lease.getValue().attempt())); // ended, not cleared: a claim counts it
         rows.put(row.rowId(), withNextAttemptAt(row, due));
         ended++;
       }
@@ -406,7 +406,8 @@ public final class InMemoryStateStore implements StateStore {
     return ended;
   }
 
-  private record Lease(String owner, Instant until) {}
+  /** A lease; {@code attempt}: taken for an upload attempt (claim, renew), not only at registration. */
+  private record Lease(String owner, Instant until, boolean attempt) {}
 
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),

@@ -1103,6 +1103,21 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void anExpiredLeaseTakenAtRegistrationIsNotAnAbandonedAttemptUnlessRenewed() {
+    Instant held = T0.plusSeconds(10);
+    LedgerItem queued = store.register(NewItem.pending(ItemId.original("b1", "720p", 0), "/rec/0.ts", 10, T0)
+        .leasedTo("node-a", held)).item();
+    LedgerItem started = store.register(NewItem.pending(ItemId.original("b1", "720p", 1), "/rec/1.ts", 10, T0)
+        .leasedTo("node-a", held)).item();
+    assertTrue(store.renew(started.rowId(), "node-a", held, LEASE_END), "node-a starts uploading it");
+
+    assertEquals(Claim.held(false, 0), store.claim(queued.rowId(), "node-b", LEASE_END, held),
+        "node-a died while the row only waited in its queue");
+    assertEquals(Claim.held(true, 1), store.claim(started.rowId(), "node-b", LEASE_END.plusSeconds(60), LEASE_END),
+        "node-a died while uploading it");
+  }
+
+  @Test
   void renewExtendsOnlyTheExactLeaseTheCallerTook() {
     Instant held = T0.plusSeconds(10);
     LedgerItem row = store.register(NewItem.pending(ItemId.original("b1", "720p", 0), "/rec/0.ts", 10, T0)

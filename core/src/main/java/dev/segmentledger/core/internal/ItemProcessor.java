@@ -76,6 +76,8 @@ final class ItemProcessor {
       }
       // The lease comes first, so that an attempt is counted even if producing or uploading the
       // item kills this process: the next claim finds the lease expired and counts it abandoned.
+      // (A death under the lease taken at registration is not counted: the row may only have
+      // waited in the queue. The next attempt claims it, and from then on deaths count.)
       Claim claim = leases.acquire(item, work.leasedUntil());
       if (!claim.held()) {
         events.onClaimLost(item);

@@ -218,8 +218,10 @@ public interface StateStore {
    * and once it expires (the owner died or hung) the row is due again by itself, with no second
    * index and no extra condition in the sweep page.
    *
-   * <p>A row that still carries an <em>expired</em> lease (whoever held it) is an attempt that
-   * ended without an outcome. The claim records it, atomically with taking the row: it increments
+   * <p>A row that still carries an <em>expired</em> lease of an attempt (taken by a claim or a
+   * {@linkplain #renew renewal}, whoever held it) is an attempt that ended without an outcome. A
+   * lease taken at registration ({@link NewItem#leasedTo}) is not counted: it may have covered only
+   * the row's wait in its registering node's queue. The claim records it, atomically with taking the row: it increments
    * {@code attempts} and the row's count of abandoned attempts, and sets the reason
    * {@link Reason#ATTEMPT_ABANDONED} with a detail naming the old owner. The returned
    * {@link Claim} says so ({@code tookOverAbandoned}, and the count since the row was registered or
@@ -242,7 +244,8 @@ public interface StateStore {
    * {@code nextAttemptAt}, to {@code leaseUntil}, only if the row is {@link ItemState#PENDING} and
    * leased to {@code owner} until exactly {@code heldUntil} (the lease this caller took, whether or
    * not it has expired meanwhile, as long as no one took it over). Unlike {@link #claim}, it never
-   * counts the lease as abandoned: the holder is alive and about to upload.
+   * counts the lease as abandoned: the holder is alive and about to upload. From then on the lease
+   * covers an attempt, as one taken by {@link #claim} does.
    *
    * @param heldUntil the end of the lease the caller holds, as it gave it (truncated to
    *     microseconds, as stores keep instants)
