@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The acceptance protocol of DESIGN.md on PostgreSQL (JdbiStateStore), reference conditions: 128
+ * The acceptance protocol of docs/design.md on PostgreSQL (JdbiStateStore), reference conditions: 128
  * rows per round, queue capacity 4,096. Each run starts from an empty table.
  */
 class AcceptanceProtocolPostgresTest {

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * DESIGN.md acceptance with ghosts, on real PostgreSQL: 10,000 rows in backoff (seeded with one
+ * docs/design.md acceptance with ghosts, on real PostgreSQL: 10,000 rows in backoff (seeded with one
  * {@code INSERT ... SELECT}, as a long outage leaves them) registered before 1,000 fresh rows. The
  * sweep page reads the partial due index and filters the ghosts by {@code next_attempt_at} in the
  * index tuple, so they take no slot: with 1,024 rows per round every fresh row is accepted in round

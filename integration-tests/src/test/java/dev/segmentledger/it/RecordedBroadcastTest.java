@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The reference run of DESIGN.md with real media: a 60-second broadcast recorded by ffmpeg as 15
+ * The reference run of docs/design.md with real media: a 60-second broadcast recorded by ffmpeg as 15
  * MPEG-TS chunks, registered with a ledger on PostgreSQL that repackages them with ffmpeg and
  * uploads all three axes. Then the bucket is played: the ledger's playlist, written next to the
  * objects, is decoded by ffmpeg from the bucket directory alone.

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The six recovery scenarios of DESIGN.md on real PostgreSQL. Each seeds the database with the
+ * The six recovery scenarios of docs/design.md on real PostgreSQL. Each seeds the database with the
  * failure a previous process left behind, then starts a ledger (real sweeper, queue, workers,
  * repackager and store) and waits, on ledger events, for it to converge. Each ends with the
  * consistency check per axis. Five runs each, every run on a broadcast of its own.

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The acceptance protocol of DESIGN.md on the in-memory store, reference conditions. */
+/** The acceptance protocol of docs/design.md on the in-memory store, reference conditions. */
 class AcceptanceHarnessTest {
 
   private static AcceptanceRun run(int waiting, int ghosts) {

@@ -1,6 +1,49 @@
 /**
- * Extension points implemented by adapters: {@link dev.segmentledger.core.spi.StateStore} (the
- * ledger table) and {@link dev.segmentledger.core.spi.ObjectSink} (the bucket). Every
- * implementation should pass the abstract contract tests of the testkit module.
+ * Extension points implemented by adapters, and the values they exchange with the ledger. Every
+ * store should pass {@code dev.segmentledger.testkit.StateStoreContract} and every sink
+ * {@code dev.segmentledger.testkit.ObjectSinkContract} (testkit module). See docs/design.md for
+ * the guarantees each must keep.
+ *
+ * <p>Interfaces:
+ * <ul>
+ *   <li>{@link dev.segmentledger.core.spi.StateStore}: the ledger table, the only durable state;
+ *       every change a compare-and-set (jdbi-store: {@code JdbiStateStore}).
+ *   <li>{@link dev.segmentledger.core.spi.ObjectSink}: the bucket; PUT, HEAD and list by contract
+ *       key (s3-sink: {@code S3ObjectSink}).
+ *   <li>{@link dev.segmentledger.core.spi.Repackager}: makes a rendition's init segment and a
+ *       playback segment from a recorded original (ffmpeg-repackager: {@code FfmpegRepackager}).
+ *   <li>{@link dev.segmentledger.core.spi.UploadContent}: the verified bytes of one item, handed
+ *       by the ledger to {@code ObjectSink.put}.
+ * </ul>
+ *
+ * <p>Values:
+ * <ul>
+ *   <li>{@link dev.segmentledger.core.spi.NewItem}: a row to insert, with its state, size, lease
+ *       and file identity.
+ *   <li>{@link dev.segmentledger.core.spi.RegisterResult}: the row after a registration, and
+ *       whether this call created it.
+ *   <li>{@link dev.segmentledger.core.spi.Confirmation}: one compare-and-set confirm of a batch.
+ *   <li>{@link dev.segmentledger.core.spi.Claim}: the outcome of a lease claim, and whether it took
+ *       over an abandoned attempt.
+ *   <li>{@link dev.segmentledger.core.spi.BroadcastRecord}: a broadcast's stored lifecycle (created,
+ *       ended).
+ *   <li>{@link dev.segmentledger.core.spi.RepackagedFile}: a file a repackager wrote, with its size
+ *       and duration.
+ * </ul>
+ *
+ * <p>Exceptions:
+ * <ul>
+ *   <li>{@link dev.segmentledger.core.spi.StoreException}: the store failed; reaches
+ *       {@code Ledger.register} callers.
+ *   <li>{@link dev.segmentledger.core.spi.SinkException}: the sink failed, classified retryable or
+ *       permanent.
+ *   <li>{@link dev.segmentledger.core.spi.RepackageException}: the repackager could not produce its
+ *       output.
+ * </ul>
+ *
+ * <p>The rows themselves are {@link dev.segmentledger.core.LedgerItem}s, identified by
+ * {@link dev.segmentledger.core.ItemId}, in an {@link dev.segmentledger.core.ItemState} with a
+ * {@link dev.segmentledger.core.Reason}; sinks answer with
+ * {@link dev.segmentledger.core.StoredObjectInfo} (all in the API package).
  */
 package dev.segmentledger.core.spi;

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * DESIGN.md acceptance, "any number of failing ghost rows in front": 10,000 rows in backoff
+ * docs/design.md acceptance, "any number of failing ghost rows in front": 10,000 rows in backoff
  * registered before 1,000 fresh rows take no slot of any sweep page. With 1,024 rows per round all
  * 1,000 fresh rows are accepted in round 1; with the reference 128 rows per round, by round
  * ceil(1000/128) = 8, exactly as without ghosts. Queue capacity 4,096, zero saturation, no ghost

@@ -49,7 +49,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The file boundary against an adversary (DESIGN.md, principle 7), one row per hostile input.
+ * The file boundary against an adversary (docs/design.md, principle 7), one row per hostile input.
  *
  * <p>Each row arranges a file, registers it, optionally tampers with it after registration or
  * during the PUT, and runs the manual ledger until it settles. It then checks the named reason,

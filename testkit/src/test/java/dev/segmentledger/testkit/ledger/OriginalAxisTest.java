@@ -24,7 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The ORIGINAL axis end to end on the in-memory store: the crash table of DESIGN.md. */
+/** The ORIGINAL axis end to end on the in-memory store: the crash table of docs/design.md. */
 class OriginalAxisTest {
   @TempDir Path temp;
   private LedgerFixture f;

@@ -1,0 +1,147 @@
+package dev.segmentledger.it;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.AccessTarget.CodeUnitAccessTarget;
+import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.CompositeArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The layering of docs/design.md ("Module map and layering") as build-breaking rules, checked on
+ * the production classes of every module on this module's class path: core, jdbi-store, s3-sink,
+ * ffmpeg-repackager, micrometer and testkit (examples and benchmarks are not on it). Test classes
+ * are not imported: neither this module's nor the test jars of s3-sink and ffmpeg-repackager.
+ */
+@AnalyzeClasses(packages = "dev.segmentledger",
+    importOptions = {ImportOption.DoNotIncludeTests.class, ArchitectureTest.NoTestJars.class})
+class ArchitectureTest {
+  static final String CORE = "dev.segmentledger.core..";
+  static final String INTERNAL = "dev.segmentledger.core.internal..";
+  /** The adapter modules, each one package: jdbi-store, s3-sink, ffmpeg-repackager, micrometer. */
+  static final List<String> ADAPTERS = List.of("dev.segmentledger.jdbi..", "dev.segmentledger.s3..",
+      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..");
+  /** The published modules: what the clock rule is about (testkit is for tests, and may use the system clock). */
+  static final String[] PUBLISHED = {CORE, "dev.segmentledger.jdbi..", "dev.segmentledger.s3..",
+      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer.."};
+
+  /** The core knows no adapter, no test support, and none of SQL, AWS, Jdbi, PostgreSQL, JUnit or Micrometer. */
+  @ArchTest
+  static final ArchRule coreDependsOnNoAdapterNorTheirLibraries = noClasses()
+      .that().resideInAPackage(CORE)
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "dev.segmentledger.jdbi..", "dev.segmentledger.s3..", "dev.segmentledger.ffmpeg..",
+          "dev.segmentledger.micrometer..", "dev.segmentledger.testkit..",
+          "java.sql..", "javax.sql..", "software.amazon..", "org.jdbi..", "org.postgresql..",
+          "org.junit..", "io.micrometer..")
+      .because("adapters depend on the core, never the other way round (docs/design.md, module map)");
+
+  /** Each adapter depends on the core and its own library, never on another adapter. */
+  @ArchTest
+  static final ArchRule adaptersDoNotDependOnEachOther = adaptersDoNotDependOnEachOther();
+
+  /** The engine is not API: only the core itself uses it (its module exports only the API and spi). */
+  @ArchTest
+  static final ArchRule internalIsUsedOnlyInsideCore = classes()
+      .that().resideInAPackage(INTERNAL)
+      .should().onlyHaveDependentClassesThat().resideInAPackage(CORE)
+      .because("dev.segmentledger.core.internal is unsupported and not exported (docs/design.md, module map)");
+
+  /**
+   * Where production code may read the system clock, and why. Everywhere else time comes from the
+   * {@link java.time.Clock} the caller gives ({@code LedgerBuilder.clock}, {@code Reconciler.create},
+   * {@code LedgerMetrics.create(registry, clock)}), so that tests drive it and rows, backoff, leases
+   * and cutoff agree on one time source. Keys are {@code JavaCodeUnit.getFullName()}.
+   */
+  static final Map<String, String> SYSTEM_CLOCK_ALLOWED = Map.of(
+      "dev.segmentledger.core.LedgerBuilder.<init>()",
+      "the ledger's default clock (Clock.systemUTC()) when the caller gives none",
+      "dev.segmentledger.micrometer.LedgerMetrics.create(io.micrometer.core.instrument.MeterRegistry)",
+      "the metrics' documented default clock; create(registry, clock) takes the ledger's");
+
+  /**
+   * No wall-clock read outside {@link #SYSTEM_CLOCK_ALLOWED}. {@code System.nanoTime()} is not a
+   * wall clock and stays allowed: it measures timeouts and never reaches a row.
+   */
+  @ArchTest
+  static final ArchRule productionCodeReadsTimeOnlyFromItsClock = classes()
+      .that().resideInAnyPackage(PUBLISHED)
+      .should(readTheSystemClockOnlyWhereAllowed())
+      .because("time comes from the injected Clock (docs/design.md, module map)");
+
+  private static ArchRule adaptersDoNotDependOnEachOther() {
+    List<ArchRule> rules = new ArrayList<>();
+    for (String adapter : ADAPTERS) {
+      String[] others = ADAPTERS.stream().filter(a -> !a.equals(adapter)).toArray(String[]::new);
+      rules.add(noClasses().that().resideInAPackage(adapter)
+          .should().dependOnClassesThat().resideInAnyPackage(others));
+    }
+    return CompositeArchRule.of(rules)
+        .as("adapters (jdbi, s3, ffmpeg, micrometer) should not depend on each other")
+        .because("each adapter is an optional module of its own (docs/design.md, module map)");
+  }
+
+  private static ArchCondition<JavaClass> readTheSystemClockOnlyWhereAllowed() {
+    return new ArchCondition<>("read the system clock only where allowed") {
+      @Override
+      public void check(JavaClass javaClass, ConditionEvents events) {
+        for (JavaAccess<?> access : javaClass.getAccessesFromSelf()) {
+          if (readsSystemClock(access) && !SYSTEM_CLOCK_ALLOWED.containsKey(access.getOrigin().getFullName())) {
+            events.add(SimpleConditionEvent.violated(access, access.getDescription()));
+          }
+        }
+      }
+    };
+  }
+
+  private static final Set<String> DATE_TIME_TYPES = Set.of("java.time.Instant", "java.time.LocalDateTime",
+      "java.time.LocalDate", "java.time.LocalTime", "java.time.OffsetDateTime", "java.time.OffsetTime",
+      "java.time.ZonedDateTime", "java.time.Year", "java.time.YearMonth", "java.time.MonthDay");
+
+  /**
+   * Calls (or method references) that read the system clock: {@code X.now()} and {@code X.now(zone)}
+   * of the java.time types ({@code X.now(clock)} reads the given clock and is fine),
+   * {@code Clock.system*()} and the zone-taking {@code Clock.tick*()}, {@code InstantSource.system()},
+   * {@code System.currentTimeMillis()}, {@code new Date()} and {@code Calendar.getInstance(...)}.
+   */
+  static boolean readsSystemClock(JavaAccess<?> access) {
+    if (!(access.getTarget() instanceof CodeUnitAccessTarget target)) {
+      return false;
+    }
+    String owner = target.getOwner().getName();
+    String name = target.getName();
+    List<JavaClass> parameters = target.getRawParameterTypes();
+    if (DATE_TIME_TYPES.contains(owner) && name.equals("now")) {
+      return parameters.isEmpty() || !parameters.get(0).isEquivalentTo(java.time.Clock.class);
+    }
+    return switch (owner) {
+      case "java.time.Clock" -> name.startsWith("system") || (name.startsWith("tick") && !name.equals("tick"));
+      case "java.time.InstantSource" -> name.equals("system");
+      case "java.lang.System" -> name.equals("currentTimeMillis");
+      case "java.util.Date" -> name.equals("<init>") && parameters.isEmpty();
+      case "java.util.Calendar" -> name.equals("getInstance");
+      default -> false;
+    };
+  }
+
+  /** Leaves out the test jars on the class path (s3-sink's and ffmpeg-repackager's {@code -tests.jar}). */
+  public static final class NoTestJars implements ImportOption {
+    @Override
+    public boolean includes(Location location) {
+      return !location.contains("-tests.jar");
+    }
+  }
+}
