@@ -1,5 +1,6 @@
 package dev.segmentledger.ffmpeg;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
@@ -65,10 +66,11 @@ public final class FfmpegRepackager implements Repackager {
     Path muxed = remux(original, target);
     try {
       long size = AtomicFiles.write(target, out -> out.write(ByteBuffer.wrap(initOf(muxed))));
-      log.debug("init of {} written to {} ({} bytes)", original, target, size);
+      log.debug("init of {} written to {} ({} bytes)", Printable.escape(original), Printable.escape(target), size);
       return new RepackagedFile(target, size, Duration.ZERO);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write init segment " + target + " from " + original + ": " + e, e);
+      throw new RepackageException("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
+          + Printable.escape(e), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -85,10 +87,12 @@ public final class FfmpegRepackager implements Repackager {
     try (FileChannel in = FileChannel.open(muxed)) {
       long start = mediaStart(in);
       long size = AtomicFiles.write(target, out -> transfer(in, start, out));
-      log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, original, target, size, media.duration());
+      log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, Printable.escape(original),
+          Printable.escape(target), size, media.duration());
       return new RepackagedFile(target, size, media.duration());
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write segment " + target + " from " + original + ": " + e, e);
+      throw new RepackageException("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
+          + Printable.escape(e), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -100,7 +104,7 @@ public final class FfmpegRepackager implements Repackager {
 
   private ProbedMedia probeOriginal(Path original) throws RepackageException {
     if (!Files.exists(original)) {
-      throw new RepackageException("original not found: " + original);
+      throw new RepackageException("original not found: " + Printable.escape(original));
     }
     return probe.probe(original);
   }
@@ -109,13 +113,13 @@ public final class FfmpegRepackager implements Repackager {
   private Path remux(Path original, ProbedMedia media, Path target) throws RepackageException {
     List<MediaStream> kept = RemuxCommand.keptStreams(media.streams());
     if (kept.isEmpty()) {
-      throw new RepackageException("no audio or video stream in " + original + ": " + media.streams());
+      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + media.streams());
     }
     Path muxed;
     try {
       muxed = AtomicFiles.tempFileBeside(target, ".ffmpeg.mp4");
     } catch (IOException e) {
-      throw new RepackageException("cannot create a temporary file beside " + target + ": " + e, e);
+      throw new RepackageException("cannot create a temporary file beside " + Printable.escape(target) + ": " + Printable.escape(e), e);
     }
     try {
       runner.run(RemuxCommand.of(ffmpeg, original, kept, muxed));
@@ -159,7 +163,7 @@ public final class FfmpegRepackager implements Repackager {
     try {
       Files.deleteIfExists(file);
     } catch (IOException e) {
-      log.warn("cannot delete temporary file {}", file, e);
+      log.warn("cannot delete temporary file {}", Printable.escape(file), e);
     }
   }
 
