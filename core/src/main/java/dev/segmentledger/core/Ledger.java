@@ -45,6 +45,12 @@ public interface Ledger extends AutoCloseable {
    * found then is terminal or retried as {@link Reason#isTerminal()} says. Registering the same
    * identity again with the same size returns the existing row.
    *
+   * <p>A relative {@code file} is resolved against the {@linkplain LedgerBuilder#allowedRoot
+   * allowed root}, not against the working directory. The check follows symlinks to the real
+   * path; a hard link inside the root to a file outside it cannot be told apart by path and is
+   * uploaded like any file of the root: keep the root writable by the recorder only, on its own
+   * filesystem (see {@link LedgerBuilder#allowedRoot}).
+   *
    * <p>The identifiers of {@code id} were validated when it was constructed ({@link
    * Identifiers}): an identifier that could leave its key prefix or carry control characters
    * never reaches this method, so no row is written for it.
@@ -71,6 +77,9 @@ public interface Ledger extends AutoCloseable {
    * the exception is thrown. A file refused at the boundary is not an exception: its row is written
    * REJECTED with its reason, as by {@link #register}. Rows are written in the list's order. Keep
    * batches to a few thousand files: the batch is one transaction.
+   *
+   * <p>Paths are taken as by {@link #register}: a relative one from the allowed root (not the
+   * working directory), and a hard link inside the root counts as a file of the root.
    *
    * @return one registration per file, in the list's order
    * @throws RegistrationConflictException if an identity is registered with another size; nothing is written

@@ -195,6 +195,13 @@ class HostileFilesTest {
         duringPut("truncated during the upload", (t, file) -> truncate(file, 3),
             Expect.notConfirmedAfterPut(Reason.FILE_SHRANK)),
         // Odd but legal: uploaded.
+        row("legal: a relative path is taken from the root, not the working directory", t -> {
+          t.write("b1/7.ts");
+          return Path.of("b1/7.ts");
+        }, Expect.uploaded()),
+        // The documented limit (README, LedgerBuilder.allowedRoot): a hard link is a file of the root.
+        row("limit: a hard link inside the root to a file outside is uploaded",
+            t -> Files.createLink(t.f.root.resolve("hardlink.ts"), t.outside.resolve("secret.ts")), Expect.uploaded()),
         row("legal: spaces in the name", t -> t.write("my recording 7 .ts"), Expect.uploaded()),
         row("legal: Unicode name", t -> t.write("émission-直播-🎥.ts"), Expect.uploaded()),
         row("legal: newline and tab in the name", t -> t.write("line\nbreak\t.ts"), Expect.uploaded()),
