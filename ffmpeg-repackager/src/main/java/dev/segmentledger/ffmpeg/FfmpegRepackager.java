@@ -4,6 +4,7 @@ import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
 import dev.segmentledger.ffmpeg.MediaProbe.ProbedMedia;
 import java.io.IOException;
@@ -32,8 +33,12 @@ import org.slf4j.LoggerFactory;
  *       configuration, so the init of any chunk of a rendition has the same bytes; and the same
  *       original always yields the same bytes with the same ffmpeg build, so a re-run after a
  *       crash overwrites an uploaded object with identical content.
- *   <li><b>No partial targets.</b> Output is written to a temporary file beside the target and
- *       atomically renamed onto it; on any failure the target is left as it was.
+ *   <li><b>No partial targets, no piles of temporaries.</b> Output is written to a temporary file
+ *       beside the target ({@link RepackagerTemporaryFiles}: hidden, named after the target,
+ *       ending {@code .segment-ledger-partial}) and atomically renamed onto it; on any failure the
+ *       target is left as it was and the temporaries are deleted. What a killed run left behind
+ *       is removed by the next run beside it: the target's own at once (the re-run after the
+ *       kill), other targets' once older than twice the timeout.
  *   <li><b>Bounded external processes.</b> ffprobe and ffmpeg run from argument lists (no shell),
  *       each under the configured timeout; a failure, a non-zero exit, a timeout (the process is
  *       killed) or an interrupt (the flag is restored) becomes a {@link RepackageException} that
@@ -49,8 +54,10 @@ public final class FfmpegRepackager implements Repackager {
   private final String ffmpeg;
   private final MediaProbe probe;
   private final ProcessRunner runner;
+  private final Duration leftoverAge;
 
   private FfmpegRepackager(Builder builder) {
+    this.leftoverAge = builder.timeout.multipliedBy(2);
     this.ffmpeg = builder.ffmpeg.toString();
     this.runner = new ProcessRunner(builder.timeout);
     this.probe = new MediaProbe(builder.ffprobe().toString(), runner);
@@ -63,6 +70,7 @@ public final class FfmpegRepackager implements Repackager {
   /** Writes the init segment ({@code ftyp+moov}); its duration is {@link Duration#ZERO}. */
   @Override
   public RepackagedFile init(Path original, Path target) throws RepackageException {
+    cleanLeftovers(target);
     Path muxed = remux(original, target);
     try {
       long size = AtomicFiles.write(target, out -> out.write(ByteBuffer.wrap(initOf(muxed))));
@@ -82,6 +90,7 @@ public final class FfmpegRepackager implements Repackager {
    */
   @Override
   public RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException {
+    cleanLeftovers(target);
     ProbedMedia media = probeOriginal(original);
     Path muxed = remux(original, media, target);
     try (FileChannel in = FileChannel.open(muxed)) {
@@ -117,7 +126,7 @@ public final class FfmpegRepackager implements Repackager {
     }
     Path muxed;
     try {
-      muxed = AtomicFiles.tempFileBeside(target, ".ffmpeg.mp4");
+      muxed = RepackagerTemporaryFiles.createBeside(target);
     } catch (IOException e) {
       throw new RepackageException("cannot create a temporary file beside " + Printable.escape(target) + ": " + Printable.escape(e), e);
     }
@@ -156,6 +165,17 @@ public final class FfmpegRepackager implements Repackager {
   private static void transfer(FileChannel in, long from, FileChannel out) throws IOException {
     for (long position = from; position < in.size(); ) {
       position += in.transferTo(position, in.size() - position, out);
+    }
+  }
+
+  /**
+   * Removes what a killed run left beside {@code target}: its own temporaries, and other targets'
+   * older than twice the timeout (no live run of a repackager with this timeout is that old).
+   */
+  private void cleanLeftovers(Path target) {
+    int removed = RepackagerTemporaryFiles.cleanBeside(target, leftoverAge);
+    if (removed > 0) {
+      log.info("removed {} temporary files a killed run left beside {}", removed, Printable.escape(target));
     }
   }
 
