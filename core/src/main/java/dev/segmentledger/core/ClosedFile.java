@@ -8,7 +8,8 @@ import java.util.Objects;
  * {@link Ledger#registerAll}.
  *
  * @param id the item's identity, which fixes its object key
- * @param file the closed file; it must lie under the ledger's allowed root to be uploaded
+ * @param file the closed file; it must lie under the ledger's allowed root to be uploaded; a
+ *     relative path is taken from that root, not from the working directory
  */
 public record ClosedFile(ItemId id, Path file) {
 

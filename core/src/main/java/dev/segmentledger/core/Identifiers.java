@@ -15,6 +15,9 @@ public final class Identifiers {
 
   private static final Pattern VALID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_LENGTH - 1) + "}");
 
+  /** How much of a refused value its message shows. */
+  private static final int DESCRIBED_CODE_POINTS = 80;
+
   private Identifiers() {}
 
   /** Whether {@code value} is a valid identifier. */
@@ -35,18 +38,13 @@ public final class Identifiers {
     return value;
   }
 
+  /** {@code value} for the refusal message: its first 80 code points, escaped by {@link Printable}. */
   private static String describe(String value) {
     if (value == null) {
       return "null";
     }
-    StringBuilder out = new StringBuilder("\"");
-    value.codePoints().limit(80).forEach(cp -> {
-      if (cp < 0x20 || cp == 0x7f || !Character.isDefined(cp)) {
-        out.append(String.format("\\u%04x", cp));
-      } else {
-        out.appendCodePoint(cp);
-      }
-    });
-    return out.append(value.length() > 80 ? "...\"" : "\"").toString();
+    boolean cut = value.codePointCount(0, value.length()) > DESCRIBED_CODE_POINTS;
+    String shown = cut ? value.substring(0, value.offsetByCodePoints(0, DESCRIBED_CODE_POINTS)) : value;
+    return "\"" + Printable.escape(shown) + (cut ? "...\"" : "\"");
   }
 }

@@ -45,6 +45,12 @@ public interface Ledger extends AutoCloseable {
    * found then is terminal or retried as {@link Reason#isTerminal()} says. Registering the same
    * identity again with the same size returns the existing row.
    *
+   * <p>A relative {@code file} is resolved against the {@linkplain LedgerBuilder#allowedRoot
+   * allowed root}, not against the working directory. The check follows symlinks to the real
+   * path; a hard link inside the root to a file outside it cannot be told apart by path and is
+   * uploaded like any file of the root: keep the root writable by the recorder only, on its own
+   * filesystem (see {@link LedgerBuilder#allowedRoot}).
+   *
    * <p>The identifiers of {@code id} were validated when it was constructed ({@link
    * Identifiers}): an identifier that could leave its key prefix or carry control characters
    * never reaches this method, so no row is written for it.
@@ -78,6 +84,9 @@ public interface Ledger extends AutoCloseable {
    * {@link ItemId#IDENTITY_ORDER}, whatever the list's order, so that batches registered at once by
    * several nodes with files in common wait for each other instead of deadlocking. Keep batches to
    * a few thousand files: the batch is one transaction.
+   *
+   * <p>Paths are taken as by {@link #register}: a relative one from the allowed root (not the
+   * working directory), and a hard link inside the root counts as a file of the root.
    *
    * @return one registration per file, in the list's order
    * @throws UnsupportedFileNameException if a file's name cannot be stored exactly; nothing is written

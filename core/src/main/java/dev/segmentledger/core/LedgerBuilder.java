@@ -61,7 +61,19 @@ public final class LedgerBuilder {
 
   /**
    * The only directory whose files may be uploaded. It is resolved to its real path when the
-   * ledger is built; a file whose real path is not inside it is never uploaded. Required.
+   * ledger is built (a relative {@code allowedRoot} against the working directory); a file whose
+   * real path is not inside it is never uploaded. Required.
+   *
+   * <p>Paths given to {@link Ledger#register} and {@link Ledger#registerAll}, and the playback
+   * root of {@link #repackager}, are resolved against this root when relative, <em>not</em>
+   * against the working directory: {@code Path.of("b42/720p/7.ts")} means that file below the root.
+   *
+   * <p>The boundary is decided by real path, so it cannot see a hard link: a hard link inside the
+   * root to a file outside it <em>is</em> a file inside the root, and is uploaded (so is anything
+   * under a mount point inside the root). Give the recorder a root of its own, writable only by
+   * the recorder, on its own filesystem (a hard link cannot cross filesystems), and mount nothing
+   * below it; the checks make mistakes and symlinks inside the root harmless, not a writer that
+   * should not be there.
    */
   public LedgerBuilder allowedRoot(Path allowedRoot) {
     this.allowedRoot = Objects.requireNonNull(allowedRoot, "allowedRoot");

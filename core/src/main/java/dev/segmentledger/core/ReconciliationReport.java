@@ -193,7 +193,9 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
             + (row == null ? "no row" : "row " + row.rowId() + " is " + row.state());
         case UNRECOGNIZED_KEY -> key + " (" + object.sizeBytes() + " bytes)";
       };
-      return reopened ? line + " [re-opened]" : line;
+      // keys and checksums listed from the bucket are outside input
+      String shown = Printable.escape(line);
+      return reopened ? shown + " [re-opened]" : shown;
     }
 
     @Override

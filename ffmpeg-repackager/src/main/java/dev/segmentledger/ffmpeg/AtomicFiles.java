@@ -1,5 +1,6 @@
 package dev.segmentledger.ffmpeg;
 
+import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,14 +19,14 @@ final class AtomicFiles {
   }
 
   /**
-   * Writes {@code content} to a temporary file beside {@code target}, forces it to disk and
-   * atomically renames it to {@code target}, replacing it. On failure the temporary file is
-   * deleted and {@code target} is untouched.
+   * Writes {@code content} to a temporary file beside {@code target} (named by {@link
+   * RepackagerTemporaryFiles}), forces it to disk and atomically renames it to {@code target},
+   * replacing it. On failure the temporary file is deleted and {@code target} is untouched.
    *
    * @return the size written
    */
   static long write(Path target, Content content) throws IOException, Mp4FormatException {
-    Path temp = tempFileBeside(target, ".tmp");
+    Path temp = RepackagerTemporaryFiles.createBeside(target);
     try {
       try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         content.writeTo(out);
@@ -37,11 +38,5 @@ final class AtomicFiles {
     } finally {
       Files.deleteIfExists(temp);
     }
-  }
-
-  /** A new empty hidden file in {@code target}'s directory, named after it. */
-  static Path tempFileBeside(Path target, String suffix) throws IOException {
-    Path dir = target.toAbsolutePath().getParent();
-    return Files.createTempFile(dir, "." + target.getFileName() + ".", suffix);
   }
 }

@@ -1,8 +1,10 @@
 package dev.segmentledger.ffmpeg;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
 import dev.segmentledger.ffmpeg.MediaProbe.ProbedMedia;
 import java.io.IOException;
@@ -31,8 +33,12 @@ import org.slf4j.LoggerFactory;
  *       configuration, so the init of any chunk of a rendition has the same bytes; and the same
  *       original always yields the same bytes with the same ffmpeg build, so a re-run after a
  *       crash overwrites an uploaded object with identical content.
- *   <li><b>No partial targets.</b> Output is written to a temporary file beside the target and
- *       atomically renamed onto it; on any failure the target is left as it was.
+ *   <li><b>No partial targets, no piles of temporaries.</b> Output is written to a temporary file
+ *       beside the target ({@link RepackagerTemporaryFiles}: hidden, named after the target,
+ *       ending {@code .segment-ledger-partial}) and atomically renamed onto it; on any failure the
+ *       target is left as it was and the temporaries are deleted. What a killed run left behind
+ *       is removed by the next run beside it: the target's own at once (the re-run after the
+ *       kill), other targets' once older than twice the timeout.
  *   <li><b>Bounded external processes.</b> ffprobe and ffmpeg run from argument lists (no shell),
  *       each under the configured timeout; a failure, a non-zero exit, a timeout (the process is
  *       killed) or an interrupt (the flag is restored) becomes a {@link RepackageException} that
@@ -48,8 +54,10 @@ public final class FfmpegRepackager implements Repackager {
   private final String ffmpeg;
   private final MediaProbe probe;
   private final ProcessRunner runner;
+  private final Duration leftoverAge;
 
   private FfmpegRepackager(Builder builder) {
+    this.leftoverAge = builder.timeout.multipliedBy(2);
     this.ffmpeg = builder.ffmpeg.toString();
     this.runner = new ProcessRunner(builder.timeout);
     this.probe = new MediaProbe(builder.ffprobe().toString(), runner);
@@ -62,13 +70,15 @@ public final class FfmpegRepackager implements Repackager {
   /** Writes the init segment ({@code ftyp+moov}); its duration is {@link Duration#ZERO}. */
   @Override
   public RepackagedFile init(Path original, Path target) throws RepackageException {
+    cleanLeftovers(target);
     Path muxed = remux(original, target);
     try {
       long size = AtomicFiles.write(target, out -> out.write(ByteBuffer.wrap(initOf(muxed))));
-      log.debug("init of {} written to {} ({} bytes)", original, target, size);
+      log.debug("init of {} written to {} ({} bytes)", Printable.escape(original), Printable.escape(target), size);
       return new RepackagedFile(target, size, Duration.ZERO);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write init segment " + target + " from " + original + ": " + e, e);
+      throw new RepackageException("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
+          + Printable.escape(e), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -80,15 +90,18 @@ public final class FfmpegRepackager implements Repackager {
    */
   @Override
   public RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException {
+    cleanLeftovers(target);
     ProbedMedia media = probeOriginal(original);
     Path muxed = remux(original, media, target);
     try (FileChannel in = FileChannel.open(muxed)) {
       long start = mediaStart(in);
       long size = AtomicFiles.write(target, out -> transfer(in, start, out));
-      log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, original, target, size, media.duration());
+      log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, Printable.escape(original),
+          Printable.escape(target), size, media.duration());
       return new RepackagedFile(target, size, media.duration());
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write segment " + target + " from " + original + ": " + e, e);
+      throw new RepackageException("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
+          + Printable.escape(e), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -100,7 +113,7 @@ public final class FfmpegRepackager implements Repackager {
 
   private ProbedMedia probeOriginal(Path original) throws RepackageException {
     if (!Files.exists(original)) {
-      throw new RepackageException("original not found: " + original);
+      throw new RepackageException("original not found: " + Printable.escape(original));
     }
     return probe.probe(original);
   }
@@ -109,13 +122,13 @@ public final class FfmpegRepackager implements Repackager {
   private Path remux(Path original, ProbedMedia media, Path target) throws RepackageException {
     List<MediaStream> kept = RemuxCommand.keptStreams(media.streams());
     if (kept.isEmpty()) {
-      throw new RepackageException("no audio or video stream in " + original + ": " + media.streams());
+      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + media.streams());
     }
     Path muxed;
     try {
-      muxed = AtomicFiles.tempFileBeside(target, ".ffmpeg.mp4");
+      muxed = RepackagerTemporaryFiles.createBeside(target);
     } catch (IOException e) {
-      throw new RepackageException("cannot create a temporary file beside " + target + ": " + e, e);
+      throw new RepackageException("cannot create a temporary file beside " + Printable.escape(target) + ": " + Printable.escape(e), e);
     }
     try {
       runner.run(RemuxCommand.of(ffmpeg, original, kept, muxed));
@@ -155,11 +168,22 @@ public final class FfmpegRepackager implements Repackager {
     }
   }
 
+  /**
+   * Removes what a killed run left beside {@code target}: its own temporaries, and other targets'
+   * older than twice the timeout (no live run of a repackager with this timeout is that old).
+   */
+  private void cleanLeftovers(Path target) {
+    int removed = RepackagerTemporaryFiles.cleanBeside(target, leftoverAge);
+    if (removed > 0) {
+      log.info("removed {} temporary files a killed run left beside {}", removed, Printable.escape(target));
+    }
+  }
+
   private static void deleteQuietly(Path file) {
     try {
       Files.deleteIfExists(file);
     } catch (IOException e) {
-      log.warn("cannot delete temporary file {}", file, e);
+      log.warn("cannot delete temporary file {}", Printable.escape(file), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.segmentledger.ffmpeg;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import java.io.IOException;
 import java.time.Duration;
@@ -10,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs an external program from an argument list (never through a shell) with a deadline. Every
- * failure becomes a {@link RepackageException} carrying the program's stderr tail. Thread-safe.
+ * failure becomes a {@link RepackageException} carrying the program's stderr tail, escaped by
+ * {@link Printable} (its line breaks too). Thread-safe.
  */
 final class ProcessRunner {
   /** How much of stderr a failure message keeps. */
@@ -42,12 +44,14 @@ final class ProcessRunner {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         kill(process);
         throw new RepackageException(
-            program(command) + " timed out after " + timeout + "; stderr: " + stderr.await(DRAIN_GRACE_MILLIS));
+            program(command) + " timed out after " + timeout + "; stderr: "
+                + Printable.escape(stderr.await(DRAIN_GRACE_MILLIS)));
       }
       String errors = stderr.await(DRAIN_GRACE_MILLIS);
       int exit = process.exitValue();
       if (exit != 0) {
-        throw new RepackageException(program(command) + " exited with " + exit + "; stderr: " + errors.strip());
+        throw new RepackageException(program(command) + " exited with " + exit + "; stderr: "
+            + Printable.escape(errors.strip()));
       }
       return stdout.await(DRAIN_GRACE_MILLIS);
     } catch (InterruptedException e) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.spi.RepackagedFile;
+import dev.segmentledger.testkit.TestMedia;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

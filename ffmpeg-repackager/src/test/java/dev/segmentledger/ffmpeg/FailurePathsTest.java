@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.testkit.TestMedia;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

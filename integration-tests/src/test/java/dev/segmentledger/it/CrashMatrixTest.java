@@ -74,7 +74,7 @@ class CrashMatrixTest {
 
     try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
         nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(SEGMENTS),
-        point.name(), axis.name()))) {
+        point.name(), axis.name()), ChildJvm.SHORT_LIVED)) {
       String marker = recorder.awaitCrashPoint(Duration.ofSeconds(60));
       assertTrue(marker.contains(point.name()), marker);
       recorder.killHard();

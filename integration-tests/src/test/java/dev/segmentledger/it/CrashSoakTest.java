@@ -76,7 +76,7 @@ class CrashSoakTest {
       try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
           nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(count),
           armed.point().name(), armed.axis().name(), String.valueOf(first), String.valueOf(occurrence),
-          putLog.toString()))) {
+          putLog.toString()), ChildJvm.SHORT_LIVED)) {
         String line = recorder.awaitLine(l -> l.startsWith(CrashHooks.MARKER) || l.equals(CrashingRecorder.DONE),
             Duration.ofSeconds(90));
         if (line.startsWith(CrashHooks.MARKER)) {

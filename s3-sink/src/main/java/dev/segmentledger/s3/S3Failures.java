@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.SinkException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -30,8 +31,9 @@ final class S3Failures {
       String code = service instanceof AwsServiceException aws && aws.awsErrorDetails() != null
           ? aws.awsErrorDetails().errorCode() : null;
       int status = service.statusCode();
-      String message = where + " failed: HTTP " + status + (code == null ? "" : " " + code)
-          + (service.requestId() == null ? "" : ", request id " + service.requestId());
+      // the error code and request id are the server's words: escaped like any outside input
+      String message = Printable.escape(where + " failed: HTTP " + status + (code == null ? "" : " " + code)
+          + (service.requestId() == null ? "" : ", request id " + service.requestId()));
       boolean retryable = status >= 500 || status == 408 || status == 429 || service.isThrottlingException()
           || (code != null && RETRYABLE_CODES.contains(code));
       return retryable ? SinkException.retryable(message, e) : SinkException.permanent(message, e);

@@ -3,6 +3,7 @@ package dev.segmentledger.testkit;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,9 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A {@link Repackager} for tests: deterministic output derived from the original's bytes (so a
  * re-run produces identical files), a fixed segment duration, call counters, and failures that
- * can be switched on for the init or for given sequences. Thread-safe.
+ * can be switched on for the init or for given sequences. Temporary files are named and cleaned
+ * as the {@link Repackager} contract says ({@link RepackagerTemporaryFiles}), like the ffmpeg
+ * repackager's, so crash tests see the same leftovers. Thread-safe.
  */
 public final class FakeRepackager implements Repackager {
+  /** Other targets' temporaries older than this are left by a killed run; a fake run takes milliseconds. */
+  public static final Duration LEFTOVER_AGE = Duration.ofMinutes(1);
+
   private final Duration segmentDuration;
   private final AtomicInteger initCalls = new AtomicInteger();
   private final AtomicInteger segmentCalls = new AtomicInteger();
@@ -91,13 +97,27 @@ public final class FakeRepackager implements Repackager {
   }
 
   private static RepackagedFile write(Path target, byte[] bytes, Duration duration) throws RepackageException {
+    RepackagerTemporaryFiles.cleanBeside(target, LEFTOVER_AGE);
+    Path temp = null;
     try {
-      Path temp = Files.createTempFile(target.getParent(), ".repack-", ".tmp");
+      temp = RepackagerTemporaryFiles.createBeside(target);
       Files.write(temp, bytes);
       Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       return new RepackagedFile(target, bytes.length, duration);
     } catch (IOException e) {
       throw new RepackageException("cannot write " + target + ": " + e, e);
+    } finally {
+      deleteQuietly(temp);
+    }
+  }
+
+  private static void deleteQuietly(Path temp) {
+    try {
+      if (temp != null) {
+        Files.deleteIfExists(temp);
+      }
+    } catch (IOException e) {
+      // a leftover is removed by the next run beside it
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.StateStore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,7 +29,13 @@ final class Failures {
     this.events = events;
   }
 
-  void record(LedgerItem item, Reason reason, String detail) {
+  /**
+   * Records a failed attempt. {@code detail} becomes the row's last error and part of the log
+   * line, escaped by {@link Printable}: it carries outside input (file names, a server's reply,
+   * an external program's stderr).
+   */
+  void record(LedgerItem item, Reason reason, String rawDetail) {
+    String detail = Printable.escape(rawDetail);
     boolean terminal = reason.isTerminal();
     boolean recorded = false;
     try {

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.UnsupportedFileNameException;
 import java.io.IOException;
@@ -452,23 +453,11 @@ final class PathGuard implements AutoCloseable {
   }
 
   /**
-   * {@code value} for messages, logs and the row's last error: control characters (a newline in a
-   * file name could forge a log line) are escaped as {@code \\uXXXX}.
+   * {@code value} for messages, logs and the row's last error, escaped by {@link Printable} (a
+   * newline in a file name could forge a log line, a bidi control could disguise it).
    */
   static String show(Object value) {
-    String text = String.valueOf(value);
-    if (text.chars().noneMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029)) {
-      return text;
-    }
-    StringBuilder out = new StringBuilder(text.length());
-    text.codePoints().forEach(cp -> {
-      if (Character.isISOControl(cp) || cp == 0x2028 || cp == 0x2029) {
-        out.append(String.format("\\u%04x", cp));
-      } else {
-        out.appendCodePoint(cp);
-      }
-    });
-    return out.toString();
+    return Printable.escape(value);
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

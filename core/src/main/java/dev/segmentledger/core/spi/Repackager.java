@@ -13,6 +13,17 @@ import java.nio.file.Path;
  * match what may already be stored), and must be thread-safe. Timing may come from the media
  * itself rather than from {@code sequence}. A failure is reported as a {@link RepackageException}; it is recorded on the
  * PLAYBACK or INIT row and never touches the ORIGINAL row.
+ *
+ * <p><b>Temporary files after a kill.</b> A process killed while repackaging leaves its temporary
+ * files behind. Implementations name them with {@link RepackagerTemporaryFiles#createBeside} and
+ * call {@link RepackagerTemporaryFiles#cleanBeside} at the start of every run: that removes the
+ * target's own leftovers (the run about to write it is a re-run of the killed one) and, in the
+ * same directory, other targets' leftovers older than a grace period longer than any run. There is
+ * no start-up hook: the items a killed process was producing are not confirmed, so they are
+ * produced again after the restart, and each re-run removes what its killed run left; a leftover
+ * of an item that is never produced again (excluded by the cutoff, say) goes with the next run
+ * in its directory after the grace period. The ledger uploads only the targets it registered, so a
+ * temporary file is never uploaded.
  */
 public interface Repackager {
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import java.io.IOException;
 import java.io.InputStream;
@@ -135,6 +136,15 @@ class PathGuardTest {
     assertEquals(Reason.MISSING_FILE, e.reason());
     assertFalse(e.getMessage().contains("\n"), e.getMessage());
     assertTrue(e.getMessage().contains("evil\\u000aINFO"), e.getMessage());
+  }
+
+  @Test
+  void bidiControlsLineSeparatorsAndNelInNamesAreEscapedInMessages() {
+    FileRejectedException e = assertThrows(FileRejectedException.class,
+        () -> guard.check(root.resolve("a\u202est.\u2028x\u0085y\u2066z.ts")));
+    assertEquals(Reason.MISSING_FILE, e.reason());
+    assertTrue(e.getMessage().contains("a\\u202est.\\u2028x\\u0085y\\u2066z.ts"), e.getMessage());
+    e.getMessage().codePoints().forEach(cp -> assertTrue(Printable.isSafe(cp), e.getMessage()));
   }
 
   @Test

@@ -13,6 +13,7 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.StoredObjectInfo;
@@ -195,6 +196,13 @@ class HostileFilesTest {
         duringPut("truncated during the upload", (t, file) -> truncate(file, 3),
             Expect.notConfirmedAfterPut(Reason.FILE_SHRANK)),
         // Odd but legal: uploaded.
+        row("legal: a relative path is taken from the root, not the working directory", t -> {
+          t.write("b1/7.ts");
+          return Path.of("b1/7.ts");
+        }, Expect.uploaded()),
+        // The documented limit (README, LedgerBuilder.allowedRoot): a hard link is a file of the root.
+        row("limit: a hard link inside the root to a file outside is uploaded",
+            t -> Files.createLink(t.f.root.resolve("hardlink.ts"), t.outside.resolve("secret.ts")), Expect.uploaded()),
         row("legal: spaces in the name", t -> t.write("my recording 7 .ts"), Expect.uploaded()),
         row("legal: Unicode name", t -> t.write("émission-直播-🎥.ts"), Expect.uploaded()),
         row("legal: newline and tab in the name", t -> t.write("line\nbreak\t.ts"), Expect.uploaded()),
@@ -238,7 +246,7 @@ class HostileFilesTest {
       return;
     }
     assertFalse(row.lastError() == null || row.lastError().isBlank(), "the reason has a detail");
-    assertFalse(row.lastError().contains("\n"), "no raw control characters in the detail: " + row.lastError());
+    assertPrintable(row.lastError());
     if (!expect.refusedAtRegistration()) {
       // At registration every refusal is final (there is no size to retry against); after it,
       // Reason.isTerminal() alone decides.
@@ -270,7 +278,10 @@ class HostileFilesTest {
         id("rendition with NUL", () -> ItemId.original("b1", "720p\u0000", 0), "rendition"),
         id("rendition with backslash", () -> ItemId.original("b1", "..\\..", 0), "rendition"),
         id("rendition with Cyrillic look-alike", () -> ItemId.original("b1", "720\u0440", 0), "rendition"),
-        id("rendition with a space", () -> ItemId.original("b1", "720 p", 0), "rendition"));
+        id("rendition with a space", () -> ItemId.original("b1", "720 p", 0), "rendition"),
+        id("broadcast with a line separator", () -> ItemId.original("b1\u2028b2", "720p", 0), "broadcastId"),
+        id("broadcast with NEL", () -> ItemId.original("b1\u0085b2", "720p", 0), "broadcastId"),
+        id("rendition with a bidi override", () -> ItemId.original("b1", "p027\u202e", 0), "rendition"));
   }
 
   @ParameterizedTest(name = "hostile identifier: {0}")
@@ -282,7 +293,7 @@ class HostileFilesTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ledger.register(hostile.get(), file));
     assertTrue(e.getMessage().startsWith(field + " "), e.getMessage());
-    assertFalse(e.getMessage().chars().anyMatch(Character::isISOControl), "control characters are escaped");
+    assertPrintable(e.getMessage());
     LedgerFixture.settle(ledger);
     for (Axis axis : Axis.values()) {
       for (ItemState state : ItemState.values()) {
@@ -290,6 +301,23 @@ class HostileFilesTest {
       }
     }
     assertEquals(0, f.sink.putCount());
+  }
+
+  /**
+   * A failure detail carries outside input (here a file name in a repackager's message): the
+   * row's last error and the listener's detail show it escaped, by the same rule as file names.
+   */
+  @Test
+  void outsideInputInAFailureDetailIsEscaped() {
+    ManualLedger ledger = f.repackagingBuilder().buildManual();
+    f.repackager.failInit(true);
+    Path original = f.record("b1/720p/7\u2028INFO forged \u202e\u0085.ts", CONTENT);
+    assertFalse(ledger.register(ID, original).rejected());
+    LedgerFixture.settle(ledger);
+    LedgerItem init = ledger.find(ItemId.init("b1", "720p")).orElseThrow();
+    assertEquals(Reason.REPACKAGE_FAILED, init.reason());
+    assertTrue(init.lastError().contains("7\\u2028INFO forged \\u202e\\u0085.ts"), init.lastError());
+    assertPrintable(init.lastError());
   }
 
   /**
@@ -380,6 +408,12 @@ class HostileFilesTest {
     Process process = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
     assertEquals(0, process.waitFor(), "mkfifo " + path);
     return path;
+  }
+
+  /** No code point in {@code text} that {@link Printable} would escape. */
+  private static void assertPrintable(String text) {
+    text.codePoints().forEach(cp -> assertTrue(Printable.isSafe(cp),
+        () -> String.format("raw U+%04X in: %s", cp, Printable.escape(text))));
   }
 
   private static void mkfifoOver(Path file) throws IOException, InterruptedException {

@@ -106,6 +106,22 @@ class ReconcilerTest {
     assertTrue(text.contains(ORPHAN_KEY + " (3 bytes): no row"), text);
   }
 
+  /** Keys listed from the bucket are outside input: a report shows them escaped, one line per difference. */
+  @Test
+  void aHostileKeyInTheBucketIsEscapedInTheReport() {
+    String hostile = "b1/720p/x\nINFO forged line \u2028\u202e\u0085.ts";
+    f.sink.seed(hostile, new byte[] {5});
+
+    ReconciliationReport report = ledger.reconcile("b1");
+
+    assertEquals(List.of(hostile), report.unrecognizedObjects().stream().map(Difference::key).toList(),
+        "the key itself is kept as listed");
+    String line = report.unrecognizedObjects().get(0).describe();
+    assertEquals("b1/720p/x\\u000aINFO forged line \\u2028\\u202e\\u0085.ts (1 bytes)", line);
+    assertEquals(List.of(line), report.describe().lines().filter(l -> l.contains("forged")).map(String::strip)
+        .map(l -> l.substring(l.indexOf(": ") + 2)).toList());
+  }
+
   @Test
   void repairReopensMissingAndMismatchedRowsTheSweeperUploadsThemAgainAndOrphansStay() throws Exception {
     damageTheBucket();

@@ -1,18 +1,19 @@
-package dev.segmentledger.ffmpeg;
+package dev.segmentledger.testkit;
 
-import dev.segmentledger.core.spi.RepackageException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A helper for tests and demos, not for production: records a synthetic live broadcast with
- * ffmpeg, the way a recorder would, as consecutive MPEG-TS chunks.
+ * A helper for tests and demos: records a synthetic live broadcast with ffmpeg, the way a recorder
+ * would, as consecutive MPEG-TS chunks, for the ffmpeg repackager to work on.
  *
  * <p>The broadcast is a 640x360 25 fps test pattern with a 440 Hz tone, encoded as H.264
  * (libx264 {@code ultrafast}, a keyframe every 2 s and at every chunk start) and mono AAC, split
@@ -23,6 +24,7 @@ import java.util.stream.Stream;
 public final class TestMedia {
   private static final int FRAME_RATE = 25;
   private static final String CHUNK_PREFIX = "chunk";
+  private static final int STDERR_TAIL_BYTES = 8 * 1024;
 
   private TestMedia() {}
 
@@ -32,8 +34,8 @@ public final class TestMedia {
    * {@code PATH}).
    *
    * @return the chunks in sequence order
-   * @throws IOException if ffmpeg fails (the message carries its stderr tail) or {@code dir}
-   *     cannot be written
+   * @throws IOException if ffmpeg cannot be started, fails (the message carries its stderr tail)
+   *     or times out, or if {@code dir} cannot be written
    */
   public static List<Path> recordChunks(Path ffmpeg, Path dir, Duration total, Duration chunk)
       throws IOException {
@@ -65,11 +67,33 @@ public final class TestMedia {
   }
 
   private static void runFfmpeg(Path ffmpeg, List<String> command, Duration timeout) throws IOException {
+    Path stderr = Files.createTempFile("test-media", ".stderr");
     try {
-      new ProcessRunner(timeout).run(command);
-    } catch (RepackageException e) {
-      throw new IOException("recording test media with " + ffmpeg + " failed: " + e.getMessage(), e);
+      Process process = new ProcessBuilder(command)
+          .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .redirectError(stderr.toFile())
+          .start();
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        throw new IOException("recording test media with " + ffmpeg + " timed out after " + timeout);
+      }
+      if (process.exitValue() != 0) {
+        throw new IOException("recording test media with " + ffmpeg + " failed: exit " + process.exitValue()
+            + "; stderr: " + tail(stderr));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted recording test media with " + ffmpeg, e);
+    } finally {
+      Files.deleteIfExists(stderr);
     }
+  }
+
+  private static String tail(Path file) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    int from = Math.max(0, bytes.length - STDERR_TAIL_BYTES);
+    return new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8).strip();
   }
 
   private static void requirePositive(String name, Duration value) {
