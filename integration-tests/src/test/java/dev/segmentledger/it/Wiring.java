@@ -62,6 +62,11 @@ final class Wiring {
     try {
       Path file = root.resolve("rec").resolve(id.broadcastId()).resolve(id.rendition() + "-" + id.sequence() + ".ts");
       Files.createDirectories(file.getParent());
+      if (Files.exists(file)) {
+        // A recorder writes a segment once; a restarted recorder registers the files it finds. (A
+        // rewrite, even of the same bytes, is a changed file: the upload refuses it, FILE_CHANGED.)
+        return file.toRealPath();
+      }
       return Files.writeString(file, "recorded bytes of " + id + "\n".repeat((int) (id.sequence() % 7 + 1)))
           .toRealPath();
     } catch (IOException e) {
