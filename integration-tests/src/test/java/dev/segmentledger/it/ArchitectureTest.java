@@ -70,7 +70,9 @@ class ArchitectureTest {
       "dev.segmentledger.core.LedgerBuilder.<init>()",
       "the ledger's default clock (Clock.systemUTC()) when the caller gives none",
       "dev.segmentledger.micrometer.LedgerMetrics.create(io.micrometer.core.instrument.MeterRegistry)",
-      "the metrics' documented default clock; create(registry, clock) takes the ledger's");
+      "the metrics' documented default clock; create(registry, clock) takes the ledger's",
+      "dev.segmentledger.core.spi.RepackagerTemporaryFiles.cleanBeside(java.nio.file.Path, java.time.Duration)",
+      "ages of files on disk: their modification times come from the system clock, not the ledger's");
 
   /**
    * No wall-clock read outside {@link #SYSTEM_CLOCK_ALLOWED}. {@code System.nanoTime()} is not a
