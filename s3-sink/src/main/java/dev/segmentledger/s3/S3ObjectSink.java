@@ -68,8 +68,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * AbortIncompleteMultipartUpload} as a backstop (see the module README). An upload aborted by
  * someone else while this sink sends its parts fails with a retryable {@code NoSuchUpload}.
  *
- * <p><b>Failures</b> become {@link SinkException}: retryable for 5xx, throttling ({@code SlowDown}),
- * timeouts, resets and any other unknown outcome; permanent for access denied, missing bucket and
+ * <p><b>Failures</b> become {@link SinkException}: {@linkplain SinkException.Kind#CONFIGURATION
+ * configuration} for refusals of the sink's settings whatever the object (access denied, unknown
+ * key id, bad signature, expired token, missing bucket, wrong region, KMS errors, an option the
+ * server does not implement), so that the ledger pauses instead of rejecting rows; retryable for
+ * 5xx, throttling ({@code SlowDown}), timeouts, resets and any other unknown outcome; permanent for
  * other client errors. Messages name operation, bucket, key, HTTP status and S3 error code.
  *
  * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
@@ -153,13 +156,15 @@ public final class S3ObjectSink implements ObjectSink {
   /**
    * The HEAD before a retry is an optimisation. A refusal (S3 answers 403 instead of 404 for a
    * missing key when the role lacks {@code s3:ListBucket}) means "unknown": the object is uploaded
-   * again. A retryable failure (5xx, timeout) is thrown: the server is in trouble, try later.
+   * again, and a configuration refusal is left to the upload, which names its cause (a HEAD's
+   * answer has no body, so no error code). A transient failure (5xx, timeout) is thrown: the server
+   * is in trouble, try later.
    */
   private Optional<StoredObjectInfo> headIfAllowed(String key) {
     try {
       return head(key);
     } catch (SinkException e) {
-      if (e.isRetryable()) {
+      if (e.kind() == SinkException.Kind.TRANSIENT) {
         throw e;
       }
       return Optional.empty();
