@@ -75,6 +75,12 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * 5xx, throttling ({@code SlowDown}), timeouts, resets and any other unknown outcome; permanent for
  * other client errors. Messages name operation, bucket, key, HTTP status and S3 error code.
  *
+ * <p><b>Request options.</b> Every object gets a {@code Content-Type} by its extension ({@code
+ * video/mp2t} for originals, {@code video/iso.segment} for playback segments, {@code video/mp4} for
+ * init segments); {@link Builder#objectOptions} sets or overrides per key the content type,
+ * {@code Cache-Control}, server-side encryption (SSE-S3, SSE-KMS), storage class, tags and
+ * expected bucket owner, for single and multipart uploads alike (see {@link ObjectOptions}).
+ *
  * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
  */
 public final class S3ObjectSink implements ObjectSink {
@@ -97,6 +103,7 @@ public final class S3ObjectSink implements ObjectSink {
   private final String prefix;
   private final long multipartThreshold;
   private final long partSize;
+  private final ObjectOptionsProvider objectOptions;
   private final AtomicBoolean housekeepingWarned = new AtomicBoolean();
 
   private S3ObjectSink(Builder builder) {
@@ -105,6 +112,7 @@ public final class S3ObjectSink implements ObjectSink {
     this.prefix = builder.prefix;
     this.multipartThreshold = builder.multipartThreshold;
     this.partSize = builder.partSize;
+    this.objectOptions = builder.objectOptions;
   }
 
   /** A builder; {@link Builder#client} and {@link Builder#bucket} are required. */
@@ -124,6 +132,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (IOException | RuntimeException e) {
       throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
     }
+    ObjectOptions options = optionsFor(key, objectKey);
     if (mayExist && multipart) {
       abortEarlierUploads(key, objectKey);
     }
@@ -137,11 +146,12 @@ public final class S3ObjectSink implements ObjectSink {
     Map<String, String> metadata = Map.of(CHECKSUM_METADATA, digests.checksum());
     try {
       if (multipart) {
-        putMultipart(objectKey, content, effectivePartSize, digests, metadata);
+        putMultipart(objectKey, content, effectivePartSize, digests, metadata, options);
       } else {
-        client.putObject(b -> b.bucket(bucket).key(objectKey).contentLength(size)
-                .contentMD5(digests.partMd5s().get(0)).metadata(metadata),
-            ContentRange.body(content, 0, size));
+        client.putObject(b -> {
+          options.applyTo(b);
+          b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0)).metadata(metadata);
+        }, ContentRange.body(content, 0, size));
       }
     } catch (UploadVanished e) {
       throw SinkException.retryable("multipart PUT s3://" + bucket + "/" + objectKey + ": upload " + e.uploadId
@@ -151,6 +161,21 @@ public final class S3ObjectSink implements ObjectSink {
       throw S3Failures.classify(multipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     }
     return new StoredObjectInfo(key, size, digests.checksum());
+  }
+
+  /** The provider's options for {@code key}; a failing provider is a configuration failure. */
+  private ObjectOptions optionsFor(String key, String objectKey) {
+    ObjectOptions options;
+    try {
+      options = objectOptions.optionsFor(key, ObjectOptions.defaultsFor(key));
+    } catch (RuntimeException e) {
+      throw SinkException.configuration("the object options provider failed for s3://" + bucket + "/" + objectKey, e);
+    }
+    if (options == null) {
+      throw SinkException.configuration("the object options provider returned null for s3://" + bucket + "/"
+          + objectKey, null);
+    }
+    return options;
   }
 
   /**
@@ -293,8 +318,12 @@ public final class S3ObjectSink implements ObjectSink {
   }
 
   private void putMultipart(String objectKey, UploadContent content, long partLength, ContentDigests digests,
-      Map<String, String> metadata) {
-    String uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(objectKey).metadata(metadata)).uploadId();
+      Map<String, String> metadata, ObjectOptions options) {
+    String owner = options.expectedBucketOwner().orElse(null);
+    String uploadId = client.createMultipartUpload(b -> {
+      options.applyTo(b);
+      b.bucket(bucket).key(objectKey).metadata(metadata);
+    }).uploadId();
     try {
       long size = content.size();
       List<CompletedPart> parts = new ArrayList<>();
@@ -304,15 +333,15 @@ public final class S3ObjectSink implements ObjectSink {
         long length = Math.min(partLength, size - offset);
         String md5 = digests.partMd5s().get(i);
         String etag = client.uploadPart(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-                .partNumber(partNumber).contentLength(length).contentMD5(md5),
+                .partNumber(partNumber).contentLength(length).contentMD5(md5).expectedBucketOwner(owner),
             ContentRange.body(content, offset, length)).eTag();
         parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
       }
       client.completeMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)));
+          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(owner));
     } catch (RuntimeException e) {
       try {
-        client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId));
+        client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId).expectedBucketOwner(owner));
       } catch (RuntimeException abortFailure) {
         e.addSuppressed(abortFailure);
       }
@@ -365,6 +394,7 @@ public final class S3ObjectSink implements ObjectSink {
     private String prefix = "";
     private long multipartThreshold = 16 * MIB;
     private long partSize = 8 * MIB;
+    private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
 
     private Builder() {}
 
@@ -407,6 +437,17 @@ public final class S3ObjectSink implements ObjectSink {
         throw new IllegalArgumentException("partSize must be between 5 MiB and 5 GiB, got " + bytes);
       }
       this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * The request options of each object (default {@link ObjectOptionsProvider#defaults()}: the
+     * content type by extension, {@link ObjectOptions#defaultContentType}, and nothing else). The
+     * options go with the {@code PutObject} or the {@code CreateMultipartUpload} of every upload;
+     * see {@link ObjectOptions}.
+     */
+    public Builder objectOptions(ObjectOptionsProvider provider) {
+      this.objectOptions = Objects.requireNonNull(provider, "provider");
       return this;
     }
 
