@@ -62,6 +62,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * would). Each time: no row is rejected, the breaker opens with the cause, the rows wait, the cause
  * is logged once per opening (not per row); once the configuration is fixed (the sink's client
  * swapped, the bucket created, the policy lifted) every row is confirmed.
+ *
+ * <p>S3Proxy answers a bad signature or an unknown key before reading the request body and closes
+ * the connection, so a client still sending a body now and then sees a broken pipe instead of the
+ * refusal: a transient failure (outcome unknown), which leaves the row pending too and counts
+ * against the breaker. The assertions allow such failures beside the configuration ones; what they
+ * never allow is a terminal one.
  */
 class ConfigurationRefusalTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -75,7 +81,6 @@ class ConfigurationRefusalTest {
   private final LedgerEvents events = new LedgerEvents();
   private final List<String> openings = new CopyOnWriteArrayList<>();
   private final List<String> rowFailures = new CopyOnWriteArrayList<>();
-  private final List<CircuitState> transitions = new CopyOnWriteArrayList<>();
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
   private final List<S3Client> clients = new ArrayList<>();
 
@@ -145,7 +150,8 @@ class ConfigurationRefusalTest {
         ItemId id = ItemId.original(b, "720p", i);
         ledger.register(id, Wiring.record(root, id));
       }
-      events.awaitUntil("the breaker opened twice (a failed probe re-opens it)", () -> openings.size() >= 2,
+      events.awaitUntil("the breaker opened twice (a failed probe re-opens it), once for " + refusal.code,
+          () -> openings.size() >= 2 && openings.stream().anyMatch(o -> o.startsWith("SINK_CONFIGURATION ")),
           Duration.ofSeconds(30));
 
       List<LedgerItem> rows = store.findByBroadcast(b);
@@ -154,9 +160,11 @@ class ConfigurationRefusalTest {
       assertTrue(rows.stream().allMatch(r -> r.state() == ItemState.PENDING || r.state() == ItemState.WAITING),
           rows::toString);
       assertNotEquals(CircuitState.CLOSED, ledger.stats().circuit());
-      assertTrue(openings.stream().allMatch(o -> o.startsWith("SINK_CONFIGURATION ") && o.contains(refusal.code)),
-          openings::toString);
-      assertTrue(rowFailures.stream().allMatch("SINK_CONFIGURATION"::equals), rowFailures::toString);
+      assertTrue(openings.stream().allMatch(o -> o.startsWith("SINK_CONFIGURATION ") ? o.contains(refusal.code)
+          : o.startsWith("SINK_TRANSIENT ") && o.contains("outcome unknown")), openings::toString);
+      assertTrue(rowFailures.stream().allMatch(f -> f.equals("SINK_CONFIGURATION") || f.equals("SINK_TRANSIENT")),
+          rowFailures::toString);
+      assertTrue(rowFailures.contains("SINK_CONFIGURATION"), rowFailures::toString);
       assertTrue(rowFailures.size() < ORIGINALS + openings.size() + 2,
           "rows wait while the breaker is open, they are not all attempted: " + rowFailures.size());
 
@@ -171,11 +179,11 @@ class ConfigurationRefusalTest {
     assertEquals(0, store.findByBroadcast(b).stream().filter(r -> r.state() != ItemState.CONFIRMED).count());
     ConsistencyAssertions.assertConsistent(store, good, b);
 
-    long opened = transitions.stream().filter(CircuitState.OPEN::equals).count();
+    long opened = openings.stream().filter(o -> o.startsWith("SINK_CONFIGURATION ")).count();
     List<ILoggingEvent> causeLines = logs.list.stream()
         .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO) && e.getFormattedMessage().contains(refusal.code))
         .toList();
-    assertEquals(opened, causeLines.size(), () -> "one line per opening, none per row: " + causeLines);
+    assertEquals(opened, causeLines.size(), () -> "one line per opening for it, none per row: " + causeLines);
     assertTrue(causeLines.stream().allMatch(e -> e.getLevel() == Level.WARN
         && e.getFormattedMessage().startsWith("circuit breaker OPEN after SINK_CONFIGURATION")), causeLines::toString);
     assertTrue(logs.list.stream().noneMatch(e -> e.getFormattedMessage().contains("not-the-secret")), "no secret logged");
@@ -183,11 +191,6 @@ class ConfigurationRefusalTest {
 
   private LedgerListener recorder(String broadcast) {
     return new LedgerListener() {
-      @Override
-      public void onCircuitStateChanged(CircuitState state) {
-        transitions.add(state);
-      }
-
       @Override
       public void onCircuitOpened(Reason reason, String detail) {
         openings.add(reason + " " + detail);
