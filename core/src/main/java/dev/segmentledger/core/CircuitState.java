@@ -4,7 +4,7 @@ package dev.segmentledger.core;
 public enum CircuitState {
   /** The sink is healthy: uploads run. */
   CLOSED,
-  /** Too many consecutive transient sink failures: workers pause and the sweeper accepts nothing. */
+  /** Too many consecutive transient or configuration sink failures: workers pause and the sweeper accepts nothing. */
   OPEN,
   /** The open delay has passed: a probe upload decides whether to close or re-open. */
   HALF_OPEN

@@ -43,6 +43,20 @@ public interface LedgerListener {
    */
   default void onCircuitStateChanged(CircuitState state) {}
 
+  /**
+   * The circuit breaker opened (from closed, or again after a failed probe), and this is why: the
+   * reason and detail of the last sink failure it counted, for example
+   * {@link Reason#SINK_CONFIGURATION} with the S3 error code of a wrong credential. Called once per
+   * opening, right after {@link #onCircuitStateChanged} with {@link CircuitState#OPEN}; a cause
+   * shared by many rows is reported here once, not per row.
+   *
+   * @param reason the reason of the failure that opened the breaker ({@link Reason#SINK_TRANSIENT},
+   *     {@link Reason#SINK_CONFIGURATION} or {@link Reason#INTERNAL_ERROR})
+   * @param detail its description (operation, bucket, key, status and error code for S3; never a
+   *     credential)
+   */
+  default void onCircuitOpened(Reason reason, String detail) {}
+
   /** A listener that ignores everything. */
   static LedgerListener noop() {
     return new LedgerListener() {};

@@ -51,9 +51,10 @@ public final class ObjectKeys {
   /**
    * The inverse of {@link #keyOf}: the identity whose key is {@code key}, or empty if {@code key}
    * is not a key of this contract. A key is recognised only if {@code keyOf} of the result gives
-   * back the very same key, so stray objects and other zero-paddings are never guessed at.
+   * back the very same key, so stray objects and other zero-paddings are never guessed at. Lets a
+   * sink's per-object settings (such as the S3 sink's request options) decide by axis or broadcast.
    */
-  static Optional<ItemId> idOf(String key) {
+  public static Optional<ItemId> idOf(String key) {
     Matcher m = KEY.matcher(key);
     if (!m.matches()) {
       return Optional.empty();

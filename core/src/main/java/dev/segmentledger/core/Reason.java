@@ -63,8 +63,16 @@ public enum Reason {
   FILE_CHANGED(true),
   /** The sink failed in a way that may succeed later (5xx, throttling, timeout, unknown outcome). */
   SINK_TRANSIENT(false),
-  /** The sink refused the object for good (access denied, no such bucket, invalid request). */
+  /** The sink refused this item's request for good (an invalid request, a key it cannot store). */
   SINK_PERMANENT(true),
+  /**
+   * The sink refused its own configuration, not this item: access denied, unknown credentials, a
+   * bad signature, a missing bucket, an encryption key that cannot be used, an option the server
+   * does not implement. Retried with backoff, and counted against the circuit breaker, which opens
+   * and pauses uploads (the cause is logged and reported once per opening, not per row). Once the
+   * configuration is fixed, the rows are uploaded; none is rejected for it.
+   */
+  SINK_CONFIGURATION(false),
   /** The row is older than the configured cutoff and is excluded from recovery. */
   PAST_CUTOFF(true),
   /** The repackager could not produce the playback or init file. Retried. */

@@ -1,10 +1,13 @@
 package dev.segmentledger.examples;
 
+import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.ObjectOptions;
 import dev.segmentledger.s3.S3ObjectSink;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +16,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.StorageClass;
 
 /**
  * The code snippets of README.md, compiled with the project so that they cannot rot. Each
@@ -52,6 +56,26 @@ final class ReadmeSnippets {
     if (registration.rejected()) {
       log.warn("refused: {} {}", registration.item().reason(), registration.item().lastError());
     }
+  }
+
+  // README: "Request options" — per-object options on top of the default content types
+  static S3ObjectSink withRequestOptions(S3Client s3) {
+    return S3ObjectSink.builder()
+        .client(s3)
+        .bucket("recordings")
+        .objectOptions((key, defaults) -> {
+          ObjectOptions.Builder options = defaults.toBuilder() // keeps the content type by extension
+              .sseKms("arn:aws:kms:eu-west-1:111122223333:key/recordings")
+              .expectedBucketOwner("111122223333");
+          Axis axis = ObjectKeys.idOf(key).map(ItemId::axis).orElse(null);
+          if (axis == Axis.ORIGINAL) { // archive copies: rarely read
+            options.storageClass(StorageClass.STANDARD_IA).tag("kind", "original");
+          } else { // what players fetch: never changes once written
+            options.cacheControl("public, max-age=31536000, immutable");
+          }
+          return options.build();
+        })
+        .build();
   }
 
   static String finish(Ledger ledger) {

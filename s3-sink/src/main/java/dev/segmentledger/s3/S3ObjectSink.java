@@ -68,9 +68,18 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * AbortIncompleteMultipartUpload} as a backstop (see the module README). An upload aborted by
  * someone else while this sink sends its parts fails with a retryable {@code NoSuchUpload}.
  *
- * <p><b>Failures</b> become {@link SinkException}: retryable for 5xx, throttling ({@code SlowDown}),
- * timeouts, resets and any other unknown outcome; permanent for access denied, missing bucket and
+ * <p><b>Failures</b> become {@link SinkException}: {@linkplain SinkException.Kind#CONFIGURATION
+ * configuration} for refusals of the sink's settings whatever the object (access denied, unknown
+ * key id, bad signature, expired token, missing bucket, wrong region, KMS errors, an option the
+ * server does not implement), so that the ledger pauses instead of rejecting rows; retryable for
+ * 5xx, throttling ({@code SlowDown}), timeouts, resets and any other unknown outcome; permanent for
  * other client errors. Messages name operation, bucket, key, HTTP status and S3 error code.
+ *
+ * <p><b>Request options.</b> Every object gets a {@code Content-Type} by its extension ({@code
+ * video/mp2t} for originals, {@code video/iso.segment} for playback segments, {@code video/mp4} for
+ * init segments); {@link Builder#objectOptions} sets or overrides per key the content type,
+ * {@code Cache-Control}, server-side encryption (SSE-S3, SSE-KMS), storage class, tags and
+ * expected bucket owner, for single and multipart uploads alike (see {@link ObjectOptions}).
  *
  * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
  */
@@ -94,6 +103,7 @@ public final class S3ObjectSink implements ObjectSink {
   private final String prefix;
   private final long multipartThreshold;
   private final long partSize;
+  private final ObjectOptionsProvider objectOptions;
   private final AtomicBoolean housekeepingWarned = new AtomicBoolean();
 
   private S3ObjectSink(Builder builder) {
@@ -102,6 +112,7 @@ public final class S3ObjectSink implements ObjectSink {
     this.prefix = builder.prefix;
     this.multipartThreshold = builder.multipartThreshold;
     this.partSize = builder.partSize;
+    this.objectOptions = builder.objectOptions;
   }
 
   /** A builder; {@link Builder#client} and {@link Builder#bucket} are required. */
@@ -121,6 +132,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (IOException | RuntimeException e) {
       throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
     }
+    ObjectOptions options = optionsFor(key, objectKey);
     if (mayExist && multipart) {
       abortEarlierUploads(key, objectKey);
     }
@@ -134,11 +146,12 @@ public final class S3ObjectSink implements ObjectSink {
     Map<String, String> metadata = Map.of(CHECKSUM_METADATA, digests.checksum());
     try {
       if (multipart) {
-        putMultipart(objectKey, content, effectivePartSize, digests, metadata);
+        putMultipart(objectKey, content, effectivePartSize, digests, metadata, options);
       } else {
-        client.putObject(b -> b.bucket(bucket).key(objectKey).contentLength(size)
-                .contentMD5(digests.partMd5s().get(0)).metadata(metadata),
-            ContentRange.body(content, 0, size));
+        client.putObject(b -> {
+          options.applyTo(b);
+          b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0)).metadata(metadata);
+        }, ContentRange.body(content, 0, size));
       }
     } catch (UploadVanished e) {
       throw SinkException.retryable("multipart PUT s3://" + bucket + "/" + objectKey + ": upload " + e.uploadId
@@ -150,16 +163,33 @@ public final class S3ObjectSink implements ObjectSink {
     return new StoredObjectInfo(key, size, digests.checksum());
   }
 
+  /** The provider's options for {@code key}; a failing provider is a configuration failure. */
+  private ObjectOptions optionsFor(String key, String objectKey) {
+    ObjectOptions options;
+    try {
+      options = objectOptions.optionsFor(key, ObjectOptions.defaultsFor(key));
+    } catch (RuntimeException e) {
+      throw SinkException.configuration("the object options provider failed for s3://" + bucket + "/" + objectKey, e);
+    }
+    if (options == null) {
+      throw SinkException.configuration("the object options provider returned null for s3://" + bucket + "/"
+          + objectKey, null);
+    }
+    return options;
+  }
+
   /**
    * The HEAD before a retry is an optimisation. A refusal (S3 answers 403 instead of 404 for a
    * missing key when the role lacks {@code s3:ListBucket}) means "unknown": the object is uploaded
-   * again. A retryable failure (5xx, timeout) is thrown: the server is in trouble, try later.
+   * again, and a configuration refusal is left to the upload, which names its cause (a HEAD's
+   * answer has no body, so no error code). A transient failure (5xx, timeout) is thrown: the server
+   * is in trouble, try later.
    */
   private Optional<StoredObjectInfo> headIfAllowed(String key) {
     try {
       return head(key);
     } catch (SinkException e) {
-      if (e.isRetryable()) {
+      if (e.kind() == SinkException.Kind.TRANSIENT) {
         throw e;
       }
       return Optional.empty();
@@ -288,8 +318,12 @@ public final class S3ObjectSink implements ObjectSink {
   }
 
   private void putMultipart(String objectKey, UploadContent content, long partLength, ContentDigests digests,
-      Map<String, String> metadata) {
-    String uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(objectKey).metadata(metadata)).uploadId();
+      Map<String, String> metadata, ObjectOptions options) {
+    String owner = options.expectedBucketOwner().orElse(null);
+    String uploadId = client.createMultipartUpload(b -> {
+      options.applyTo(b);
+      b.bucket(bucket).key(objectKey).metadata(metadata);
+    }).uploadId();
     try {
       long size = content.size();
       List<CompletedPart> parts = new ArrayList<>();
@@ -299,15 +333,15 @@ public final class S3ObjectSink implements ObjectSink {
         long length = Math.min(partLength, size - offset);
         String md5 = digests.partMd5s().get(i);
         String etag = client.uploadPart(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-                .partNumber(partNumber).contentLength(length).contentMD5(md5),
+                .partNumber(partNumber).contentLength(length).contentMD5(md5).expectedBucketOwner(owner),
             ContentRange.body(content, offset, length)).eTag();
         parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
       }
       client.completeMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)));
+          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(owner));
     } catch (RuntimeException e) {
       try {
-        client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId));
+        client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId).expectedBucketOwner(owner));
       } catch (RuntimeException abortFailure) {
         e.addSuppressed(abortFailure);
       }
@@ -360,6 +394,7 @@ public final class S3ObjectSink implements ObjectSink {
     private String prefix = "";
     private long multipartThreshold = 16 * MIB;
     private long partSize = 8 * MIB;
+    private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
 
     private Builder() {}
 
@@ -402,6 +437,17 @@ public final class S3ObjectSink implements ObjectSink {
         throw new IllegalArgumentException("partSize must be between 5 MiB and 5 GiB, got " + bytes);
       }
       this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * The request options of each object (default {@link ObjectOptionsProvider#defaults()}: the
+     * content type by extension, {@link ObjectOptions#defaultContentType}, and nothing else). The
+     * options go with the {@code PutObject} or the {@code CreateMultipartUpload} of every upload;
+     * see {@link ObjectOptions}.
+     */
+    public Builder objectOptions(ObjectOptionsProvider provider) {
+      this.objectOptions = Objects.requireNonNull(provider, "provider");
       return this;
     }
 

@@ -123,22 +123,22 @@ class S3ObjectSinkFaultTest {
    * reads as "no such object"; and S3Proxy's nio2 blobstore accepts a PUT into a missing bucket.)
    */
   @Test
-  void missingBucketIsPermanentWithBucketStatusAndCode() {
+  void missingBucketIsAConfigurationFailureWithBucketStatusAndCode() {
     S3ObjectSink nowhere = S3ObjectSink.builder().client(rig.direct()).bucket("no-such-bucket").build();
 
     SinkException list = assertThrows(SinkException.class, () -> nowhere.list("b1/"));
-    assertFalse(list.isRetryable());
+    assertEquals(SinkException.Kind.CONFIGURATION, list.kind(), list::toString);
     assertTrue(list.getMessage().contains("s3://no-such-bucket/b1/") && list.getMessage().contains("404 NoSuchBucket"),
         list.getMessage());
   }
 
   /**
    * Why the README recommends WHEN_REQUIRED for S3-compatible servers: with the SDK's default
-   * (WHEN_SUPPORTED, since 2.30) this server refuses every upload. The sink reports it as permanent,
-   * a configuration error that retrying cannot fix.
+   * (WHEN_SUPPORTED, since 2.30) this server refuses every upload. The sink reports it as a
+   * configuration failure: retrying cannot fix it, fixing the client does, and no row is rejected.
    */
   @Test
-  void sdkDefaultChecksumModeIsRefusedByThisServerAsPermanent() {
+  void sdkDefaultChecksumModeIsRefusedByThisServerAsConfiguration() {
     try (S3Client defaults = S3Client.builder()
         .endpointOverride(rig.server().endpoint())
         .region(Region.US_EAST_1)
@@ -149,13 +149,13 @@ class S3ObjectSinkFaultTest {
       S3ObjectSink sdkDefaults = S3ObjectSink.builder().client(defaults).bucket(bucket).build();
 
       SinkException e = assertThrows(SinkException.class, () -> sdkDefaults.put(KEY, TestContent.of(new byte[1]), false));
-      assertFalse(e.isRetryable(), e::toString);
+      assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e::toString);
       assertTrue(e.getMessage().contains("HTTP 400"), e.getMessage());
     }
   }
 
   @Test
-  void wrongCredentialsArePermanent() {
+  void wrongCredentialsAreAConfigurationFailure() {
     try (S3Client forged = S3Client.builder()
         .endpointOverride(rig.server().endpoint())
         .region(Region.US_EAST_1)
@@ -167,8 +167,8 @@ class S3ObjectSinkFaultTest {
       S3ObjectSink denied = S3ObjectSink.builder().client(forged).bucket(bucket).build();
 
       SinkException e = assertThrows(SinkException.class, () -> denied.put(KEY, TestContent.of(new byte[1]), false));
-      assertFalse(e.isRetryable(), e::toString);
-      assertTrue(e.getMessage().contains("HTTP 403"), e.getMessage());
+      assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e::toString);
+      assertTrue(e.getMessage().contains("HTTP 403 SignatureDoesNotMatch"), e.getMessage());
       assertFalse(e.getMessage().contains("wrong"), "no credential in messages");
     }
     assertEquals(Optional.empty(), observer.head(KEY));

@@ -182,13 +182,13 @@ class S3ObjectSinkMultipartTest {
   }
 
   @Test
-  void missingBucketFailsTheRetryPermanently() throws Exception {
+  void missingBucketFailsTheRetryAsAConfigurationFailure() throws Exception {
     S3ObjectSink sink = S3ObjectSink.builder().client(rig.direct()).bucket("no-such-bucket-" + System.nanoTime())
         .multipartThreshold(5 * MIB).partSize(5 * MIB).build();
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(randomFile(6 * MIB)), true));
 
-    assertFalse(e.isRetryable(), e.getMessage());
+    assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e.getMessage());
     assertTrue(e.getMessage().contains("NoSuchBucket"), e.getMessage());
   }
 

@@ -47,6 +47,10 @@ public final class S3ProxyServer implements AutoCloseable {
   private final S3Proxy proxy;
 
   private S3ProxyServer(String provider, Properties overrides) throws Exception {
+    this(provider, overrides, false);
+  }
+
+  private S3ProxyServer(String provider, Properties overrides, boolean ignoreUnknownHeaders) throws Exception {
     context = ContextBuilder.newBuilder(provider)
         .credentials("identity", "credential")
         .overrides(overrides)
@@ -55,6 +59,7 @@ public final class S3ProxyServer implements AutoCloseable {
         .blobStore(context.getBlobStore())
         .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY)
         .endpoint(URI.create("http://127.0.0.1:0"))
+        .ignoreUnknownHeaders(ignoreUnknownHeaders)
         .build();
     proxy.start();
     if (!"STARTED".equals(proxy.getState())) {
@@ -65,6 +70,15 @@ public final class S3ProxyServer implements AutoCloseable {
   /** Starts a server on the in-memory store; close it when done. */
   public static S3ProxyServer start() throws Exception {
     return new S3ProxyServer("transient-nio2", new Properties());
+  }
+
+  /**
+   * Starts a server on the in-memory store that accepts and ignores the {@code x-amz-} headers it
+   * does not implement (server-side encryption, tagging, expected bucket owner...), which the
+   * server started by {@link #start()} refuses with {@code 501 NotImplemented}; close it when done.
+   */
+  public static S3ProxyServer startIgnoringUnknownHeaders() throws Exception {
+    return new S3ProxyServer("transient-nio2", new Properties(), true);
   }
 
   /**

@@ -73,6 +73,10 @@ public final class FakeObjectSink implements ObjectSink {
         switch (fault.kind) {
           case FAIL_RETRYABLE -> throw failBeforeStore(key, size, mayExist, true, "injected retryable failure");
           case FAIL_PERMANENT -> throw failBeforeStore(key, size, mayExist, false, "injected permanent failure");
+          case FAIL_CONFIGURATION -> {
+            attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+            throw SinkException.configuration("injected configuration failure (AccessDenied) putting " + key, null);
+          }
           case DELAY -> pause(fault.delay);
           case BLOCK -> fault.gate.await();
           case STORE_THEN_FAIL -> { }

@@ -30,7 +30,9 @@ import java.util.function.Predicate;
  * the client connection is closed after the reply; {@code Expect: 100-continue} is answered by the
  * relay itself. Requests must carry {@code Content-Length} (chunked request bodies are refused
  * with a 501). A fault scheduled with {@link #inject} applies once, to the next request that
- * matches its predicate; all other requests pass through untouched. {@link #requests()} lists
+ * matches its predicate; all other requests pass through untouched. {@link #denyAccess} refuses
+ * every matching request with {@code 403 AccessDenied} until {@link #allowAccess}, as a bucket
+ * policy would. {@link #requests()} lists
  * every request seen, so a test can assert that a PUT was (or was not) sent.
  *
  * <p>Thread-safe. Not for production: plain HTTP only, no TLS, loopback only.
@@ -77,6 +79,7 @@ public final class FaultProxy implements AutoCloseable {
   });
   private final List<Scheduled> scheduled = new ArrayList<>();
   private final List<Request> requests = new CopyOnWriteArrayList<>();
+  private volatile Predicate<Request> denied = r -> false;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
   private FaultProxy(InetSocketAddress upstream) throws IOException {
@@ -98,6 +101,23 @@ public final class FaultProxy implements AutoCloseable {
   /** Applies {@code fault} once, to the next request matching {@code when}. */
   public synchronized FaultProxy inject(Fault fault, Predicate<Request> when) {
     scheduled.add(new Scheduled(Objects.requireNonNull(fault, "fault"), Objects.requireNonNull(when, "when")));
+    return this;
+  }
+
+  /**
+   * From now on answers every request matching {@code when} with {@code 403 AccessDenied} (an S3
+   * error document) without forwarding it, as a bucket or IAM policy refusing the caller would,
+   * until {@link #allowAccess()}. Scheduled faults of {@link #inject} apply only to requests this
+   * lets through.
+   */
+  public FaultProxy denyAccess(Predicate<Request> when) {
+    denied = Objects.requireNonNull(when, "when");
+    return this;
+  }
+
+  /** Ends {@link #denyAccess}: requests pass again. */
+  public FaultProxy allowAccess() {
+    denied = r -> false;
     return this;
   }
 
@@ -178,6 +198,11 @@ public final class FaultProxy implements AutoCloseable {
       if (expectContinue) {
         toClient.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1));
         toClient.flush();
+      }
+      if (denied.test(request)) {
+        fromClient.skipNBytes(length);
+        reply(toClient, 403, "AccessDenied", "Access Denied (a policy injected by FaultProxy)");
+        return;
       }
       Fault fault = faultFor(request);
       if (fault == null) {

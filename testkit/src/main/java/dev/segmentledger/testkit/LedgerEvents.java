@@ -80,4 +80,9 @@ public final class LedgerEvents implements LedgerListener {
   public void onCircuitStateChanged(CircuitState state) {
     signal();
   }
+
+  @Override
+  public void onCircuitOpened(Reason reason, String detail) {
+    signal();
+  }
 }

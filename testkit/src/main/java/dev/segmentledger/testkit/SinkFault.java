@@ -10,7 +10,7 @@ import java.util.concurrent.CountDownLatch;
  * instances are immutable and may be scheduled any number of times.
  */
 public final class SinkFault {
-  enum Kind { FAIL_RETRYABLE, FAIL_PERMANENT, STORE_THEN_FAIL, DELAY, BLOCK }
+  enum Kind { FAIL_RETRYABLE, FAIL_PERMANENT, FAIL_CONFIGURATION, STORE_THEN_FAIL, DELAY, BLOCK }
 
   final Kind kind;
   final Duration delay;
@@ -30,6 +30,14 @@ public final class SinkFault {
   /** Fails the call with a permanent {@link SinkException} before storing anything (a 403). */
   public static SinkFault failPermanent() {
     return new SinkFault(Kind.FAIL_PERMANENT, Duration.ZERO, null);
+  }
+
+  /**
+   * Fails the call with a {@link SinkException.Kind#CONFIGURATION configuration} {@link SinkException}
+   * before storing anything (wrong credentials, a missing bucket: a refusal of the sink, not of the item).
+   */
+  public static SinkFault failConfiguration() {
+    return new SinkFault(Kind.FAIL_CONFIGURATION, Duration.ZERO, null);
   }
 
   /**

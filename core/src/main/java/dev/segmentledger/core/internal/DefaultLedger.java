@@ -92,7 +92,8 @@ public final class DefaultLedger implements ManualLedger {
     this.events = new Events(config.listeners());
     this.queue = new WorkQueue(config.queueCapacity());
     this.producer = new PlaybackProducer(config, guard);
-    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged);
+    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
+        events::onCircuitOpened);
     this.leases = new Leases(store, config.clock(), config.nodeId(), config.leaseDuration());
     this.registrar = new Registrar(store);
     Failures failures = new Failures(config, events);

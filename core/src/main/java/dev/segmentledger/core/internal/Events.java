@@ -40,9 +40,7 @@ final class Events implements LedgerListener {
 
   @Override
   public void onCircuitStateChanged(CircuitState state) {
-    if (state == CircuitState.OPEN) {
-      log.warn("circuit breaker OPEN: the sink keeps failing; uploads pause, rows stay as they are");
-    } else {
+    if (state != CircuitState.OPEN) { // OPEN is logged with its cause by onCircuitOpened
       log.info("circuit breaker {}", state);
     }
     for (LedgerListener listener : listeners) {
@@ -50,6 +48,20 @@ final class Events implements LedgerListener {
         listener.onCircuitStateChanged(state);
       } catch (RuntimeException e) {
         log.warn("listener {} failed on circuit state {}; ignored", listener, state, e);
+      }
+    }
+  }
+
+  /** Logs the cause of an opening once (the rows' own failure lines for it are at DEBUG) and fans it out. */
+  @Override
+  public void onCircuitOpened(Reason reason, String detail) {
+    log.warn("circuit breaker OPEN after {}: {}; uploads pause, rows stay PENDING{}", reason, detail,
+        reason == Reason.SINK_CONFIGURATION ? " until the sink's configuration is fixed" : "");
+    for (LedgerListener listener : listeners) {
+      try {
+        listener.onCircuitOpened(reason, detail);
+      } catch (RuntimeException e) {
+        log.warn("listener {} failed on circuit opening; ignored", listener, e);
       }
     }
   }

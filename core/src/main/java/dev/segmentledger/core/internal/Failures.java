@@ -47,8 +47,13 @@ final class Failures {
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }
-    log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
-        terminal ? " (terminal)" : "");
+    if (reason == Reason.SINK_CONFIGURATION) {
+      // Every row fails the same way: the circuit breaker logs the cause once per opening.
+      log.debug("{} failed on {} (attempt {}): {}", item.id(), reason, item.attempts() + 1, detail);
+    } else {
+      log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
+          terminal ? " (terminal)" : "");
+    }
     if (recorded) {
       events.onFailed(item, reason, detail, terminal);
     }

@@ -158,7 +158,7 @@ final class ItemProcessor {
       fail(item, e.reason(), e.getMessage());
       return false;
     } catch (SinkException e) {
-      fail(item, e.isRetryable() ? Reason.SINK_TRANSIENT : Reason.SINK_PERMANENT, describe(e));
+      fail(item, reasonOf(e), describe(e));
       return false;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
@@ -205,16 +205,24 @@ final class ItemProcessor {
       breaker.recordSuccess();
       return stored;
     } catch (SinkException e) {
-      if (e.isRetryable()) {
-        breaker.recordFailure();
+      if (e.isRetryable()) { // transient, or a configuration every item fails on
+        breaker.recordFailure(reasonOf(e), describe(e));
       } else {
         breaker.recordSuccess(); // the sink answered: it is reachable, the refusal is this item's
       }
       throw e;
     } catch (RuntimeException | Error e) {
-      breaker.recordFailure(); // a half-open probe must always record an outcome
+      breaker.recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e)); // a half-open probe must always record an outcome
       throw e;
     }
+  }
+
+  private static Reason reasonOf(SinkException e) {
+    return switch (e.kind()) {
+      case TRANSIENT -> Reason.SINK_TRANSIENT;
+      case PERMANENT -> Reason.SINK_PERMANENT;
+      case CONFIGURATION -> Reason.SINK_CONFIGURATION;
+    };
   }
 
   private void fail(LedgerItem item, Reason reason, String detail) {

@@ -2,24 +2,34 @@ package dev.segmentledger.core.internal;
 
 import dev.failsafe.CircuitBreaker;
 import dev.segmentledger.core.CircuitState;
+import dev.segmentledger.core.Reason;
 import java.time.Duration;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
  * Failure pressure against the sink, regulated by a Failsafe {@link CircuitBreaker}. Only
- * transient sink failures count; a sink that answers (even with a permanent refusal) is healthy.
+ * transient and configuration failures count; a sink that answers with a refusal of one item is
+ * healthy. Each opening is reported once with the last failure counted before it (its cause).
  * The breaker never touches rows: an upload it refuses is simply not attempted, and the row
  * stays PENDING for the sweeper. Thread-safe.
  */
 final class SinkBreaker {
   private final CircuitBreaker<Object> breaker;
+  /** The last failure counted: the cause reported when the breaker opens. */
+  private volatile Cause lastFailure = new Cause(Reason.SINK_TRANSIENT, "unknown");
 
-  SinkBreaker(int consecutiveFailures, Duration openDelay, Consumer<CircuitState> onChange) {
+  SinkBreaker(int consecutiveFailures, Duration openDelay, Consumer<CircuitState> onChange,
+      BiConsumer<Reason, String> onOpened) {
     this.breaker = CircuitBreaker.builder()
         .withFailureThreshold(consecutiveFailures)
         .withDelay(openDelay)
         .withSuccessThreshold(1)
-        .onOpen(e -> onChange.accept(CircuitState.OPEN))
+        .onOpen(e -> {
+          onChange.accept(CircuitState.OPEN);
+          Cause cause = lastFailure;
+          onOpened.accept(cause.reason(), cause.detail());
+        })
         .onHalfOpen(e -> onChange.accept(CircuitState.HALF_OPEN))
         .onClose(e -> onChange.accept(CircuitState.CLOSED))
         .build();
@@ -43,9 +53,13 @@ final class SinkBreaker {
     breaker.recordSuccess();
   }
 
-  void recordFailure() {
+  /** Counts a failure; {@code reason} and {@code detail} are reported if it opens the breaker. */
+  void recordFailure(Reason reason, String detail) {
+    lastFailure = new Cause(reason, detail);
     breaker.recordFailure();
   }
+
+  private record Cause(Reason reason, String detail) {}
 
   CircuitState state() {
     return switch (breaker.getState()) {

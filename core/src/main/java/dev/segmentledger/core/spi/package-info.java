@@ -35,8 +35,8 @@
  * <ul>
  *   <li>{@link dev.segmentledger.core.spi.StoreException}: the store failed; reaches
  *       {@code Ledger.register} callers.
- *   <li>{@link dev.segmentledger.core.spi.SinkException}: the sink failed, classified retryable or
- *       permanent.
+ *   <li>{@link dev.segmentledger.core.spi.SinkException}: the sink failed, classified transient,
+ *       permanent (this item) or configuration (the sink's settings, whatever the item).
  *   <li>{@link dev.segmentledger.core.spi.RepackageException}: the repackager could not produce its
  *       output.
  * </ul>
