@@ -23,7 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Runs the acceptance protocol of DESIGN.md against a real sweeper and queue: seeds a store with
+ * Runs the acceptance protocol of docs/design.md against a real sweeper and queue: seeds a store with
  * {@code G} failing "ghost" rows (already failed, in backoff) followed by {@code N} waiting rows,
  * builds a {@link ManualLedger} on it and runs sweep rounds until every waiting row has been
  * accepted into the queue (or a round limit is hit). It reports the round in which the last

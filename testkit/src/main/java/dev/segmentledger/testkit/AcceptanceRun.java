@@ -5,7 +5,7 @@ import java.util.OptionalLong;
 
 /**
  * The outcome of one {@link AcceptanceHarness} run, in the terms of the acceptance protocol of
- * DESIGN.md. Acceptance only: the harness never drains the queue, so nothing here says anything
+ * docs/design.md. Acceptance only: the harness never drains the queue, so nothing here says anything
  * about storage or confirmation.
  *
  * @param waitingRows N, the due rows seeded

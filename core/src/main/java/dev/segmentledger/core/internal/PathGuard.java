@@ -23,7 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The file boundary (DESIGN.md, principle 7). Thread-safe.
+ * The file boundary (docs/design.md, principle 7). Thread-safe.
  *
  * <p><b>Check.</b> The allowed root is resolved once, at construction, to its real path. A file
  * is accepted only if its real path (every symlink, {@code ..} and relative part resolved by the

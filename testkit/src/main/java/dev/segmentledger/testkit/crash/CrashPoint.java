@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * Named instants along the path of one item at which a crash test kills the process. Each
- * names where recovery must start from (see the crash table of DESIGN.md).
+ * names where recovery must start from (see the crash table of docs/design.md).
  */
 public enum CrashPoint {
   /** The row is committed; the item was not yet offered to the queue. */
