@@ -3,7 +3,6 @@ package dev.segmentledger.benchmarks;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.s3.ContentMd5Signing;
 import dev.segmentledger.s3.S3ObjectSink;
-import dev.segmentledger.s3.SkipExpectContinue;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +21,10 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * Measure 3: real uploads of M files through S3ObjectSink (ledger on PostgreSQL, 4 workers) to
@@ -222,8 +222,8 @@ final class UploadMeasure implements Measure {
         // ones rclone sends: Content-MD5-covered bodies as UNSIGNED-PAYLOAD instead of the SDK's
         // per-chunk signing (aws-chunked), and no Expect: 100-continue round trip before each body.
         .putAuthScheme(ContentMd5Signing.authScheme())
-        .httpClientBuilder(ApacheHttpClient.builder().expectContinueEnabled(false))
-        .overrideConfiguration(o -> o.addExecutionInterceptor(new SkipExpectContinue()))
+        .serviceConfiguration(S3Configuration.builder().expectContinueEnabled(false).build())
+        .httpClientBuilder(Apache5HttpClient.builder().expectContinueEnabled(false))
         .build();
   }
 }

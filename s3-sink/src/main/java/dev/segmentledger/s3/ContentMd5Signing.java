@@ -39,6 +39,18 @@ import software.amazon.awssdk.identity.spi.IdentityProviders;
  * signed by the SDK's own {@link AwsV4HttpSigner} unchanged. The scheme replaces the client's
  * {@code aws.auth#sigv4} scheme; do not install it if you need the SDK's signed payloads on plain
  * HTTP for requests of your own that carry {@code Content-MD5}.
+ *
+ * <p><b>Why this class still exists.</b> It works around one SDK behaviour: the SDK's SigV4 signer
+ * ({@code DefaultAwsV4HttpSigner}) signs the payload of every request whose URI scheme is
+ * {@code http}, whatever {@link AwsV4HttpSigner#PAYLOAD_SIGNING_ENABLED} says (S3 sets it to
+ * {@code false}, which the synchronous signer honours only over HTTPS). The SDK has no switch for
+ * it: aws/aws-sdk-java-v2 issue #5103 ("unsigned-payload not supported for http requests": over
+ * {@code http} a request with a body is always payload-signed) is still open.
+ * {@code PlainHttpSettingsTest.bodyWithoutContentMd5IsStillSignedBySdk} shows
+ * the behaviour on the SDK version this module is built with; delete this class once the SDK sends
+ * {@code UNSIGNED-PAYLOAD} over plain HTTP on request. ({@code Expect: 100-continue}, the other
+ * plain-HTTP cost, needs no helper: use the SDK's
+ * {@code S3Configuration.builder().expectContinueEnabled(false)}.)
  */
 public final class ContentMd5Signing {
   private static final String CONTENT_MD5 = "Content-MD5";

@@ -45,8 +45,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p><b>Plain-HTTP endpoints.</b> Over {@code http://} the SDK signs every body in {@code aws-chunked}
  * encoding and waits for {@code 100 Continue} before each PUT; for a client that reaches its server
  * over plain HTTP install {@link ContentMd5Signing#authScheme()} (bodies with {@code Content-MD5} go
- * as {@code UNSIGNED-PAYLOAD}, integrity kept by the signed {@code Content-MD5}) and
- * {@link SkipExpectContinue} (see the module README). The sink works the same with or without them.
+ * as {@code UNSIGNED-PAYLOAD}, integrity kept by the signed {@code Content-MD5}) and turn off
+ * {@code Expect: 100-continue} with the SDK's {@code S3Configuration.expectContinueEnabled(false)}
+ * (see the module README). The sink works the same with or without them.
  * Request bodies are read from the content in blocks of 64 KiB and are never marked or reset: a
  * retry opens a new stream.
  *

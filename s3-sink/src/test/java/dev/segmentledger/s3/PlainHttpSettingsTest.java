@@ -29,17 +29,20 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.retry.RetryPolicy;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
- * The README's plain-HTTP settings ({@link ContentMd5Signing}, {@link SkipExpectContinue}) against
- * S3Proxy with SigV4: every signature is checked by the server, so a wrongly signed request fails.
+ * The README's plain-HTTP settings ({@link ContentMd5Signing}, and the SDK's own
+ * {@code S3Configuration.expectContinueEnabled(false)} with the HTTP client's
+ * {@code expectContinueEnabled(false)}) against S3Proxy with SigV4: every signature is checked by
+ * the server, so a wrongly signed request fails, and no PUT carries {@code Expect: 100-continue}.
  */
 class PlainHttpSettingsTest {
   private static final String UNSIGNED = "UNSIGNED-PAYLOAD";
@@ -86,9 +89,9 @@ class PlainHttpSettingsTest {
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
         .putAuthScheme(ContentMd5Signing.authScheme())
-        .httpClientBuilder(ApacheHttpClient.builder().expectContinueEnabled(false))
-        .overrideConfiguration(o -> o.retryPolicy(RetryPolicy.none())
-            .addExecutionInterceptor(new SkipExpectContinue())
+        .serviceConfiguration(S3Configuration.builder().expectContinueEnabled(false).build())
+        .httpClientBuilder(Apache5HttpClient.builder().expectContinueEnabled(false))
+        .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry())
             .addExecutionInterceptor(recorder))
         .build();
   }

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -27,7 +27,7 @@ final class TestcontainersPostgres {
       return Optional.empty();
     }
     String image = System.getProperty(IMAGE_PROPERTY, DEFAULT_IMAGE);
-    PostgreSQLContainer<?> container = new PostgreSQLContainer<>(
+    PostgreSQLContainer container = new PostgreSQLContainer(
         DockerImageName.parse(image).asCompatibleSubstituteFor("postgres"));
     container.start();
     Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "segment-ledger-pg-container-stop"));

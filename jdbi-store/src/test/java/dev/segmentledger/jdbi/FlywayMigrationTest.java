@@ -1,0 +1,99 @@
+package dev.segmentledger.jdbi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.segmentledger.testkit.PostgresExtension;
+import java.util.List;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The shipped migrations applied by Flyway, as the README shows, in the schema of an application
+ * that runs Flyway for its own tables too: each Flyway keeps its own history table, so the
+ * application's {@code V1__...} and Segment Ledger's {@code V1__ledger_item.sql} do not collide,
+ * whichever runs first.
+ */
+class FlywayMigrationTest {
+  @RegisterExtension
+  static final PostgresExtension PG = PostgresExtension.create();
+
+  private Jdbi jdbi;
+
+  @BeforeEach
+  void emptySchema() {
+    jdbi = Jdbi.create(PG.dataSource());
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast,"
+        + " segment_ledger_schema_history, app_recorder, flyway_schema_history"));
+  }
+
+  /** Segment Ledger's migrations, configured exactly as in the README. */
+  static Flyway segmentLedger(DataSource dataSource) {
+    return Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration/segment-ledger")
+        .table("segment_ledger_schema_history")
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load();
+  }
+
+  /** The application's own migrations, with Flyway's default history table. */
+  static Flyway application(DataSource dataSource) {
+    return Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration/app")
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load();
+  }
+
+  @Test
+  void applicationFirstThenSegmentLedger() {
+    assertEquals(1, application(PG.dataSource()).migrate().migrationsExecuted);
+    assertEquals(1, segmentLedger(PG.dataSource()).migrate().migrationsExecuted);
+
+    assertBothApplied();
+  }
+
+  @Test
+  void segmentLedgerFirstThenApplication() {
+    assertEquals(1, segmentLedger(PG.dataSource()).migrate().migrationsExecuted);
+    assertEquals(1, application(PG.dataSource()).migrate().migrationsExecuted);
+
+    assertBothApplied();
+  }
+
+  @Test
+  void aSecondRunAppliesNothingAndValidates() {
+    segmentLedger(PG.dataSource()).migrate();
+    application(PG.dataSource()).migrate();
+
+    assertEquals(0, segmentLedger(PG.dataSource()).migrate().migrationsExecuted);
+    assertEquals(0, application(PG.dataSource()).migrate().migrationsExecuted);
+    segmentLedger(PG.dataSource()).validate();
+    application(PG.dataSource()).validate();
+  }
+
+  private void assertBothApplied() {
+    assertEquals(List.of("1:ledger item"), history("segment_ledger_schema_history"));
+    assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
+    assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(
+            "SELECT table_schema FROM information_schema.tables"
+                + " WHERE table_name IN ('segment_ledger_item', 'segment_ledger_broadcast', 'app_recorder')")
+        .mapTo(String.class).list()));
+    long rows = jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM segment_ledger_item")
+        .mapTo(Long.class).one());
+    assertEquals(0, rows);
+  }
+
+  /** The applied versioned migrations of one history table, as "version:description". */
+  private List<String> history(String table) {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT version || ':' || description FROM " + table
+            + " WHERE success AND version IS NOT NULL AND type = 'SQL' ORDER BY installed_rank")
+        .mapTo(String.class).list());
+  }
+}
