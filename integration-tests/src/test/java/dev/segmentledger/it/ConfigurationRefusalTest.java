@@ -15,16 +15,14 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3FaultRig;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.FakeRepackager;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.nio.file.Files;
@@ -32,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Jdbi;
@@ -232,7 +229,7 @@ class ConfigurationRefusalTest {
   }
 
   /** A sink whose delegate can be replaced while the ledger runs: "fixing the configuration". */
-  private static final class SwappableSink implements ObjectSink {
+  private static final class SwappableSink extends ForwardingObjectSink {
     private final AtomicReference<ObjectSink> delegate;
 
     SwappableSink(ObjectSink initial) {
@@ -244,33 +241,8 @@ class ConfigurationRefusalTest {
     }
 
     @Override
-    public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-      return delegate.get().put(key, content, mayExist);
-    }
-
-    @Override
-    public Optional<StoredObjectInfo> head(String key) {
-      return delegate.get().head(key);
-    }
-
-    @Override
-    public List<StoredObjectInfo> list(String prefix) {
-      return delegate.get().list(prefix);
-    }
-
-    @Override
-    public boolean supportsUnfinishedUploads() {
-      return delegate.get().supportsUnfinishedUploads();
-    }
-
-    @Override
-    public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
-      return delegate.get().listUnfinishedUploads(prefix);
-    }
-
-    @Override
-    public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
-      return delegate.get().abortUnfinishedUpload(upload);
+    protected ObjectSink delegate() {
+      return delegate.get();
     }
   }
 }

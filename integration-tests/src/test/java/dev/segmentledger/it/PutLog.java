@@ -1,8 +1,8 @@
 package dev.segmentledger.it;
 
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,7 +15,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -24,7 +23,7 @@ import java.util.stream.Stream;
  * append to the file; lines written before a SIGKILL stay in the page cache and are read by the
  * parent. Merging the logs of every process counts PUTs per key across the cluster. Thread-safe.
  */
-final class PutLog implements ObjectSink {
+final class PutLog extends ForwardingObjectSink {
   private final ObjectSink sink;
   private final FileChannel log;
 
@@ -36,6 +35,11 @@ final class PutLog implements ObjectSink {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  @Override
+  protected ObjectSink delegate() {
+    return sink;
   }
 
   @Override
@@ -53,30 +57,10 @@ final class PutLog implements ObjectSink {
     return sink.put(key, content, mayExist);
   }
 
-  @Override
-  public Optional<StoredObjectInfo> head(String key) {
-    return sink.head(key);
-  }
 
-  @Override
-  public List<StoredObjectInfo> list(String prefix) {
-    return sink.list(prefix);
-  }
 
-  @Override
-  public boolean supportsUnfinishedUploads() {
-    return sink.supportsUnfinishedUploads();
-  }
 
-  @Override
-  public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
-    return sink.listUnfinishedUploads(prefix);
-  }
 
-  @Override
-  public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
-    return sink.abortUnfinishedUpload(upload);
-  }
 
   /** PUTs per key over every log file given. */
   static Map<String, Integer> merge(List<Path> logs) throws IOException {

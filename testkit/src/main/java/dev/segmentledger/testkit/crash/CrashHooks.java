@@ -4,8 +4,8 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
@@ -21,7 +21,6 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -109,36 +108,21 @@ public final class CrashHooks {
    * the second pass.
    */
   public ObjectSink wrap(ObjectSink sink) {
-    return new ObjectSink() {
+    return new ForwardingObjectSink() {
+      @Override
+      protected ObjectSink delegate() {
+        return sink;
+      }
+
       @Override
       public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
         return sink.put(key, halfWayHook(key, content), mayExist);
       }
 
-      @Override
-      public Optional<StoredObjectInfo> head(String key) {
-        return sink.head(key);
-      }
 
-      @Override
-      public List<StoredObjectInfo> list(String prefix) {
-        return sink.list(prefix);
-      }
 
-      @Override
-      public boolean supportsUnfinishedUploads() {
-        return sink.supportsUnfinishedUploads();
-      }
 
-      @Override
-      public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
-        return sink.listUnfinishedUploads(prefix);
-      }
 
-      @Override
-      public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
-        return sink.abortUnfinishedUpload(upload);
-      }
     };
   }
 

@@ -24,6 +24,7 @@ import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.ConsistencyAssertions;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -338,7 +339,7 @@ class ReconcilerTest {
   }
 
   /** A bucket whose listing carries sizes only, as S3's does; counts HEAD requests. */
-  private static class ListingWithoutChecksums implements ObjectSink {
+  private static class ListingWithoutChecksums extends ForwardingObjectSink {
     final ObjectSink delegate;
     final AtomicInteger heads = new AtomicInteger();
 
@@ -347,8 +348,8 @@ class ReconcilerTest {
     }
 
     @Override
-    public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-      return delegate.put(key, content, mayExist);
+    protected ObjectSink delegate() {
+      return delegate;
     }
 
     @Override
@@ -362,19 +363,7 @@ class ReconcilerTest {
       return delegate.list(prefix).stream().map(o -> new StoredObjectInfo(o.key(), o.sizeBytes(), null)).toList();
     }
 
-    @Override
-    public boolean supportsUnfinishedUploads() {
-      return delegate.supportsUnfinishedUploads();
-    }
 
-    @Override
-    public List<UnfinishedUpload> listUnfinishedUploads(String prefix) {
-      return delegate.listUnfinishedUploads(prefix);
-    }
 
-    @Override
-    public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
-      return delegate.abortUnfinishedUpload(upload);
-    }
   }
 }
