@@ -8,6 +8,7 @@ import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
@@ -49,6 +50,7 @@ final class S3Options {
           + "AWS_PROFILE, or run with a container or instance role (the SDK's default chain found none)");
     }
     S3ClientBuilder builder = S3Client.builder()
+        .httpClientBuilder(Apache5HttpClient.builder())
         .region(Region.of(region))
         .credentialsProvider(credentials);
     if (endpoint != null) {
