@@ -2,6 +2,7 @@ package dev.segmentledger.cli;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.spi.Backlog;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -39,8 +40,9 @@ final class BacklogCommand extends LedgerCommand {
         "IN_BACKOFF", "WAITING_FOR_INIT");
     for (Axis axis : Axis.values()) {
       Backlog.AxisBacklog a = backlog.axis(axis);
-      table.row(axis, a.unconfirmed(), a.oldestAge(backlog.at()), a.oldestRegisteredAt(), a.due(), a.leased(),
-          a.inBackoff(), a.waitingForInit());
+      table.row(axis, a.unconfirmed(),
+          a.unconfirmed() == 0 ? null : a.oldestAge(backlog.at()).truncatedTo(ChronoUnit.SECONDS),
+          a.oldestRegisteredAt(), a.due(), a.leased(), a.inBackoff(), a.waitingForInit());
     }
     table.print(out());
     return SegmentLedgerCli.EXIT_OK;

@@ -62,6 +62,7 @@ public final class SegmentLedgerCli {
    */
   public static int run(Clock clock, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new SegmentLedgerCli(clock));
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {

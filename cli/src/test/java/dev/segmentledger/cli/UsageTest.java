@@ -68,6 +68,14 @@ class UsageTest {
   }
 
   @Test
+  void enumValuesAreCaseInsensitive() {
+    assertEquals(2, run("stuck", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--state", "rejected",
+        "--reason", "sink_permanent"));
+    assertTrue(err.toString().startsWith("segment-ledger: cannot connect to PostgreSQL"), "parsed, then connected: "
+        + err);
+  }
+
+  @Test
   void durationsInShortAndIsoForms() {
     Durations durations = new Durations();
     assertEquals(Duration.ofSeconds(90), durations.convert("90s"));
