@@ -13,6 +13,10 @@
 -- The sweep page (WHERE axis = ? AND state = 'PENDING' AND id > ? ...) keeps its own index,
 -- segment_ledger_item_due, whose key (axis, id) matches it better: SweepIndexPlanTest checks that
 -- the planner still chooses it.
-CREATE INDEX segment_ledger_item_open
+--
+-- Migrations run in one transaction, so this index is built without CONCURRENTLY: the build blocks
+-- writes to the table while it scans it. On a large ledger, create it beforehand with the same
+-- statement as CREATE INDEX CONCURRENTLY (outside a transaction); this migration then finds it.
+CREATE INDEX IF NOT EXISTS segment_ledger_item_open
   ON segment_ledger_item (state, id) INCLUDE (axis, registered_at, next_attempt_at, lease_until)
   WHERE state <> 'CONFIRMED';
