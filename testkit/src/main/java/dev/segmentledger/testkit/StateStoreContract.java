@@ -44,7 +44,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Covers each SPI method: idempotent registration and conflicts, terminal registrations, the
  * sweep page (order, keyset, limit, backoff, state and axis filtering), the compare-and-set
- * updates, concurrent confirms, leases (claim and release), and the read methods. Instants used are whole milliseconds, so a
+ * updates, concurrent confirms, leases (claim and release), the read methods, and the operations
+ * queries (rows across broadcasts by state, reason, attempts and age, keyset-paged both ways; the
+ * backlog figures per axis). Instants used are whole milliseconds, so a
  * store that keeps microseconds (PostgreSQL) returns them unchanged.
  *
  * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
