@@ -1,5 +1,8 @@
 package dev.segmentledger.core;
 
+import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.RowQuery;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -144,6 +147,28 @@ public interface Ledger extends AutoCloseable {
    * long-failing ones.
    */
   List<LedgerItem> items(String broadcastId);
+
+  /**
+   * One page of the rows matching {@code query}, across every broadcast unless the query names
+   * one, read from the store: for example every REJECTED row of a reason, or PENDING rows with many
+   * attempts or registered long ago. Keyset-paged: pass the page's {@link
+   * dev.segmentledger.core.spi.Page#next() next} cursor to {@link
+   * dev.segmentledger.core.spi.RowQuery#after(long)} for the next page. See {@link
+   * dev.segmentledger.core.spi.StateStore#findRows}. Works on a closed ledger too.
+   *
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails
+   */
+  Page<LedgerItem> items(RowQuery query);
+
+  /**
+   * What is still to be uploaded, per axis, across every broadcast and every node of the store,
+   * now (by the ledger's clock): unconfirmed rows, the age of the oldest, rows due, leased, in
+   * backoff and waiting for their INIT. Cheap enough to poll (its cost grows with the backlog, not
+   * with the confirmed rows). See {@link dev.segmentledger.core.spi.StateStore#backlog}.
+   *
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails
+   */
+  Backlog backlog();
 
   /**
    * Re-opens a {@link ItemState#REJECTED} or {@link ItemState#EXCLUDED} row once its cause is

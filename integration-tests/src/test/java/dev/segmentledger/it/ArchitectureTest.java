@@ -23,7 +23,8 @@ import java.util.Set;
 /**
  * The layering of docs/design.md ("Module map and layering") as build-breaking rules, checked on
  * the production classes of every module on this module's class path: core, jdbi-store, s3-sink,
- * ffmpeg-repackager, micrometer and testkit (examples and benchmarks are not on it). Test classes
+ * ffmpeg-repackager, micrometer, testkit and cli (examples and benchmarks are not on it). The cli is
+ * an application of the adapters, not an adapter: it may use jdbi-store and s3-sink together. Test classes
  * are not imported: neither this module's nor the test jars of s3-sink and ffmpeg-repackager.
  */
 @AnalyzeClasses(packages = "dev.segmentledger",
@@ -36,7 +37,7 @@ class ArchitectureTest {
       "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..");
   /** The published modules: what the clock rule is about (testkit is for tests, and may use the system clock). */
   static final String[] PUBLISHED = {CORE, "dev.segmentledger.jdbi..", "dev.segmentledger.s3..",
-      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer.."};
+      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..", "dev.segmentledger.cli.."};
 
   /** The core knows no adapter, no test support, and none of SQL, AWS, Jdbi, PostgreSQL, JUnit or Micrometer. */
   @ArchTest
@@ -72,7 +73,9 @@ class ArchitectureTest {
       "dev.segmentledger.micrometer.LedgerMetrics.create(io.micrometer.core.instrument.MeterRegistry)",
       "the metrics' documented default clock; create(registry, clock) takes the ledger's",
       "dev.segmentledger.core.spi.RepackagerTemporaryFiles.cleanBeside(java.nio.file.Path, java.time.Duration)",
-      "ages of files on disk: their modification times come from the system clock, not the ledger's");
+      "ages of files on disk: their modification times come from the system clock, not the ledger's",
+      "dev.segmentledger.cli.SegmentLedgerCli.main([Ljava.lang.String;)",
+      "the command line's clock, given to every command through SegmentLedgerCli.run(clock, ...)");
 
   /**
    * No wall-clock read outside {@link #SYSTEM_CLOCK_ALLOWED}. {@code System.nanoTime()} is not a

@@ -9,11 +9,14 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import java.time.Duration;
@@ -23,18 +26,21 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.statement.SqlStatement;
 import org.jdbi.v3.core.statement.Update;
 
 /**
@@ -764,6 +770,105 @@ public final class JdbiStateStore implements StateStore {
         .mapTo(String.class)
         .findOne()
         .isPresent());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One statement: a {@code UNION ALL} of one ordered, limited subquery per state, merged in row
+   * id order ({@link #rowQuerySql}). Each subquery names its state as a literal, so the planner
+   * proves the partial index {@code segment_ledger_item_open} (unconfirmed, REJECTED and EXCLUDED
+   * rows, keyed by state and id) usable whatever the other conditions: a page is a bounded range
+   * scan of that index per state, starting at the cursor, however many confirmed rows the table
+   * holds. CONFIRMED rows are read through the primary key, in row id order.
+   */
+  @Override
+  public Page<LedgerItem> findRows(RowQuery query) {
+    Objects.requireNonNull(query, "query");
+    List<LedgerItem> rows = jdbi.withHandle(handle -> bindRowQuery(handle.createQuery(rowQuerySql(query)), query)
+        .map(mapper)
+        .list());
+    if (rows.size() <= query.limit()) {
+      return new Page<>(rows, OptionalLong.empty());
+    }
+    List<LedgerItem> page = rows.subList(0, query.limit());
+    return new Page<>(page, OptionalLong.of(page.get(page.size() - 1).rowId()));
+  }
+
+  /**
+   * The SQL of {@link #findRows}: one more row than the limit, to tell whether a next page exists.
+   * States, reasons and the axis are enum names written as literals (never user text); the other
+   * values are bound by {@link #bindRowQuery}.
+   */
+  static String rowQuerySql(RowQuery query) {
+    boolean newestFirst = query.order() == RowQuery.Order.NEWEST_FIRST;
+    String direction = newestFirst ? " DESC" : "";
+    StringBuilder conditions = new StringBuilder();
+    if (!query.reasons().isEmpty()) {
+      conditions.append(" AND reason IN (").append(literals(query.reasons().stream().map(Enum::name).sorted()
+          .toList())).append(")");
+    }
+    query.axis().ifPresent(axis -> conditions.append(" AND axis = '").append(axis.name()).append("'"));
+    query.broadcastId().ifPresent(b -> conditions.append(" AND broadcast_id = :broadcastId"));
+    if (query.minAttempts() > 0) {
+      conditions.append(" AND attempts >= :minAttempts");
+    }
+    query.registeredBefore().ifPresent(t -> conditions.append(" AND registered_at < :registeredBefore"));
+    query.after().ifPresent(c -> conditions.append(newestFirst ? " AND id < :after" : " AND id > :after"));
+    List<String> parts = query.states().stream().sorted()
+        .map(state -> "(SELECT " + COLUMNS + " FROM " + TABLE + " WHERE state = '" + state.name() + "'"
+            + conditions + " ORDER BY id" + direction + " LIMIT :limit)")
+        .toList();
+    return "SELECT " + COLUMNS + " FROM (" + String.join(" UNION ALL ", parts) + ") AS page"
+        + " ORDER BY id" + direction + " LIMIT :limit";
+  }
+
+  /** Binds the values of {@code query} that {@link #rowQuerySql} names. */
+  static <S extends SqlStatement<S>> S bindRowQuery(S statement, RowQuery query) {
+    statement.bind("limit", query.limit() + 1);
+    query.broadcastId().ifPresent(b -> statement.bind("broadcastId", b));
+    if (query.minAttempts() > 0) {
+      statement.bind("minAttempts", query.minAttempts());
+    }
+    query.registeredBefore().ifPresent(t -> statement.bind("registeredBefore", micros(t)));
+    query.after().ifPresent(c -> statement.bind("after", c));
+    return statement;
+  }
+
+  private static String literals(List<String> names) {
+    return String.join(", ", names.stream().map(name -> "'" + name + "'").toList());
+  }
+
+  /**
+   * The backlog query: one aggregate over the unconfirmed rows, grouped by axis. It reads only
+   * the partial index {@code segment_ledger_item_open}, whose key starts with the state and which
+   * includes every column the aggregate needs (an index-only scan where the visibility map allows).
+   */
+  static final String BACKLOG = "SELECT axis, count(*) AS unconfirmed, min(registered_at) AS oldest,"
+      + " count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at <= :now) AS due,"
+      + " count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at > :now AND lease_until > :now) AS leased,"
+      + " count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at > :now"
+      + " AND (lease_until IS NULL OR lease_until <= :now)) AS backoff,"
+      + " count(*) FILTER (WHERE state = 'WAITING') AS waiting"
+      + " FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING') GROUP BY axis";
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One aggregate statement over the partial index of rows not confirmed ({@link #BACKLOG}).
+   */
+  @Override
+  public Backlog backlog(Instant now) {
+    Objects.requireNonNull(now, "now");
+    Instant at = micros(now);
+    Map<Axis, Backlog.AxisBacklog> axes = new EnumMap<>(Axis.class);
+    jdbi.useHandle(handle -> handle.createQuery(BACKLOG)
+        .bind("now", at)
+        .map((rs, ctx) -> Map.entry(Axis.valueOf(rs.getString("axis")), new Backlog.AxisBacklog(
+            rs.getLong("unconfirmed"), rs.getObject("oldest", OffsetDateTime.class).toInstant(), rs.getLong("due"),
+            rs.getLong("leased"), rs.getLong("backoff"), rs.getLong("waiting"))))
+        .forEach(entry -> axes.put(entry.getKey(), entry.getValue())));
+    return new Backlog(at, axes);
   }
 
   @Override

@@ -79,7 +79,7 @@ class FlywayMigrationTest {
   }
 
   private void assertBothApplied() {
-    assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts"),
+    assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts", "3:operations queries"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

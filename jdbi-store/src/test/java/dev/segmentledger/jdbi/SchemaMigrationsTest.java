@@ -68,6 +68,29 @@ class SchemaMigrationsTest {
         .held(), "the upgraded row is claimed as any other");
   }
 
+  @Test
+  void theOperationsIndexCreatedConcurrentlyBeforehandIsFoundByTheMigration() {
+    jdbi.useHandle(handle -> {
+      handle.execute("CREATE TABLE segment_ledger_schema_version ("
+          + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+      for (String script : List.of("V1__ledger_item.sql", "V2__file_identity_and_abandoned_attempts.sql")) {
+        handle.createScript(resource(script)).execute();
+        handle.execute("INSERT INTO segment_ledger_schema_version (version, script) VALUES (?, ?)",
+            Integer.parseInt(script.substring(1, 2)), script);
+      }
+    });
+    // As the README tells operators of a large ledger: outside a transaction, before upgrading.
+    jdbi.useHandle(handle -> handle.execute("CREATE INDEX CONCURRENTLY IF NOT EXISTS segment_ledger_item_open"
+        + " ON segment_ledger_item (state, id) INCLUDE (axis, registered_at, next_attempt_at, lease_until)"
+        + " WHERE state <> 'CONFIRMED'"));
+
+    assertEquals(ALL_VERSIONS.subList(2, ALL_VERSIONS.size()), SchemaMigrations.migrate(jdbi));
+    long indexes = jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM pg_indexes"
+        + " WHERE tablename = 'segment_ledger_item' AND indexname = 'segment_ledger_item_open'")
+        .mapTo(Long.class).one());
+    assertEquals(1, indexes);
+  }
+
   private static String resource(String script) {
     try (var in = SchemaMigrations.class.getResourceAsStream("/" + SchemaMigrations.LOCATION + "/" + script)) {
       return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

@@ -7,21 +7,27 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
@@ -144,6 +150,55 @@ public final class InMemoryStateStore implements StateStore {
   public synchronized List<LedgerItem> findByBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     return rows.values().stream().filter(row -> row.id().broadcastId().equals(broadcastId)).toList();
+  }
+
+  @Override
+  public synchronized Page<LedgerItem> findRows(RowQuery query) {
+    Objects.requireNonNull(query, "query");
+    Collection<LedgerItem> ordered = query.order() == RowQuery.Order.OLDEST_FIRST
+        ? rows.values() : rows.descendingMap().values();
+    List<LedgerItem> matching = ordered.stream()
+        .filter(row -> query.isAfterCursor(row.rowId()) && query.matches(row))
+        .limit(query.limit() + 1L)
+        .toList();
+    if (matching.size() <= query.limit()) {
+      return new Page<>(matching, OptionalLong.empty());
+    }
+    List<LedgerItem> page = matching.subList(0, query.limit());
+    return new Page<>(page, OptionalLong.of(page.get(page.size() - 1).rowId()));
+  }
+
+  @Override
+  public synchronized Backlog backlog(Instant now) {
+    Objects.requireNonNull(now, "now");
+    Instant at = micros(now);
+    Map<Axis, Backlog.AxisBacklog> axes = new EnumMap<>(Axis.class);
+    for (Axis axis : Axis.values()) {
+      long unconfirmed = 0;
+      long due = 0;
+      long leased = 0;
+      long inBackoff = 0;
+      long waiting = 0;
+      Instant oldest = null;
+      for (LedgerItem row : rows.values()) {
+        if (row.id().axis() != axis || row.state().isTerminal()) {
+          continue;
+        }
+        unconfirmed++;
+        oldest = oldest == null || row.registeredAt().isBefore(oldest) ? row.registeredAt() : oldest;
+        if (row.state() == ItemState.WAITING) {
+          waiting++;
+        } else if (!row.nextAttemptAt().isAfter(at)) {
+          due++;
+        } else if (leasedAt(row.rowId(), at)) {
+          leased++;
+        } else {
+          inBackoff++;
+        }
+      }
+      axes.put(axis, new Backlog.AxisBacklog(unconfirmed, oldest, due, leased, inBackoff, waiting));
+    }
+    return new Backlog(at, axes);
   }
 
   @Override

@@ -18,8 +18,11 @@ import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.SweepReport;
+import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import java.nio.file.Path;
@@ -278,6 +281,17 @@ public final class DefaultLedger implements ManualLedger {
   public List<LedgerItem> items(String broadcastId) {
     Identifiers.requireValid("broadcastId", broadcastId);
     return store.findByBroadcast(broadcastId);
+  }
+
+  @Override
+  public Page<LedgerItem> items(RowQuery query) {
+    Objects.requireNonNull(query, "query");
+    return store.findRows(query);
+  }
+
+  @Override
+  public Backlog backlog() {
+    return store.backlog(config.clock().instant());
   }
 
   @Override

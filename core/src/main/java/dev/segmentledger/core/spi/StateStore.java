@@ -82,6 +82,26 @@ public interface StateStore {
   List<LedgerItem> findByBroadcast(String broadcastId);
 
   /**
+   * One page of the rows matching {@code query}, across every broadcast unless the query names
+   * one, in the query's order, after its cursor: at most {@link RowQuery#limit()} rows, with the
+   * cursor of the next page if more rows matched. Keyset-paged: the cost of a page does not grow
+   * with the number of rows before the cursor. A store on a database must answer a query for
+   * unconfirmed, REJECTED or EXCLUDED rows through an index holding only such rows, whatever the
+   * number of confirmed rows; a query for CONFIRMED rows walks the table in row id order.
+   * Read-only; meant for operators and their tools, not for the upload path.
+   */
+  Page<LedgerItem> findRows(RowQuery query);
+
+  /**
+   * The backlog per axis at {@code now}: the unconfirmed rows, the registration time of the oldest
+   * of them, and how the PENDING ones split into due, leased and in backoff (see
+   * {@link Backlog.AxisBacklog}). Read-only. A store on a database must compute it from an index
+   * holding only unconfirmed (or otherwise not confirmed) rows: its cost grows with the backlog,
+   * never with the confirmed rows of the table.
+   */
+  Backlog backlog(Instant now);
+
+  /**
    * Compare-and-set confirm: sets the row to {@link ItemState#CONFIRMED} with {@code checksum}
    * and {@code confirmedAt} only if it is in {@code expectedState} and its size is
    * {@code expectedSize}. Of concurrent confirms of one row exactly one returns {@code true}.

@@ -5,7 +5,10 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -112,6 +115,16 @@ class StubStore implements StateStore {
 
   @Override
   public boolean release(long rowId, String owner, Instant dueAt) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public Page<LedgerItem> findRows(RowQuery query) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public Backlog backlog(Instant now) {
     throw new UnsupportedOperationException();
   }
 }

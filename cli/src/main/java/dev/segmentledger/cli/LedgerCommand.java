@@ -1,0 +1,52 @@
+package dev.segmentledger.cli;
+
+import dev.segmentledger.core.Identifiers;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.spi.StateStore;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** What every subcommand shares: the database options, {@code --json}, and the output writer. */
+abstract class LedgerCommand implements Callable<Integer> {
+  @Mixin DatabaseOptions database;
+
+  @Option(names = "--json", description = "One JSON document on stdout instead of a table.")
+  boolean json;
+
+  @Spec CommandSpec spec;
+
+  @ParentCommand SegmentLedgerCli root;
+
+  /** Now, by the command line's clock. */
+  Instant now() {
+    return root.clock.instant();
+  }
+
+  PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  /**
+   * The rows of {@code broadcastId}, which must be known to the ledger (a row or a lifecycle record).
+   *
+   * @throws CliFailure if the broadcast is unknown
+   * @throws IllegalArgumentException if {@code broadcastId} is not a valid identifier
+   */
+  static List<LedgerItem> rowsOfKnownBroadcast(StateStore store, String broadcastId) {
+    Identifiers.requireValid("broadcast", broadcastId);
+    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
+    if (rows.isEmpty() && store.findBroadcast(broadcastId).isEmpty()) {
+      throw new CliFailure("unknown broadcast: " + Printable.escape(broadcastId)
+          + " (the ledger has no row and no record of it)");
+    }
+    return rows;
+  }
+}

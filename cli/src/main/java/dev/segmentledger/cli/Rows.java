@@ -1,0 +1,42 @@
+package dev.segmentledger.cli;
+
+import dev.segmentledger.core.LedgerItem;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** How a ledger row is shown: a table row and a JSON object with the same fields. */
+final class Rows {
+  static final String[] HEADER = {"ROW_ID", "BROADCAST", "AXIS", "RENDITION", "SEQUENCE", "STATE", "REASON",
+      "ATTEMPTS", "REGISTERED_AT", "NEXT_ATTEMPT_AT", "LAST_ERROR"};
+
+  private Rows() {}
+
+  static Table table() {
+    return new Table(HEADER);
+  }
+
+  static void add(Table table, LedgerItem row) {
+    table.row(row.rowId(), row.id().broadcastId(), row.id().axis(), row.id().rendition(), row.id().sequence(),
+        row.state(), row.reason(), row.attempts(), row.registeredAt(), row.nextAttemptAt(), row.lastError());
+  }
+
+  static Map<String, Object> json(LedgerItem row) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("rowId", row.rowId());
+    json.put("broadcast", row.id().broadcastId());
+    json.put("axis", row.id().axis());
+    json.put("rendition", row.id().rendition());
+    json.put("sequence", row.id().sequence());
+    json.put("key", row.objectKey());
+    json.put("state", row.state());
+    json.put("reason", row.reason());
+    json.put("attempts", row.attempts());
+    json.put("lastError", row.lastError());
+    json.put("sourcePath", row.sourcePath());
+    json.put("sizeBytes", row.sizeBytes());
+    json.put("registeredAt", row.registeredAt());
+    json.put("nextAttemptAt", row.nextAttemptAt());
+    json.put("confirmedAt", row.confirmedAt());
+    return json;
+  }
+}
