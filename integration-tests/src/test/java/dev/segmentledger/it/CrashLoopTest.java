@@ -35,6 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * under the lease taken at registration, which may only have covered a wait in the queue), backs
  * off from the second counted one on, and after {@link LedgerBuilder#DEFAULT_MAX_ABANDONED_ATTEMPTS} rejects the row
  * with {@link Reason#REPEATEDLY_ABANDONED}, so that the next life finishes instead of dying again.
+ * The rendition's INIT, in flight beside it in the first lives, is not charged with those deaths
+ * once both are suspects: a suspect is uploaded only while no other is in flight.
  * Before the fix every death left {@code attempts = 0} and the loop never ended. Re-opened, the row
  * is uploaded by a process without the fault.
  */
@@ -82,6 +84,14 @@ class CrashLoopTest {
     assertEquals(ItemState.REJECTED, rejected.state());
     assertEquals(Reason.REPEATEDLY_ABANDONED, rejected.reason(), rejected.lastError());
     assertEquals(LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS, rejected.attempts(), "every death counted");
+    // The rendition's INIT was produced and uploaded beside the poisonous original in every life:
+    // isolating suspects keeps it from being charged with the same deaths.
+    for (LedgerItem row : store.findByBroadcast(broadcast)) {
+      if (!row.id().equals(poison)) {
+        assertEquals(ItemState.CONFIRMED, row.state(), () -> row.id() + " was charged with the poison's deaths: "
+            + row.reason() + " " + row.lastError());
+      }
+    }
 
     // The cause is fixed (no crash hooks): an operator re-opens the row and it is uploaded.
     DirectoryObjectSink bucket = new DirectoryObjectSink(bucketDir);

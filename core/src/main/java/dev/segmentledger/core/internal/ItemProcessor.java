@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * same store leave it alone; an item another instance holds is skipped; a row this instance
  * leased at its registration is not claimed again, its lease is extended if need be). A claim
  * that takes over a repeatedly abandoned attempt (its process died) backs off instead of
- * uploading, or rejects the row past {@code maxAbandonedAttempts}. It then produces the file if it is a PLAYBACK
+ * uploading, or rejects the row past {@code maxAbandonedAttempts}; such a suspect is then uploaded
+ * only while no other suspect is in flight in this process. It then produces the file if it is a PLAYBACK
  * or INIT item whose file is missing, re-checks the file boundary, PUTs to the contract key, then hands the item to the {@link Confirmer}, which confirms the row by
  * compare-and-set on (PENDING, registered size), ending the lease. Every failure becomes a named
  * reason on the row, terminal or with backoff; nothing thrown by the file, the sink or the store
@@ -42,6 +44,16 @@ final class ItemProcessor {
   private final Leases leases;
   private final Failures failures;
   private final Confirmer confirmer;
+  /**
+   * The one slot for a suspect in this process: a row with {@value #SUSPECT_AFTER} or more
+   * abandoned attempts is uploaded only while no other suspect is, so that when the process dies
+   * again the death is charged to one suspect, not to every item that happened to be in flight
+   * with it (items in flight beside a poisonous one would otherwise reach the limit with it).
+   */
+  private final Semaphore suspects = new Semaphore(1);
+
+  /** From this many abandoned attempts on, a row is a suspect: backed off, and uploaded alone. */
+  private static final int SUSPECT_AFTER = 2;
 
   ItemProcessor(LedgerConfig config, PathGuard guard, PlaybackProducer producer, SinkBreaker breaker,
       Events events, Leases leases, Failures failures, Confirmer confirmer) {
@@ -86,14 +98,21 @@ final class ItemProcessor {
       if (claim.tookOverAbandoned() && !mayRetryAbandoned(item, claim.abandonedAttempts())) {
         return false;
       }
-      if (item.id().axis() != Axis.ORIGINAL) {
-        Optional<LedgerItem> produced = produce(item);
-        if (produced.isEmpty()) {
-          return false;
-        }
-        item = produced.get();
+      boolean suspect = claim.abandonedAttempts() >= SUSPECT_AFTER;
+      if (suspect && !suspects.tryAcquire()) {
+        // Another suspect is in flight here: were this one uploaded beside it and the process died,
+        // both would be charged. It waits, without its lease (so that nothing is counted), until
+        // the suspect slot is free.
+        leases.release(item, config.sweepInterval());
+        return false;
       }
-      return upload(item, work.fromSweep() || item.attempts() > 0);
+      try {
+        return produceAndUpload(item, work);
+      } finally {
+        if (suspect) {
+          suspects.release();
+        }
+      }
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
@@ -103,6 +122,19 @@ final class ItemProcessor {
       }
       return false;
     }
+  }
+
+  /** Produces the file of a PLAYBACK or INIT item if need be, then uploads it. */
+  private boolean produceAndUpload(LedgerItem claimed, WorkQueue.Work work) {
+    LedgerItem item = claimed;
+    if (item.id().axis() != Axis.ORIGINAL) {
+      Optional<LedgerItem> produced = produce(item);
+      if (produced.isEmpty()) {
+        return false;
+      }
+      item = produced.get();
+    }
+    return upload(item, work.fromSweep() || item.attempts() > 0);
   }
 
   /**
@@ -121,7 +153,7 @@ final class ItemProcessor {
           + " hung past its lease while it held the row); fix the cause, then re-open the row");
       return false;
     }
-    if (abandoned == 1) {
+    if (abandoned < SUSPECT_AFTER) {
       return true;
     }
     Duration delay = config.backoff().delayAfter(abandoned - 1, ThreadLocalRandom.current());
