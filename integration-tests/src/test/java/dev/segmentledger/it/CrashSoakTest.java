@@ -99,13 +99,26 @@ class CrashSoakTest {
       clean.start();
       // An item killed on in several processes in a row may have been rejected as repeatedly
       // abandoned (its named outcome, never a loss); an operator re-opens such rows.
+      // If that row was the rendition's INIT, its PLAYBACK rows were rejected INIT_FAILED: the
+      // README's remedy is to re-open the INIT, then those rows.
       reopened = clean.reopen(broadcast, Reason.REPEATEDLY_ABANDONED);
+      int initFailed = reopened == 0 ? 0 : clean.reopen(broadcast, Reason.INIT_FAILED);
+      if (reopened > 0) {
+        System.out.println("crash soak: re-opened " + reopened + " repeatedly abandoned rows and " + initFailed
+            + " rows whose INIT had failed: " + describe(store.findByBroadcast(broadcast).stream()
+                .filter(row -> row.reason() == Reason.REOPENED).toList()));
+      }
       for (int i = registeredSegments(store, broadcast); i < segments; i++) {
         ItemId id = ItemId.original(broadcast, "720p", i);
         clean.register(id, Wiring.record(root, id));
       }
-      events.awaitUntil(broadcast + " recovered", () -> store.findByBroadcast(broadcast).stream()
-          .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(120));
+      try {
+        events.awaitUntil(broadcast + " recovered", () -> store.findByBroadcast(broadcast).stream()
+            .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(120));
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "; not confirmed: " + describe(store.findByBroadcast(broadcast)
+            .stream().filter(row -> row.state() != ItemState.CONFIRMED).toList()), e);
+      }
     }
 
     List<LedgerItem> rows = store.findByBroadcast(broadcast);
@@ -136,6 +149,14 @@ class CrashSoakTest {
    */
   private static int registeredSegments(JdbiStateStore store, String broadcast) {
     return (int) store.findByBroadcast(broadcast).stream().filter(r -> r.id().axis() == Axis.ORIGINAL).count();
+  }
+
+  /** Rows for a failure message: at most 20, each with its state, reason, attempts and last error. */
+  private static String describe(List<LedgerItem> rows) {
+    return rows.size() + " rows" + rows.stream().limit(20)
+        .map(row -> "\n  " + row.id() + " " + row.state() + " " + row.reason() + " attempts=" + row.attempts()
+            + " next=" + row.nextAttemptAt() + " " + row.lastError())
+        .reduce("", String::concat);
   }
 
   private static String nullToEmpty(String value) {
