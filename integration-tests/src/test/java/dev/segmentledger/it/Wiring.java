@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
 /**
@@ -57,7 +58,10 @@ final class Wiring {
     return new HikariDataSource(config);
   }
 
-  /** Writes the recorded file of an ORIGINAL item under the root. */
+  /**
+   * The recorded file of an ORIGINAL item under the root: written once, atomically (a closed
+   * segment appears whole or not at all), and returned as it is when it exists already.
+   */
   static Path record(Path root, ItemId id) {
     try {
       Path file = root.resolve("rec").resolve(id.broadcastId()).resolve(id.rendition() + "-" + id.sequence() + ".ts");
@@ -67,8 +71,11 @@ final class Wiring {
         // rewrite, even of the same bytes, is a changed file: the upload refuses it, FILE_CHANGED.)
         return file.toRealPath();
       }
-      return Files.writeString(file, "recorded bytes of " + id + "\n".repeat((int) (id.sequence() % 7 + 1)))
-          .toRealPath();
+      // Written beside it and renamed into place, as a recorder closes a segment: a process killed
+      // while writing leaves only a temporary file, never a partial segment a restart would register.
+      Path partial = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".part");
+      Files.writeString(partial, "recorded bytes of " + id + "\n".repeat((int) (id.sequence() % 7 + 1)));
+      return Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE).toRealPath();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
