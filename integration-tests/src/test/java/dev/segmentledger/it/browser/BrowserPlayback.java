@@ -127,7 +127,7 @@ public final class BrowserPlayback {
       String message = "browser playback needs " + String.join(", ", missing)
           + "; .ci/run installs all three";
       if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-        Assertions.fail(message + " (CI=true: a missing browser fails, it never skips)");
+        Assertions.fail(message + " (CI=true: a missing tool fails the test, it never skips)");
       }
       Assumptions.abort(message + " (skipped: CI is not set)");
     }

@@ -1,6 +1,7 @@
 package dev.segmentledger.it.browser;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
@@ -27,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,6 +119,53 @@ class BrowserPlaybackTest {
       assertEquals(BROADCAST.toSeconds(), total, 0.5, "the segments' durations add up to the broadcast");
       assertEquals(total, probe.duration(), 0.5, "ffprobe's duration of " + playlist);
       assertEquals(total, probe.videoSeconds(), 0.5, "video ffprobe read through " + playlist);
+    }
+  }
+
+  /**
+   * The control: the same harness on a playlist that parses but does not play (a real init, and
+   * segments of random bytes at the ledger's keys, each listed as 5 s) must not pass. A harness
+   * that passed here would be checking playlists, not playback.
+   */
+  @Test
+  @Timeout(120)
+  void theHarnessDoesNotPassMediaNoBrowserCanDecode(@TempDir Path dir) throws Exception {
+    Tools tools = BrowserPlayback.requireTools();
+    Cli.requireFfmpeg();
+    List<Path> chunks = TestMedia.recordChunks(Cli.FFMPEG, dir.resolve("recording"), CHUNK, CHUNK);
+    FfmpegRepackager repackager = FfmpegRepackager.builder()
+        .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
+    try (PlaybackBucketServer server = PlaybackBucketServer.start(); S3Client s3 = server.client()) {
+      String bucket = server.createBucket(s3);
+      Map<String, String> types = new LinkedHashMap<>();
+      RepackagedFile init = repackager.init(chunks.get(0), dir.resolve("init.mp4"));
+      put(s3, bucket, ObjectKeys.keyOf(ItemId.init(BROADCAST_ID, RENDITION)), init.path(), types);
+      Random random = new Random(17);
+      List<PlaybackView.Segment> segments = new ArrayList<>();
+      for (int sequence = 0; sequence < 6; sequence++) {
+        byte[] garbage = new byte[64 * 1024];
+        random.nextBytes(garbage);
+        Path file = Files.write(dir.resolve(sequence + ".m4s"), garbage);
+        String key = ObjectKeys.keyOf(ItemId.playback(BROADCAST_ID, RENDITION, sequence));
+        put(s3, bucket, key, file, types);
+        segments.add(new PlaybackView.Segment(sequence, key, CHUNK));
+      }
+      put(s3, bucket, BROADCAST_ID + "/" + RENDITION + "/media.m3u8",
+          new PlaybackView(BROADCAST_ID, RENDITION, true, true, segments).mediaPlaylist().orElseThrow(), types);
+      String multivariantKey = BROADCAST_ID + "/master.m3u8";
+      put(s3, bucket, multivariantKey, MultivariantPlaylist.of(List.of(new Variant(RENDITION + "/media.m3u8",
+          1_000_000, "640x360", MultivariantPlaylist.codecsOf(Files.readAllBytes(init.path()))))), types);
+      String pageKey = BrowserPlayback.publishPlayer(s3, bucket, "player/", tools);
+
+      Observation played = BrowserPlayback.play(tools, server.url(bucket, pageKey),
+          server.url(bucket, multivariantKey), Duration.ofSeconds(25), MUST_PLAY_PAST + 1,
+          Path.of("target", "browser-playback-undecodable"));
+      System.out.printf(Locale.ROOT, "browser playback of undecodable segments: observed position %.2f s%n%s%n",
+          played.position(), played.report());
+      assertTrue(!played.fatalErrors().isEmpty() || played.position() <= MUST_PLAY_PAST,
+          "the harness passed media that cannot be decoded:\n" + played.report());
+      // hls.js 1.7.4 gives up with a fatal fragParsingError within about a second: the error path works.
+      assertFalse(played.fatalErrors().isEmpty(), "no fatal error reported:\n" + played.report());
     }
   }
 
