@@ -97,16 +97,28 @@ public final class PlaybackBucketServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
-      if (anonymous != null) {
-        anonymous.stop();
-      }
-      if (signed != null) {
-        signed.stop();
-      }
+      stop(anonymous);
     } finally {
-      context.close();
+      try {
+        stop(signed);
+      } finally {
+        context.close();
+      }
+    }
+  }
+
+  private static void stop(S3Proxy proxy) {
+    if (proxy == null) {
+      return;
+    }
+    try {
+      proxy.stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      throw new IllegalStateException("S3Proxy did not stop", e);
     }
   }
 }
