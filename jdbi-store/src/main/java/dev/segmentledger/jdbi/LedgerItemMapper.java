@@ -13,7 +13,10 @@ import java.time.OffsetDateTime;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.StatementContext;
 
-/** Maps a row of {@code segment_ledger_item} (all of {@link #COLUMNS}) to a {@link LedgerItem}. */
+/**
+ * Maps a row of {@code segment_ledger_item} (all of {@link #COLUMNS}) to a {@link LedgerItem}.
+ * Stateless; thread-safe.
+ */
 final class LedgerItemMapper implements RowMapper<LedgerItem> {
   static final String COLUMNS = "id, broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
       + " state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"

@@ -65,7 +65,7 @@ class OperationsIndexPlanTest {
   @Test
   void backlogReadsOnlyTheIndexOfRowsNotConfirmed() {
     String plan = jdbi.withHandle(handle -> String.join("\n", handle.createQuery("EXPLAIN "
-        + JdbiStateStore.BACKLOG).bind("now", NOW).mapTo(String.class).list()));
+        + Queries.BACKLOG).bind("now", NOW).mapTo(String.class).list()));
 
     assertTrue(plan.contains(" segment_ledger_item_open"), plan);
     assertFalse(plan.contains("Seq Scan"), plan);
@@ -93,8 +93,8 @@ class OperationsIndexPlanTest {
         RowQuery.builder().states(ItemState.PENDING).registeredBefore(NOW.minusSeconds(ROWS / 2)).build(),
         RowQuery.builder().states(ItemState.PENDING, ItemState.WAITING).axis(Axis.PLAYBACK).limit(1000).build());
     for (RowQuery query : queries) {
-      String plan = jdbi.withHandle(handle -> String.join("\n", JdbiStateStore.bindRowQuery(
-          handle.createQuery("EXPLAIN " + JdbiStateStore.rowQuerySql(query)), query).mapTo(String.class).list()));
+      String plan = jdbi.withHandle(handle -> String.join("\n", Queries.bindRowQuery(
+          handle.createQuery("EXPLAIN " + Queries.rowQuerySql(query)), query).mapTo(String.class).list()));
 
       // A partial index of rows not confirmed: the one for these queries, or for PENDING rows the
       // sweep's (segment_ledger_item_due), which the planner may find as good.

@@ -47,7 +47,7 @@ class SweepIndexPlanTest {
 
   @Test
   void sweepPageUsesThePartialIndex() {
-    List<String> lines = jdbi.withHandle(handle -> handle.createQuery("EXPLAIN " + JdbiStateStore.FIND_DUE)
+    List<String> lines = jdbi.withHandle(handle -> handle.createQuery("EXPLAIN " + Queries.FIND_DUE)
         .bind("axis", Axis.ORIGINAL.name())
         .bind("afterRowId", ROWS / 2)
         .bind("now", NOW)

@@ -1,0 +1,192 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.Sql.BROADCASTS;
+import static dev.segmentledger.jdbi.Sql.COLUMNS;
+import static dev.segmentledger.jdbi.Sql.IDENTITY;
+import static dev.segmentledger.jdbi.Sql.TABLE;
+import static dev.segmentledger.jdbi.Sql.identity;
+import static dev.segmentledger.jdbi.Sql.literals;
+import static dev.segmentledger.jdbi.Sql.micros;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.RowQuery;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.SqlStatement;
+
+/**
+ * The queries part of {@link JdbiStateStore}: the sweep page ({@code findDue}), single rows, the
+ * operations views ({@code findRows}, {@code backlog}, {@code count}) and broadcasts. Reads only;
+ * each is one statement. Stateless over its {@link Jdbi} (each call runs on a handle of its own);
+ * thread-safe.
+ */
+final class Queries {
+  /** The sweep page. {@code state} is a literal so that the planner uses the partial index. */
+  static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
+      + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
+      + " ORDER BY id LIMIT :limit";
+
+  /**
+   * The backlog query ({@code backlog.sql}): one aggregate over the unconfirmed rows, grouped by
+   * axis. It reads only the partial index {@code segment_ledger_item_open}, whose key starts with the
+   * state and which includes every column the aggregate needs (an index-only scan where the
+   * visibility map allows).
+   */
+  static final String BACKLOG = Sql.load("backlog.sql");
+
+  private final Jdbi jdbi;
+  private final LedgerItemMapper mapper = new LedgerItemMapper();
+
+  Queries(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+    Objects.requireNonNull(axis, "axis");
+    Objects.requireNonNull(now, "now");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createQuery(FIND_DUE)
+        .bind("axis", axis.name())
+        .bind("afterRowId", afterRowId)
+        .bind("now", micros(now))
+        .bind("limit", limit)
+        .map(mapper)
+        .list());
+  }
+
+  Optional<LedgerItem> findByRowId(long rowId) {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE id = :id")
+        .bind("id", rowId)
+        .map(mapper)
+        .findOne());
+  }
+
+  Optional<LedgerItem> find(ItemId id) {
+    Objects.requireNonNull(id, "id");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+        .bindMap(identity(id))
+        .map(mapper)
+        .findOne());
+  }
+
+  List<LedgerItem> findByBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
+            + " WHERE broadcast_id = :broadcastId ORDER BY id")
+        .bind("broadcastId", broadcastId)
+        .map(mapper)
+        .list());
+  }
+
+  /**
+   * One statement: a {@code UNION ALL} of one ordered, limited subquery per state, merged in row
+   * id order ({@link #rowQuerySql}). Each subquery names its state as a literal, so the planner
+   * proves the partial index {@code segment_ledger_item_open} (unconfirmed, REJECTED and EXCLUDED
+   * rows, keyed by state and id) usable whatever the other conditions: a page is a bounded range
+   * scan of that index per state, starting at the cursor, however many confirmed rows the table
+   * holds. CONFIRMED rows are read through the primary key, in row id order.
+   */
+  Page<LedgerItem> findRows(RowQuery query) {
+    Objects.requireNonNull(query, "query");
+    List<LedgerItem> rows = jdbi.withHandle(handle -> bindRowQuery(handle.createQuery(rowQuerySql(query)), query)
+        .map(mapper)
+        .list());
+    if (rows.size() <= query.limit()) {
+      return new Page<>(rows, OptionalLong.empty());
+    }
+    List<LedgerItem> page = rows.subList(0, query.limit());
+    return new Page<>(page, OptionalLong.of(page.get(page.size() - 1).rowId()));
+  }
+
+  /**
+   * The SQL of {@link #findRows}: one more row than the limit, to tell whether a next page exists.
+   * States, reasons and the axis are enum names written as literals (never user text); the other
+   * values are bound by {@link #bindRowQuery}.
+   */
+  static String rowQuerySql(RowQuery query) {
+    boolean newestFirst = query.order() == RowQuery.Order.NEWEST_FIRST;
+    String direction = newestFirst ? " DESC" : "";
+    StringBuilder conditions = new StringBuilder();
+    if (!query.reasons().isEmpty()) {
+      conditions.append(" AND reason IN (").append(literals(query.reasons().stream().map(Enum::name).sorted()
+          .toList())).append(")");
+    }
+    query.axis().ifPresent(axis -> conditions.append(" AND axis = '").append(axis.name()).append("'"));
+    query.broadcastId().ifPresent(b -> conditions.append(" AND broadcast_id = :broadcastId"));
+    if (query.minAttempts() > 0) {
+      conditions.append(" AND attempts >= :minAttempts");
+    }
+    query.registeredBefore().ifPresent(t -> conditions.append(" AND registered_at < :registeredBefore"));
+    query.after().ifPresent(c -> conditions.append(newestFirst ? " AND id < :after" : " AND id > :after"));
+    List<String> parts = query.states().stream().sorted()
+        .map(state -> "(SELECT " + COLUMNS + " FROM " + TABLE + " WHERE state = '" + state.name() + "'"
+            + conditions + " ORDER BY id" + direction + " LIMIT :limit)")
+        .toList();
+    return "SELECT " + COLUMNS + " FROM (" + String.join(" UNION ALL ", parts) + ") AS page"
+        + " ORDER BY id" + direction + " LIMIT :limit";
+  }
+
+  /** Binds the values of {@code query} that {@link #rowQuerySql} names. */
+  static <S extends SqlStatement<S>> S bindRowQuery(S statement, RowQuery query) {
+    statement.bind("limit", query.limit() + 1);
+    query.broadcastId().ifPresent(b -> statement.bind("broadcastId", b));
+    if (query.minAttempts() > 0) {
+      statement.bind("minAttempts", query.minAttempts());
+    }
+    query.registeredBefore().ifPresent(t -> statement.bind("registeredBefore", micros(t)));
+    query.after().ifPresent(c -> statement.bind("after", c));
+    return statement;
+  }
+
+  /** One aggregate statement over the partial index of rows not confirmed ({@link #BACKLOG}). */
+  Backlog backlog(Instant now) {
+    Objects.requireNonNull(now, "now");
+    Instant at = micros(now);
+    Map<Axis, Backlog.AxisBacklog> axes = new EnumMap<>(Axis.class);
+    jdbi.useHandle(handle -> handle.createQuery(BACKLOG)
+        .bind("now", at)
+        .map((rs, ctx) -> Map.entry(Axis.valueOf(rs.getString("axis")), new Backlog.AxisBacklog(
+            rs.getLong("unconfirmed"), rs.getObject("oldest", OffsetDateTime.class).toInstant(), rs.getLong("due"),
+            rs.getLong("leased"), rs.getLong("backoff"), rs.getLong("waiting"))))
+        .forEach(entry -> axes.put(entry.getKey(), entry.getValue())));
+    return new Backlog(at, axes);
+  }
+
+  Optional<BroadcastRecord> findBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at FROM "
+            + BROADCASTS + " WHERE broadcast_id = :id")
+        .bind("id", broadcastId)
+        .map((rs, ctx) -> new BroadcastRecord(rs.getString("broadcast_id"),
+            rs.getObject("created_at", OffsetDateTime.class).toInstant(),
+            Optional.ofNullable(rs.getObject("ended_at", OffsetDateTime.class)).map(OffsetDateTime::toInstant)
+                .orElse(null)))
+        .findOne());
+  }
+
+  long count(Axis axis, ItemState state) {
+    Objects.requireNonNull(axis, "axis");
+    Objects.requireNonNull(state, "state");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM " + TABLE
+            + " WHERE axis = :axis AND state = :state")
+        .bind("axis", axis.name())
+        .bind("state", state.name())
+        .mapTo(Long.class)
+        .one());
+  }
+}

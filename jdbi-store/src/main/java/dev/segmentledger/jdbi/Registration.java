@@ -1,0 +1,227 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.Sql.BROADCASTS;
+import static dev.segmentledger.jdbi.Sql.COLUMNS;
+import static dev.segmentledger.jdbi.Sql.IDENTITY;
+import static dev.segmentledger.jdbi.Sql.INSERT_COLUMNS;
+import static dev.segmentledger.jdbi.Sql.TABLE;
+import static dev.segmentledger.jdbi.Sql.identity;
+import static dev.segmentledger.jdbi.Sql.micros;
+import static dev.segmentledger.jdbi.Sql.nameOf;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.StoreException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+
+/**
+ * The registration part of {@link JdbiStateStore}: {@code registerAll} and the broadcasts' life
+ * ({@code endBroadcast}). A batch of more than {@value #ROW_BY_ROW_MAX} rows is inserted by
+ * {@link BatchRegistration}. Stateless over its {@link Jdbi} (each call runs on a handle of its
+ * own); thread-safe.
+ */
+final class Registration {
+  /** Batches up to this size are inserted a row per statement (cheaper to plan than arrays). */
+  static final int ROW_BY_ROW_MAX = 3;
+
+  private static final String INSERT_ONE = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
+      + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
+      + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity)"
+      + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
+
+  private final Jdbi jdbi;
+  private final LedgerItemMapper mapper = new LedgerItemMapper();
+  private final BatchRegistration batch = new BatchRegistration();
+
+  Registration(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  /**
+   * {@link JdbiStateStore#registerAll}: the items in {@link ItemId#IDENTITY_ORDER}, inserted in one
+   * transaction (run again as a deadlock victim), the results in the caller's order.
+   *
+   * @throws StoreException if the database fails the registration, including as a deadlock victim
+   *     on every attempt; the {@link JdbiException} is its cause
+   */
+  List<RegisterResult> registerAll(List<NewItem> items) {
+    Objects.requireNonNull(items, "items");
+    if (items.isEmpty()) {
+      return List.of();
+    }
+    int[] order = inIdentityOrder(items);
+    List<NewItem> sorted = Arrays.stream(order).mapToObj(items::get).toList();
+    Instant broadcastsCreatedAt = items.get(0).registeredAt();
+    List<RegisterResult> inserted;
+    try {
+      inserted = Deadlocks.retry(() -> jdbi.inTransaction(
+          handle -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+    } catch (JdbiException e) {
+      throw new StoreException("registering " + items.size() + " rows failed in PostgreSQL"
+          + (Deadlocks.isDeadlock(e) ? ", a deadlock victim " + Deadlocks.ATTEMPTS + " times" : "") + ": "
+          + Deadlocks.describe(e), e);
+    }
+    RegisterResult[] results = new RegisterResult[order.length];
+    for (int i = 0; i < order.length; i++) {
+      results[order[i]] = inserted.get(i);
+    }
+    return List.of(results);
+  }
+
+  /**
+   * The positions of {@code items} in {@link ItemId#IDENTITY_ORDER}. The sort is stable: the items
+   * of one identity keep their order, so the first of them in the caller's list is inserted.
+   */
+  private static int[] inIdentityOrder(List<NewItem> items) {
+    return IntStream.range(0, items.size()).boxed()
+        .sorted(Comparator.comparing(i -> items.get(i).id(), ItemId.IDENTITY_ORDER))
+        .mapToInt(Integer::intValue)
+        .toArray();
+  }
+
+  /**
+   * The transaction of {@link #registerAll}, for items already in identity order; results in the
+   * same order.
+   */
+  private List<RegisterResult> insertInOrder(Handle handle, List<NewItem> items, Instant broadcastsCreatedAt) {
+    // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders.
+    for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList()) {
+      lockLiveBroadcast(handle, broadcastId, broadcastsCreatedAt);
+    }
+    if (items.size() <= ROW_BY_ROW_MAX) {
+      List<RegisterResult> results = new ArrayList<>(items.size());
+      for (NewItem item : items) {
+        results.add(insertOne(handle, item));
+      }
+      return results;
+    }
+    Sql.planForTheseArrays(handle);
+    Set<ItemId> confirmedInits = batch.lockInitsOfWaiting(handle, items);
+    Map<ItemId, LedgerItem> created = batch.insertAll(handle, items, confirmedInits);
+    Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
+        : batch.findAll(handle, items.stream().map(NewItem::id).filter(id -> !created.containsKey(id)).toList());
+    List<RegisterResult> results = new ArrayList<>(items.size());
+    Set<ItemId> reported = new HashSet<>();
+    for (NewItem item : items) {
+      LedgerItem row = created.get(item.id());
+      if (row != null && reported.add(item.id())) {
+        results.add(new RegisterResult(row, true));
+        continue;
+      }
+      results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(item.id()))));
+    }
+    return results;
+  }
+
+  private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at) {
+    handle.createUpdate("INSERT INTO " + BROADCASTS + " (broadcast_id, created_at) VALUES (:id, :at)"
+            + " ON CONFLICT (broadcast_id) DO NOTHING")
+        .bind("id", broadcastId)
+        .bind("at", micros(at))
+        .execute();
+    boolean ended = handle.createQuery("SELECT ended_at IS NOT NULL FROM " + BROADCASTS
+            + " WHERE broadcast_id = :id FOR SHARE")
+        .bind("id", broadcastId)
+        .mapTo(Boolean.class)
+        .one();
+    if (ended) {
+      throw new BroadcastEndedException(broadcastId);
+    }
+  }
+
+  /** Inserts one row, or returns the existing row of its identity. */
+  private RegisterResult insertOne(Handle handle, NewItem item) {
+    ItemState state = item.state();
+    if (waitsForInit(item) && initConfirmed(handle, initOf(item.id()))) {
+      state = ItemState.PENDING;
+    }
+    Optional<LedgerItem> created = handle.createQuery(INSERT_ONE)
+        .bindMap(identity(item.id()))
+        .bind("sourcePath", item.sourcePath())
+        .bind("originPath", item.originPath())
+        .bind("sizeBytes", item.sizeBytes())
+        .bind("state", state.name())
+        .bind("reason", nameOf(item.reason()))
+        .bind("detail", item.detail())
+        .bind("registeredAt", micros(item.registeredAt()))
+        .bind("nextAttemptAt", micros(item.nextAttemptAt()))
+        .bind("leaseOwner", item.leaseOwner())
+        .bind("leaseUntil", item.leased() ? micros(item.leaseUntil()) : null)
+        .bind("fileIdentity", item.fileIdentity())
+        .map(mapper)
+        .findOne();
+    if (created.isPresent()) {
+      return new RegisterResult(created.get(), true);
+    }
+    return alreadyRegistered(item, handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+        .bindMap(identity(item.id()))
+        .map(mapper)
+        .findOne());
+  }
+
+  /**
+   * The result for an item whose insert conflicted: the existing row of its identity, unless the
+   * item names another size ({@link RegistrationConflictException}).
+   */
+  private static RegisterResult alreadyRegistered(NewItem item, Optional<LedgerItem> existing) {
+    LedgerItem row = existing.orElseThrow(() -> new IllegalStateException("insert of " + item.id()
+        + " conflicted, but no row with that identity exists"));
+    if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && row.sizeBytes() != item.sizeBytes()) {
+      throw new RegistrationConflictException(row, item.sizeBytes());
+    }
+    return new RegisterResult(row, false);
+  }
+
+  private static boolean initConfirmed(Handle handle, ItemId init) {
+    return handle.createQuery("SELECT state FROM " + TABLE + " WHERE " + IDENTITY + " FOR SHARE")
+        .bindMap(identity(init))
+        .mapTo(String.class)
+        .findOne()
+        .map(ItemState.CONFIRMED.name()::equals)
+        .orElse(false);
+  }
+
+  /** Whether the row is a PLAYBACK row to be inserted WAITING for its rendition's INIT. */
+  static boolean waitsForInit(NewItem item) {
+    return item.state() == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK;
+  }
+
+  /** The INIT of the rendition of {@code id}. */
+  static ItemId initOf(ItemId id) {
+    return ItemId.init(id.broadcastId(), id.rendition());
+  }
+
+  /** {@link JdbiStateStore#endBroadcast}: one upsert that sets {@code ended_at} unless it is set. */
+  boolean endBroadcast(String broadcastId, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    return jdbi.withHandle(handle -> handle.createQuery("INSERT INTO " + BROADCASTS
+            + " (broadcast_id, created_at, ended_at) VALUES (:id, :at, :at)"
+            + " ON CONFLICT (broadcast_id) DO UPDATE SET ended_at = EXCLUDED.ended_at"
+            + " WHERE " + BROADCASTS + ".ended_at IS NULL RETURNING broadcast_id")
+        .bind("id", broadcastId)
+        .bind("at", micros(at))
+        .mapTo(String.class)
+        .findOne()
+        .isPresent());
+  }
+}

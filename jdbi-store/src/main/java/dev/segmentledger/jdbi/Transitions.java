@@ -1,0 +1,149 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.Sql.NO_LEASE;
+import static dev.segmentledger.jdbi.Sql.TABLE;
+import static dev.segmentledger.jdbi.Sql.micros;
+import static dev.segmentledger.jdbi.Sql.updatedOne;
+
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Reason;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Update;
+
+/**
+ * The transitions part of {@link JdbiStateStore}, other than confirmations ({@link Confirmations})
+ * and leases ({@link Leases}): {@code recordFailure}, {@code markTerminal}, {@code reopen},
+ * {@code recordProduced} and {@code excludeRegisteredBefore}. Each of the first four is one
+ * compare-and-set ({@link #compareAndSet}): an {@code UPDATE} whose {@code WHERE} clause carries
+ * the expected state, so of racing updates exactly one succeeds. Stateless over its {@link Jdbi}
+ * (each call runs on a handle of its own); thread-safe.
+ */
+final class Transitions {
+  /** The row carries no lease, or the caller's ({@code :leaseOwner}): a taken-over holder changes nothing. */
+  private static final String HELD_BY_CALLER = " AND (lease_owner IS NULL OR lease_owner = :leaseOwner)";
+
+  private static final String EXCLUDE_REGISTERED_BEFORE = Sql.load("exclude-registered-before.sql");
+
+  private final Jdbi jdbi;
+
+  Transitions(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  boolean recordFailure(long rowId, ItemState expectedState, String leaseOwner, Reason reason, String detail,
+      Instant nextAttemptAt) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    return endAttempt(rowId, expectedState, leaseOwner, reason, detail,
+        "attempts = attempts + 1, next_attempt_at = :nextAttemptAt",
+        update -> update.bind("nextAttemptAt", micros(nextAttemptAt)));
+  }
+
+  boolean markTerminal(long rowId, ItemState expectedState, String leaseOwner, ItemState terminalState,
+      Reason reason, String detail, Instant at) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(leaseOwner, "leaseOwner");
+    if (terminalState != ItemState.REJECTED && terminalState != ItemState.EXCLUDED) {
+      throw new IllegalArgumentException("terminalState must be REJECTED or EXCLUDED, got " + terminalState);
+    }
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(at, "at");
+    return endAttempt(rowId, expectedState, leaseOwner, reason, detail,
+        "state = :terminalState, terminal_at = :at",
+        update -> update
+            .bind("terminalState", terminalState.name())
+            .bind("at", micros(at)));
+  }
+
+  /**
+   * The outcome of the caller's attempt on a row, as a compare-and-set on the expected state and on
+   * the lease holder ({@link #HELD_BY_CALLER}): sets {@code assignments} (whose other named values
+   * {@code binds} binds), the reason and detail ({@code last_error}), and ends the lease
+   * ({@link Sql#NO_LEASE}). Returns whether it changed the row.
+   */
+  private boolean endAttempt(long rowId, ItemState expectedState, String leaseOwner, Reason reason, String detail,
+      String assignments, UnaryOperator<Update> binds) {
+    return compareAndSet(rowId, expectedState,
+        assignments + ", reason = :reason, last_error = :detail, " + NO_LEASE, HELD_BY_CALLER,
+        update -> binds.apply(update
+            .bind("leaseOwner", leaseOwner)
+            .bind("reason", reason.name())
+            .bind("detail", detail)));
+  }
+
+  /** One conditional {@code UPDATE ... WHERE id = :id AND state = :expectedState}. */
+  boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
+    Objects.requireNonNull(expectedState, "expectedState");
+    if (!expectedState.isTerminal()) {
+      throw new IllegalArgumentException("expectedState must be terminal (CONFIRMED, REJECTED or EXCLUDED), got "
+          + expectedState);
+    }
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(at, "at");
+    return compareAndSet(rowId, expectedState,
+        "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
+            + " confirmed_at = NULL, checksum = NULL, abandoned_attempts = 0,"
+            + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "",
+        update -> update
+            .bind("reason", reason.name())
+            .bind("detail", detail)
+            .bind("at", micros(at)));
+  }
+
+  boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
+      long sizeBytes, Duration mediaDuration) {
+    requireUnconfirmed(expectedState);
+    Objects.requireNonNull(sourcePath, "sourcePath");
+    return compareAndSet(rowId, expectedState,
+        "source_path = :sourcePath, size_bytes = :sizeBytes, media_duration_micros = :durationMicros",
+        " AND size_bytes = :expectedSize",
+        update -> update
+            .bind("sourcePath", sourcePath)
+            .bind("sizeBytes", sizeBytes)
+            .bind("durationMicros", mediaDuration == null ? null : mediaDuration.toNanos() / 1_000)
+            .bind("expectedSize", expectedSize));
+  }
+
+  /** One update of the rows a locking subquery picks ({@code exclude-registered-before.sql}). */
+  int excludeRegisteredBefore(Instant threshold, Instant at, int limit) {
+    Objects.requireNonNull(threshold, "threshold");
+    Objects.requireNonNull(at, "at");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createUpdate(EXCLUDE_REGISTERED_BEFORE)
+        .bind("at", micros(at))
+        .bind("threshold", micros(threshold))
+        .bind("thresholdText", micros(threshold).toString())
+        .bind("limit", limit)
+        .execute());
+  }
+
+  private static void requireUnconfirmed(ItemState expectedState) {
+    Objects.requireNonNull(expectedState, "expectedState");
+    if (expectedState.isTerminal()) {
+      throw new IllegalArgumentException("expectedState must be an unconfirmed state (PENDING or WAITING), got "
+          + expectedState);
+    }
+  }
+
+  /**
+   * One compare-and-set on a row: {@code UPDATE ... SET assignments WHERE id = :id AND
+   * state = :expectedState condition}; {@code binds} binds the other named values. Returns whether
+   * it changed the row.
+   */
+  private boolean compareAndSet(long rowId, ItemState expectedState, String assignments, String condition,
+      UnaryOperator<Update> binds) {
+    return updatedOne(jdbi.withHandle(handle -> binds.apply(handle.createUpdate("UPDATE " + TABLE
+            + " SET " + assignments + " WHERE id = :id AND state = :expectedState" + condition))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .execute()));
+  }
+}

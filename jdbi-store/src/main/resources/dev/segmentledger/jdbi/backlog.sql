@@ -1,0 +1,10 @@
+-- The backlog: one aggregate over the unconfirmed rows, grouped by axis. It reads only the partial
+-- index segment_ledger_item_open, whose key starts with the state and which includes every column
+-- the aggregate needs (an index-only scan where the visibility map allows). Binds: now.
+SELECT axis, count(*) AS unconfirmed, min(registered_at) AS oldest,
+  count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at <= :now) AS due,
+  count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at > :now AND lease_until > :now) AS leased,
+  count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at > :now
+    AND (lease_until IS NULL OR lease_until <= :now)) AS backoff,
+  count(*) FILTER (WHERE state = 'WAITING') AS waiting
+FROM segment_ledger_item WHERE state IN ('PENDING', 'WAITING') GROUP BY axis
