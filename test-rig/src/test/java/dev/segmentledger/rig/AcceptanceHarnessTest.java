@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit;
+package dev.segmentledger.rig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.testkit.InMemoryStateStore;
 import java.time.Instant;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;

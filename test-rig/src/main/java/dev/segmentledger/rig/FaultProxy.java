@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit;
+package dev.segmentledger.rig;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 

@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit;
+package dev.segmentledger.rig;
 
 import java.time.Duration;
 import java.util.OptionalLong;

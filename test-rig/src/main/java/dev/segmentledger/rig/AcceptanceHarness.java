@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit;
+package dev.segmentledger.rig;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
@@ -12,6 +12,8 @@ import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.testkit.FakeObjectSink;
+import dev.segmentledger.testkit.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
