@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit.ledger;
+package dev.segmentledger.engine;
 
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.ItemId;

@@ -1,4 +1,4 @@
-package dev.segmentledger.testkit.ledger;
+package dev.segmentledger.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
