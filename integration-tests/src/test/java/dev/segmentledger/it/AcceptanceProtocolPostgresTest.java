@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.jdbi.JdbiStateStore;
-import dev.segmentledger.testkit.AcceptanceHarness;
-import dev.segmentledger.testkit.AcceptanceRun;
+import dev.segmentledger.rig.AcceptanceHarness;
+import dev.segmentledger.rig.AcceptanceRun;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.SQLException;

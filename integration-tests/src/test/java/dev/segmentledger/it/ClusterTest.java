@@ -9,9 +9,9 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
-import dev.segmentledger.testkit.ConsistencyReport;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PostgresExtension;
@@ -141,7 +141,7 @@ class ClusterTest {
     long leased = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item"
         + " WHERE lease_owner IS NOT NULL").mapTo(Long.class).one());
     assertEquals(0, leased, "every lease ended with its confirm");
-    ConsistencyReport report = ConsistencyAssertions.assertConsistent(store, sink, BROADCAST);
+    ReconciliationReport report = ConsistencyAssertions.assertConsistent(store, sink, BROADCAST);
     System.out.println("cluster consistency: " + report);
   }
 

@@ -55,7 +55,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * end: real PostgreSQL, S3Proxy with SigV4, a started three-axis ledger. A wrong secret
  * ({@code SignatureDoesNotMatch}), an unknown access key ({@code InvalidAccessKeyId}), a missing
  * bucket ({@code NoSuchBucket}) and a policy refusal ({@code AccessDenied}; S3Proxy has no bucket
- * policies, so the testkit's {@code FaultProxy} answers every request 403 AccessDenied, as a policy
+ * policies, so the test rig's {@code FaultProxy} answers every request 403 AccessDenied, as a policy
  * would). Each time: no row is rejected, the breaker opens with the cause, the rows wait, the cause
  * is logged once per opening (not per row); once the configuration is fixed (the sink's client
  * swapped, the bucket created, the policy lifted) every row is confirmed.

@@ -8,9 +8,9 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
-import dev.segmentledger.testkit.ConsistencyReport;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
 import dev.segmentledger.testkit.LedgerEvents;
@@ -127,11 +127,11 @@ class CrashSoakTest {
     long lost = expected - confirmed;
     Map<String, Integer> puts = PutLog.merge(putLogs);
     int duplicatePuts = puts.values().stream().mapToInt(n -> n - 1).sum();
-    ConsistencyReport report = ConsistencyAssertions.check(store, bucket, broadcast);
+    ReconciliationReport report = ConsistencyAssertions.check(store, bucket, broadcast);
     System.out.printf("crash soak (seed %d): %d kills done of %d processes, %d rows, %d PUTs, %d duplicate PUTs,"
             + " %d re-opened after repeated abandonment, lost = %d, diff = %d; %.1f s%n", seed, kills, PROCESSES,
         rows.size(), puts.values().stream().mapToInt(Integer::intValue).sum(), duplicatePuts, reopened, lost,
-        report.differences(),
+        report.differences().size(),
         (System.nanoTime() - started) / 1e9);
 
     assertEquals(segments, rows.stream().filter(r -> r.id().axis() == Axis.ORIGINAL).count(), "originals");

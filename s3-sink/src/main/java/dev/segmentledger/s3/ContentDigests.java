@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.EOFException;
 import java.io.IOException;
@@ -12,12 +13,11 @@ import java.util.List;
 
 /**
  * The digests of one upload, from a single pass over exactly {@code size} bytes: the object's
- * SHA-256 in the {@code sha256:<base64>} notation, and the MD5 (base64, for {@code Content-MD5}) of
- * each part, so that S3 rejects a body that differs from the bytes the checksum was taken from.
+ * SHA-256 in the {@code sha256:<base64>} notation ({@link Sha256Checksum}), and the MD5 (base64, for
+ * {@code Content-MD5}) of each part, so that S3 rejects a body that differs from the bytes the
+ * checksum was taken from.
  */
 record ContentDigests(String checksum, List<String> partMd5s) {
-  static final String PREFIX = "sha256:";
-
   static ContentDigests of(UploadContent content, long partSize) throws IOException {
     long size = content.size();
     MessageDigest sha256 = digest("SHA-256");
@@ -41,7 +41,7 @@ record ContentDigests(String checksum, List<String> partMd5s) {
         partEnd = Math.min(partEnd + partSize, size);
       } while (read < size);
     }
-    return new ContentDigests(PREFIX + Base64.getEncoder().encodeToString(sha256.digest()), List.copyOf(partMd5s));
+    return new ContentDigests(Sha256Checksum.of(sha256.digest()), List.copyOf(partMd5s));
   }
 
   private static MessageDigest digest(String algorithm) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.ByteArrayInputStream;
@@ -118,8 +119,7 @@ class PlainHttpSettingsTest {
     assertTrue(authorization.contains("content-md5;"), authorization);
     assertTrue(authorization.contains("x-amz-meta-" + S3ObjectSink.CHECKSUM_METADATA), authorization);
     assertFalse(put.firstMatchingHeader("Expect").isPresent(), put::toString);
-    assertEquals("sha256:" + Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(data)),
-        stored.checksum());
+    assertEquals(Sha256Checksum.of(MessageDigest.getInstance("SHA-256").digest(data)), stored.checksum());
     assertEquals(Optional.of(stored), sink.head("a/seg-1.ts"));
     assertArrayEquals(data, client.getObjectAsBytes(b -> b.bucket(bucket).key("a/seg-1.ts")).asByteArray());
   }

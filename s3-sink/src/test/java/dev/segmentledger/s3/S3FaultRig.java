@@ -1,6 +1,6 @@
 package dev.segmentledger.s3;
 
-import dev.segmentledger.testkit.FaultProxy;
+import dev.segmentledger.rig.FaultProxy;
 import java.time.Duration;
 import software.amazon.awssdk.services.s3.S3Client;
 

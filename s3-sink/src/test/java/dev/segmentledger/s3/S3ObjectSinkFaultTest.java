@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.SinkException;
-import dev.segmentledger.testkit.FaultProxy;
-import dev.segmentledger.testkit.FaultProxy.Fault;
-import dev.segmentledger.testkit.FaultProxy.Request;
+import dev.segmentledger.rig.FaultProxy;
+import dev.segmentledger.rig.FaultProxy.Fault;
+import dev.segmentledger.rig.FaultProxy.Request;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -11,11 +11,12 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
+import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
-import dev.segmentledger.testkit.FaultProxy;
-import dev.segmentledger.testkit.FaultProxy.Fault;
-import dev.segmentledger.testkit.FaultProxy.Request;
+import dev.segmentledger.rig.FaultProxy;
+import dev.segmentledger.rig.FaultProxy.Fault;
+import dev.segmentledger.rig.FaultProxy.Request;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -280,6 +280,6 @@ class S3ObjectSinkMultipartTest {
     try (InputStream in = new DigestInputStream(stream, digest)) {
       in.transferTo(OutputStream.nullOutputStream());
     }
-    return "sha256:" + Base64.getEncoder().encodeToString(digest.digest());
+    return Sha256Checksum.of(digest.digest());
   }
 }

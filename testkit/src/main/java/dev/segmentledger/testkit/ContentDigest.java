@@ -1,21 +1,19 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Base64;
 
-/** SHA-256 in the testkit sinks' notation, {@code sha256:<base64>}. */
+/** SHA-256 in the sinks' notation, {@link Sha256Checksum} ({@code sha256:<base64>}). */
 final class ContentDigest {
-  static final String PREFIX = "sha256:";
-
   private ContentDigest() {}
 
   static String of(byte[] bytes) {
-    return PREFIX + Base64.getEncoder().encodeToString(sha256().digest(bytes));
+    return Sha256Checksum.of(sha256().digest(bytes));
   }
 
   static MessageDigest sha256() {
@@ -27,7 +25,7 @@ final class ContentDigest {
   }
 
   static String notation(MessageDigest digest) {
-    return PREFIX + Base64.getEncoder().encodeToString(digest.digest());
+    return Sha256Checksum.of(digest.digest());
   }
 
   /**

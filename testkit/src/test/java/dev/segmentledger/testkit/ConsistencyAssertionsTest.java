@@ -8,6 +8,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.ObjectSink;
@@ -33,9 +34,9 @@ class ConsistencyAssertionsTest {
     store.register(NewItem.pending(ItemId.original("b1", "720p", 1), "/x", 10, T0));
     sink.objects.put("b2/720p/original/0000000000.ts", 3L);
 
-    ConsistencyReport report = ConsistencyAssertions.assertConsistent(store, sink, "b1");
+    ReconciliationReport report = ConsistencyAssertions.assertConsistent(store, sink, "b1");
 
-    assertEquals(0, report.differences());
+    assertEquals(0, report.differences().size());
     for (Axis axis : Axis.values()) {
       assertEquals(1, report.axis(axis).confirmedRows());
       assertEquals(1, report.axis(axis).objects());
@@ -48,12 +49,12 @@ class ConsistencyAssertionsTest {
     confirmedWithObject(ItemId.playback("b1", "720p", 0), 20);
     sink.objects.put(ItemId.playback("b1", "720p", 0).objectKey(), 19L);
 
-    ConsistencyReport report = ConsistencyAssertions.check(store, sink, "b1");
+    ReconciliationReport report = ConsistencyAssertions.check(store, sink, "b1");
 
-    assertEquals(2, report.differences());
-    assertEquals(1, report.axis(Axis.ORIGINAL).confirmedWithoutObject().size());
-    assertTrue(report.axis(Axis.PLAYBACK).confirmedWithoutObject().get(0).contains("object has 19"));
-    assertEquals(0, report.axis(Axis.INIT).differences());
+    assertEquals(2, report.differences().size());
+    assertEquals(1, report.axis(Axis.ORIGINAL).missing().size());
+    assertTrue(report.axis(Axis.PLAYBACK).mismatched().get(0).describe().contains("object has 19"));
+    assertEquals(0, report.axis(Axis.INIT).differences().size());
   }
 
   @Test
@@ -63,12 +64,13 @@ class ConsistencyAssertionsTest {
     sink.objects.put(ItemId.init("b1", "720p").objectKey(), 7L);
     sink.objects.put("b1/720p/original/7.ts", 1L);
 
-    ConsistencyReport report = ConsistencyAssertions.check(store, sink, "b1");
+    ReconciliationReport report = ConsistencyAssertions.check(store, sink, "b1");
 
-    assertEquals(3, report.differences());
-    assertTrue(report.axis(Axis.ORIGINAL).objectsWithoutConfirmedRow().get(0).contains("is PENDING"));
-    assertTrue(report.axis(Axis.INIT).objectsWithoutConfirmedRow().get(0).contains("no row"));
-    assertEquals(List.of("b1/720p/original/7.ts (1 bytes)"), report.unrecognizedObjects());
+    assertEquals(3, report.differences().size());
+    assertTrue(report.axis(Axis.ORIGINAL).orphans().get(0).describe().contains("is PENDING"));
+    assertTrue(report.axis(Axis.INIT).orphans().get(0).describe().contains("no row"));
+    assertEquals(List.of("b1/720p/original/7.ts (1 bytes)"),
+        report.unrecognizedObjects().stream().map(ReconciliationReport.Difference::describe).toList());
     AssertionFailedError failure = assertThrows(AssertionFailedError.class,
         () -> ConsistencyAssertions.assertConsistent(store, sink, "b1"));
     assertTrue(failure.getMessage().contains("3 differences"), failure.getMessage());

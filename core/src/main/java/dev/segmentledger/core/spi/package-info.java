@@ -29,6 +29,8 @@
  *       ended).
  *   <li>{@link dev.segmentledger.core.spi.RepackagedFile}: a file a repackager wrote, with its size
  *       and duration.
+ *   <li>{@link dev.segmentledger.core.spi.Sha256Checksum}: the {@code sha256:<base64>} notation of
+ *       the checksums the project's sinks report.
  * </ul>
  *
  * <p>Exceptions:

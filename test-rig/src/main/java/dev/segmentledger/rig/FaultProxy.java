@@ -1,0 +1,305 @@
+package dev.segmentledger.rig;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Predicate;
+
+/**
+ * A loopback HTTP/1.1 relay that injects faults between a client (an S3 SDK) and a server (an S3
+ * protocol server such as S3Proxy), for testing how a sink handles failures on the wire.
+ *
+ * <p>Every request is relayed on its own upstream connection with {@code Connection: close}, and
+ * the client connection is closed after the reply; {@code Expect: 100-continue} is answered by the
+ * relay itself. Requests must carry {@code Content-Length} (chunked request bodies are refused
+ * with a 501). A fault scheduled with {@link #inject} applies once, to the next request that
+ * matches its predicate; all other requests pass through untouched. {@link #denyAccess} refuses
+ * every matching request with {@code 403 AccessDenied} until {@link #allowAccess}, as a bucket
+ * policy would. {@link #requests()} lists
+ * every request seen, so a test can assert that a PUT was (or was not) sent.
+ *
+ * <p>Thread-safe. Not for production: plain HTTP only, no TLS, loopback only.
+ */
+public final class FaultProxy implements AutoCloseable {
+  /** The request line and headers of one request, as the relay saw it. */
+  public record Request(String method, String target, long contentLength) {
+    /** Whether this request writes an object body: a PUT with a body (object or part). */
+    public boolean isUpload() {
+      return method.equals("PUT") && contentLength > 0;
+    }
+
+    @Override
+    public String toString() {
+      return method + " " + target + " (" + contentLength + " bytes)";
+    }
+  }
+
+  /** What the relay does to a request it was told to fault. */
+  public enum Fault {
+    /** Reads the request, never forwards it, replies {@code 500 InternalError}. */
+    INTERNAL_ERROR,
+    /** Reads the request, never forwards it, replies {@code 503 SlowDown}. */
+    SLOW_DOWN,
+    /** Reads the request, never forwards it, never replies: the client's read timeout must fire. */
+    STALL,
+    /** Reads half of the request body, never forwards it, then resets the connection. */
+    RESET_MID_BODY,
+    /**
+     * Forwards the request and waits for the server's complete reply, then resets the client
+     * connection instead of relaying it: the server acted, the client cannot know.
+     */
+    LOST_ACKNOWLEDGEMENT
+  }
+
+  private record Scheduled(Fault fault, Predicate<Request> when) {}
+
+  private final InetSocketAddress upstream;
+  private final ServerSocket server;
+  private final ExecutorService connections = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "fault-proxy");
+    t.setDaemon(true);
+    return t;
+  });
+  private final List<Scheduled> scheduled = new ArrayList<>();
+  private final List<Request> requests = new CopyOnWriteArrayList<>();
+  private volatile Predicate<Request> denied = r -> false;
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+
+  private FaultProxy(InetSocketAddress upstream) throws IOException {
+    this.upstream = upstream;
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    connections.execute(this::acceptLoop);
+  }
+
+  /** Starts a relay on a free loopback port in front of {@code upstream}. */
+  public static FaultProxy start(URI upstream) throws IOException {
+    return new FaultProxy(new InetSocketAddress(upstream.getHost(), upstream.getPort()));
+  }
+
+  /** The address clients should use instead of the upstream's. */
+  public URI uri() {
+    return URI.create("http://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
+  }
+
+  /** Applies {@code fault} once, to the next request matching {@code when}. */
+  public synchronized FaultProxy inject(Fault fault, Predicate<Request> when) {
+    scheduled.add(new Scheduled(Objects.requireNonNull(fault, "fault"), Objects.requireNonNull(when, "when")));
+    return this;
+  }
+
+  /**
+   * From now on answers every request matching {@code when} with {@code 403 AccessDenied} (an S3
+   * error document) without forwarding it, as a bucket or IAM policy refusing the caller would,
+   * until {@link #allowAccess()}. Scheduled faults of {@link #inject} apply only to requests this
+   * lets through.
+   */
+  public FaultProxy denyAccess(Predicate<Request> when) {
+    denied = Objects.requireNonNull(when, "when");
+    return this;
+  }
+
+  /** Ends {@link #denyAccess}: requests pass again. */
+  public FaultProxy allowAccess() {
+    denied = r -> false;
+    return this;
+  }
+
+  /** Every request received so far, in arrival order. */
+  public List<Request> requests() {
+    return List.copyOf(requests);
+  }
+
+  /** Forgets the requests seen so far (not the scheduled faults). */
+  public void clearRequests() {
+    requests.clear();
+  }
+
+  @Override
+  public void close() throws IOException {
+    server.close();
+    for (Socket socket : open) {
+      socket.close();
+    }
+    connections.shutdownNow();
+  }
+
+  private void acceptLoop() {
+    while (!server.isClosed()) {
+      try {
+        Socket client = server.accept();
+        open.add(client);
+        connections.execute(() -> serve(client));
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private synchronized Fault faultFor(Request request) {
+    for (int i = 0; i < scheduled.size(); i++) {
+      if (scheduled.get(i).when().test(request)) {
+        return scheduled.remove(i).fault();
+      }
+    }
+    return null;
+  }
+
+  private void serve(Socket client) {
+    try (client) {
+      InputStream fromClient = client.getInputStream();
+      OutputStream toClient = client.getOutputStream();
+      List<String> head = readHead(fromClient);
+      if (head.isEmpty()) {
+        return;
+      }
+      String[] line = head.get(0).split(" ");
+      long length = 0;
+      boolean expectContinue = false;
+      boolean chunked = false;
+      List<String> forwarded = new ArrayList<>();
+      forwarded.add(head.get(0));
+      for (String header : head.subList(1, head.size())) {
+        String name = header.substring(0, Math.max(0, header.indexOf(':'))).trim().toLowerCase(Locale.ROOT);
+        String value = header.substring(header.indexOf(':') + 1).trim();
+        switch (name) {
+          case "content-length" -> length = Long.parseLong(value);
+          case "expect" -> expectContinue = value.equalsIgnoreCase("100-continue");
+          case "transfer-encoding" -> chunked = true;
+          default -> { }
+        }
+        if (!name.equals("expect") && !name.equals("connection")) {
+          forwarded.add(header);
+        }
+      }
+      forwarded.add("Connection: close");
+      Request request = new Request(line[0], line.length > 1 ? line[1] : "", length);
+      requests.add(request);
+      if (chunked) {
+        reply(toClient, 501, "NotImplemented", "FaultProxy needs Content-Length");
+        return;
+      }
+      if (expectContinue) {
+        toClient.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1));
+        toClient.flush();
+      }
+      if (denied.test(request)) {
+        fromClient.skipNBytes(length);
+        reply(toClient, 403, "AccessDenied", "Access Denied (a policy injected by FaultProxy)");
+        return;
+      }
+      Fault fault = faultFor(request);
+      if (fault == null) {
+        relay(forwarded, fromClient, length, toClient);
+        return;
+      }
+      switch (fault) {
+        case INTERNAL_ERROR -> {
+          fromClient.skipNBytes(length);
+          reply(toClient, 500, "InternalError", "injected by FaultProxy");
+        }
+        case SLOW_DOWN -> {
+          fromClient.skipNBytes(length);
+          reply(toClient, 503, "SlowDown", "injected by FaultProxy");
+        }
+        case STALL -> {
+          fromClient.skipNBytes(length);
+          fromClient.transferTo(OutputStream.nullOutputStream()); // until the client gives up
+        }
+        case RESET_MID_BODY -> {
+          fromClient.skipNBytes(length / 2);
+          reset(client);
+        }
+        case LOST_ACKNOWLEDGEMENT -> {
+          relay(forwarded, fromClient, length, OutputStream.nullOutputStream());
+          reset(client);
+        }
+      }
+    } catch (IOException e) {
+      // The client went away or was reset on purpose; nothing to report to anyone.
+    } finally {
+      open.remove(client);
+    }
+  }
+
+  private void relay(List<String> head, InputStream fromClient, long length, OutputStream toClient) throws IOException {
+    try (Socket server = new Socket(upstream.getAddress(), upstream.getPort())) {
+      open.add(server);
+      OutputStream toServer = server.getOutputStream();
+      toServer.write((String.join("\r\n", head) + "\r\n\r\n").getBytes(ISO_8859_1));
+      copy(fromClient, toServer, length);
+      toServer.flush();
+      server.getInputStream().transferTo(toClient);
+      toClient.flush();
+    }
+  }
+
+  private static void copy(InputStream in, OutputStream out, long length) throws IOException {
+    byte[] buffer = new byte[64 * 1024];
+    long remaining = length;
+    while (remaining > 0) {
+      int n = in.read(buffer, 0, (int) Math.min(buffer.length, remaining));
+      if (n < 0) {
+        throw new IOException("client sent " + (length - remaining) + " of " + length + " body bytes");
+      }
+      out.write(buffer, 0, n);
+      remaining -= n;
+    }
+  }
+
+  private static void reply(OutputStream out, int status, String code, String message) throws IOException {
+    byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" + message
+        + "</Message><RequestId>fault-proxy</RequestId></Error>").getBytes(ISO_8859_1);
+    String head = "HTTP/1.1 " + status + " " + code + "\r\nContent-Type: application/xml\r\nContent-Length: "
+        + body.length + "\r\nConnection: close\r\n\r\n";
+    out.write(head.getBytes(ISO_8859_1));
+    out.write(body);
+    out.flush();
+  }
+
+  private static void reset(Socket socket) throws IOException {
+    socket.setSoLinger(true, 0);
+    socket.close();
+  }
+
+  private static List<String> readHead(InputStream in) throws IOException {
+    List<String> lines = new ArrayList<>();
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    int previous = -1;
+    int b;
+    while ((b = in.read()) >= 0) {
+      if (b == '\n' && previous == '\r') {
+        String text = line.toString(ISO_8859_1);
+        String stripped = text.substring(0, text.length() - 1);
+        if (stripped.isEmpty()) {
+          return lines;
+        }
+        lines.add(stripped);
+        line.reset();
+      } else {
+        line.write(b);
+      }
+      previous = b;
+      if (line.size() > 64 * 1024) {
+        throw new IOException("request head too long");
+      }
+    }
+    return List.of();
+  }
+}
