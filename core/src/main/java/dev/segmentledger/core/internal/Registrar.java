@@ -125,7 +125,7 @@ final class Registrar {
    *     stored exactly; thrown before any row of the batch is written
    */
   private List<NewItem> rowsFor(ItemId id, Path file, Instant now, Instant leaseUntil) {
-    PathGuard.Checked checked;
+    BoundaryCheck.Checked checked;
     try {
       checked = guard.check(file);
     } catch (FileRejectedException e) {
@@ -135,7 +135,7 @@ final class Registrar {
     guard.requireRepresentable(file, checked.realPath());
     String path = checked.realPath().toString();
     try {
-      PathGuard.requireNotEmpty(Printable.escape(file), checked.size());
+      RegisteredFile.requireNotEmpty(Printable.escape(file), checked.size());
     } catch (FileRejectedException e) {
       return List.of(NewItem.rejected(id, path, 0, e.reason(), e.getMessage(), now));
     }
