@@ -1,5 +1,6 @@
 package dev.segmentledger.it;
 
+import dev.segmentledger.core.spi.Confirmation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -90,8 +91,8 @@ class RecoveryScenariosTest {
   private LedgerItem seedConfirmed(LedgerItem row) throws Exception {
     LedgerItem produced = produce(row);
     var stored = sink.put(produced.objectKey(), Wiring.contentOf(Path.of(produced.sourcePath())), false);
-    assertTrue(store.confirm(produced.rowId(), ItemState.PENDING, produced.sizeBytes(), stored.checksum(),
-        Instant.now()));
+    assertTrue(store.confirm(new Confirmation(produced.rowId(), ItemState.PENDING, produced.sizeBytes(), stored.checksum(),
+        Instant.now())));
     return store.findByRowId(row.rowId()).orElseThrow();
   }
 

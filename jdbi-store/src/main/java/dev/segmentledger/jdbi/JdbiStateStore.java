@@ -157,13 +157,7 @@ public final class JdbiStateStore implements StateStore {
    * waiting PLAYBACK rows of its rendition.
    */
   @Override
-  public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
-      Instant confirmedAt) {
-    return confirm(new Confirmation(rowId, expectedState, expectedSize, checksum, confirmedAt)); // validates
-  }
-
-  /** The one confirm; the SPI's {@link #confirm(long, ItemState, long, String, Instant)} adapts to it. */
-  private boolean confirm(Confirmation confirmation) {
+  public boolean confirm(Confirmation confirmation) {
     return confirmations.confirm(confirmation);
   }
 

@@ -1,5 +1,6 @@
 package dev.segmentledger.jdbi;
 
+import dev.segmentledger.core.spi.Confirmation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,7 +66,7 @@ class ConcurrentConfirmTest {
           start.await();
           int confirmed = 0;
           for (LedgerItem row : order) {
-            confirmed += store.confirm(row.rowId(), ItemState.PENDING, row.sizeBytes(), checksum, T0) ? 1 : 0;
+            confirmed += store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, row.sizeBytes(), checksum, T0)) ? 1 : 0;
           }
           return confirmed;
         }));

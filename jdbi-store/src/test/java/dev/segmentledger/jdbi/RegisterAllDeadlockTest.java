@@ -1,5 +1,6 @@
 package dev.segmentledger.jdbi;
 
+import dev.segmentledger.core.spi.Confirmation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -190,7 +191,7 @@ class RegisterAllDeadlockTest {
           if (row.id().axis() == Axis.INIT && rendition.equals(CONFIRMED_RENDITION)) {
             assertTrue(store.recordProduced(row.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/pb/init", 5,
                 Duration.ZERO));
-            assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 5, "c", T0));
+            assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 5, "c", T0)));
           }
         }
       }

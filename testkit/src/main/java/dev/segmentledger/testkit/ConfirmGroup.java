@@ -39,14 +39,14 @@ abstract class ConfirmGroup extends ContractGroup {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     Instant at = T0.plusMillis(1500);
 
-    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", at));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", at)));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
     assertEquals(ItemState.CONFIRMED, confirmed.state());
     assertEquals("crc32c:AAAAAA==", confirmed.checksum());
     assertEquals(at, confirmed.confirmedAt());
     assertEquals(row.sizeBytes(), confirmed.sizeBytes());
 
-    assertFalse(store.confirm(row.rowId(), ItemState.PENDING, 10, "other", at.plusSeconds(1)), "second confirm");
+    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "other", at.plusSeconds(1))), "second confirm");
     assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -54,7 +54,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void confirmWithWrongExpectedStateChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertFalse(store.confirm(row.rowId(), ItemState.WAITING, 10, "c", T0));
+    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.WAITING, 10, "c", T0)));
     assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -62,7 +62,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void confirmWithWrongSizeChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertFalse(store.confirm(row.rowId(), ItemState.PENDING, 11, "c", T0));
+    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 11, "c", T0)));
     assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -71,13 +71,13 @@ abstract class ConfirmGroup extends ContractGroup {
     ItemId id = ItemId.playback("b1", "720p", 0);
     LedgerItem row = store.register(new NewItem(id, "/p.m4s", null, 10, ItemState.WAITING, null, null, T0)).item();
 
-    assertTrue(store.confirm(row.rowId(), ItemState.WAITING, 10, null, T0));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.WAITING, 10, null, T0)));
     assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
   }
 
   @Test
   void confirmOfAnUnknownRowReturnsFalse() {
-    assertFalse(store.confirm(424242, ItemState.PENDING, 10, "c", T0));
+    assertFalse(store.confirm(new Confirmation(424242, ItemState.PENDING, 10, "c", T0)));
   }
 
   @Test
@@ -86,7 +86,7 @@ abstract class ConfirmGroup extends ContractGroup {
     List<Callable<Boolean>> confirmers = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
       String checksum = "c" + i;
-      confirmers.add(() -> store.confirm(row.rowId(), ItemState.PENDING, 10, checksum, T0));
+      confirmers.add(() -> store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, checksum, T0)));
     }
 
     assertEquals(1, wins(race(confirmers)));
@@ -99,7 +99,7 @@ abstract class ConfirmGroup extends ContractGroup {
     LedgerItem wrongSize = register(ItemId.original("b1", "720p", 1), 10);
     LedgerItem alreadyConfirmed = register(ItemId.original("b1", "720p", 2), 10);
     LedgerItem alsoGood = register(ItemId.original("b2", "720p", 0), 20);
-    assertTrue(store.confirm(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "first", T0));
+    assertTrue(store.confirm(new Confirmation(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "first", T0)));
     Instant at = T0.plusSeconds(5);
 
     boolean[] results = store.confirmAll(List.of(
@@ -188,7 +188,7 @@ abstract class ConfirmGroup extends ContractGroup {
         store.register(NewItem.derived(ItemId.playback("b1", "1080p", 0), "/p2", "/o", T0)).item();
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
 
-    assertTrue(store.confirm(init.rowId(), ItemState.PENDING, 5, "c", T0));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, "c", T0)));
     assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
     assertEquals(ItemState.WAITING, store.findByRowId(otherRendition.rowId()).orElseThrow().state());
     assertEquals(List.of(waiting.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 10)));
@@ -198,7 +198,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void playbackRegisteredAfterItsInitIsConfirmedDoesNotWait() {
     LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
-    store.confirm(init.rowId(), ItemState.PENDING, 5, "c", T0);
+    store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, "c", T0));
 
     LedgerItem playback =
         store.register(NewItem.derived(ItemId.playback("b1", "720p", 9), "/p", "/o", T0)).item();

@@ -10,6 +10,7 @@ import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -202,18 +203,17 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
-  public synchronized boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum,
-      Instant confirmedAt) {
-    StoreArguments.requireUnconfirmed("expectedState", expectedState);
-    Objects.requireNonNull(confirmedAt, "confirmedAt");
-    LedgerItem row = rows.get(rowId);
-    if (row == null || row.state() != expectedState || row.sizeBytes() != expectedSize) {
+  public synchronized boolean confirm(Confirmation confirmation) {
+    LedgerItem row = rows.get(confirmation.rowId());
+    if (row == null || row.state() != confirmation.expectedState()
+        || row.sizeBytes() != confirmation.expectedSize()) {
       return false;
     }
+    long rowId = confirmation.rowId();
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmedAt), checksum, row.mediaDuration(), row.fileIdentity()));
+        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }

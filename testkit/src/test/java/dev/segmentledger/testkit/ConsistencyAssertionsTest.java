@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.spi.Confirmation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -82,7 +83,7 @@ class ConsistencyAssertionsTest {
   }
 
   private void confirm(LedgerItem row) {
-    assertTrue(store.confirm(row.rowId(), ItemState.PENDING, row.sizeBytes(), null, T0));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, row.sizeBytes(), null, T0)));
   }
 
   /** Keys and sizes only: all the consistency check reads. */

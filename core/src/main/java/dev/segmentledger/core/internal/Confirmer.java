@@ -116,7 +116,7 @@ final class Confirmer {
     for (int i = 0; i < batch.size(); i++) {
       Confirmation c = confirmations.get(i);
       try {
-        confirmed[i] = store.confirm(c.rowId(), c.expectedState(), c.expectedSize(), c.checksum(), c.confirmedAt());
+        confirmed[i] = store.confirm(c);
       } catch (RuntimeException e) {
         log.warn("confirming {} failed; the row stays unconfirmed", batch.get(i).item().id(), e);
         failures.record(batch.get(i).item(), Reason.INTERNAL_ERROR, "confirm failed: " + e);

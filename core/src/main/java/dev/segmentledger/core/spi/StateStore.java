@@ -102,13 +102,15 @@ public interface StateStore {
   Backlog backlog(Instant now);
 
   /**
-   * Compare-and-set confirm: sets the row to {@link ItemState#CONFIRMED} with {@code checksum}
-   * and {@code confirmedAt} only if it is in {@code expectedState} and its size is
-   * {@code expectedSize}. Of concurrent confirms of one row exactly one returns {@code true}.
+   * Compare-and-set confirm: sets the row {@link Confirmation#rowId()} to
+   * {@link ItemState#CONFIRMED} with the confirmation's checksum and time only if it is in the
+   * confirmation's expected state and has its expected size. Of concurrent confirms of one row
+   * exactly one returns {@code true}. An INIT confirmed here releases its waiting PLAYBACK rows,
+   * atomically with its own confirm.
    *
    * @return whether this call confirmed the row
    */
-  boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum, Instant confirmedAt);
+  boolean confirm(Confirmation confirmation);
 
   /**
    * Many {@linkplain #confirm compare-and-set confirms} at once, with one result per row: each row
@@ -126,8 +128,7 @@ public interface StateStore {
   default boolean[] confirmAll(List<Confirmation> confirmations) {
     boolean[] confirmed = new boolean[confirmations.size()];
     for (int i = 0; i < confirmed.length; i++) {
-      Confirmation c = confirmations.get(i);
-      confirmed[i] = confirm(c.rowId(), c.expectedState(), c.expectedSize(), c.checksum(), c.confirmedAt());
+      confirmed[i] = confirm(confirmations.get(i));
     }
     return confirmed;
   }

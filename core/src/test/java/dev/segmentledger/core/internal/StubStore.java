@@ -7,6 +7,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.BroadcastRecord;
@@ -46,7 +47,7 @@ class StubStore implements StateStore {
   }
 
   @Override
-  public boolean confirm(long rowId, ItemState expectedState, long expectedSize, String checksum, Instant at) {
+  public boolean confirm(Confirmation confirmation) {
     throw new UnsupportedOperationException();
   }
 
