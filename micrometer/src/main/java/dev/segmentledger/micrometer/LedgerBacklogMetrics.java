@@ -127,13 +127,22 @@ public final class LedgerBacklogMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
-  /** Stops the refresher, if started. */
+  /** Stops the refresher, if started, and waits up to 10 seconds for a refresh under way. */
   @Override
   public void close() {
+    ScheduledExecutorService stopping;
     synchronized (lifecycle) {
-      if (refresher != null) {
-        refresher.shutdownNow();
-        refresher = null;
+      stopping = refresher;
+      refresher = null;
+    }
+    if (stopping != null) {
+      stopping.shutdownNow();
+      try {
+        if (!stopping.awaitTermination(10, TimeUnit.SECONDS)) {
+          log.warn("the backlog refresher did not stop within 10 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }
