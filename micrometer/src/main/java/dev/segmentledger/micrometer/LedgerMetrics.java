@@ -8,10 +8,13 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -31,13 +34,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * metrics.bindGauges(ledger);
  * }</pre>
  *
+ * <p>It is also a {@link MeterBinder}: {@link #unbound(Clock)} makes one whose meters appear in each
+ * registry later given to {@link #bindTo(MeterRegistry)} (Spring Boot does that for every
+ * {@code MeterBinder} bean). Events before the first registry is bound are not counted. The
+ * backlog read from the rows is {@link LedgerBacklogMetrics}.
+ *
  * <p>Meters (tag {@code axis} = original, playback or init):
  * <ul>
  *   <li>{@code segment.ledger.items} counter, tag {@code event} = accepted, saturated, stored,
  *       confirmed, confirm_lost, failed (retried) or rejected (terminal) — accept, store and
  *       confirm are separate events, never one;
- *   <li>{@code segment.ledger.failures} counter, tag {@code reason} = the {@link Reason} name;
+ *   <li>{@code segment.ledger.failures} counter, tag {@code reason} = the {@link Reason} name in
+ *       lower case (e.g. {@code sink_transient});
  *   <li>{@code segment.ledger.confirm.latency} timer: registration to confirm of each item;
+ *   <li>{@code segment.ledger.put.bytes} distribution summary: the size of each stored object. The
+ *       duration of a PUT is not measured: no listener event carries it (the confirm latency above
+ *       spans queueing, the PUT and the confirm);
  *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight} and
  *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open).
  * </ul>
@@ -45,17 +57,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Counts are this process's events, like {@link Ledger#stats()}; the rows are the truth across
  * restarts. Thread-safe.
  */
-public final class LedgerMetrics implements LedgerListener {
+public final class LedgerMetrics implements LedgerListener, MeterBinder {
   private static final String ITEMS = "segment.ledger.items";
 
-  private final MeterRegistry registry;
+  /** Holds the meters; each registry bound is added to it, and sees every meter, old and new. */
+  private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
   private final Clock clock;
   private final Map<Axis, Map<String, Counter>> counters = new EnumMap<>(Axis.class);
   private final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
+  private final Map<Axis, DistributionSummary> putBytes = new EnumMap<>(Axis.class);
   private final AtomicReference<CircuitState> circuit = new AtomicReference<>(CircuitState.CLOSED);
 
-  private LedgerMetrics(MeterRegistry registry, Clock clock) {
-    this.registry = Objects.requireNonNull(registry, "registry");
+  private LedgerMetrics(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     for (Axis axis : Axis.values()) {
       Map<String, Counter> byEvent = new HashMap<>();
@@ -67,6 +80,8 @@ public final class LedgerMetrics implements LedgerListener {
       counters.put(axis, Map.copyOf(byEvent));
       latency.put(axis, Timer.builder("segment.ledger.confirm.latency").tag("axis", tag(axis))
           .description("from registration to confirm").register(registry));
+      putBytes.put(axis, DistributionSummary.builder("segment.ledger.put.bytes").baseUnit("bytes")
+          .tag("axis", tag(axis)).description("size of each stored object").register(registry));
     }
     Gauge.builder("segment.ledger.circuit.open", circuit, c -> c.get() == CircuitState.OPEN ? 1 : 0)
         .description("1 while the circuit breaker around the sink is open").register(registry);
@@ -74,12 +89,31 @@ public final class LedgerMetrics implements LedgerListener {
 
   /** Metrics in {@code registry}, with latency measured on the UTC system clock. */
   public static LedgerMetrics create(MeterRegistry registry) {
-    return new LedgerMetrics(registry, Clock.systemUTC());
+    return create(registry, Clock.systemUTC());
   }
 
   /** Metrics in {@code registry}, with latency measured on {@code clock} (use the ledger's clock). */
   public static LedgerMetrics create(MeterRegistry registry, Clock clock) {
-    return new LedgerMetrics(registry, clock);
+    LedgerMetrics metrics = new LedgerMetrics(clock);
+    metrics.bindTo(Objects.requireNonNull(registry, "registry"));
+    return metrics;
+  }
+
+  /**
+   * Metrics in no registry yet, with latency measured on {@code clock}: each registry given to
+   * {@link #bindTo(MeterRegistry)} later gets every meter.
+   */
+  public static LedgerMetrics unbound(Clock clock) {
+    return new LedgerMetrics(clock);
+  }
+
+  /** Adds {@code meterRegistry}: it shows every meter of this object, those bound before and after. */
+  @Override
+  public void bindTo(MeterRegistry meterRegistry) {
+    Objects.requireNonNull(meterRegistry, "meterRegistry");
+    if (!registry.getRegistries().contains(meterRegistry)) {
+      registry.add(meterRegistry);
+    }
   }
 
   /** Registers the queue depth and in-flight gauges of {@code ledger}. */
@@ -109,6 +143,7 @@ public final class LedgerMetrics implements LedgerListener {
   @Override
   public void onStored(LedgerItem item, StoredObjectInfo object) {
     count(item, "stored");
+    putBytes.get(item.id().axis()).record(object.sizeBytes());
   }
 
   @Override
@@ -128,7 +163,7 @@ public final class LedgerMetrics implements LedgerListener {
   @Override
   public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
     count(item, terminal ? "rejected" : "failed");
-    registry.counter("segment.ledger.failures", "axis", tag(item.id().axis()), "reason", reason.name()).increment();
+    registry.counter("segment.ledger.failures", "axis", tag(item.id().axis()), "reason", reason.name().toLowerCase(Locale.ROOT)).increment();
   }
 
   @Override

@@ -62,12 +62,44 @@ class LedgerMetricsTest {
       assertEquals(own.failed(), count(registry, tag, "failed"), axis + " failed");
       assertEquals(own.rejected(), count(registry, tag, "rejected"), axis + " rejected");
       assertEquals(own.confirmed(), registry.get("segment.ledger.confirm.latency").tag("axis", tag).timer().count());
+      assertEquals(own.stored(), registry.get("segment.ledger.put.bytes").tag("axis", tag).summary().count());
     }
     assertEquals(4, count(registry, "original", "confirmed"), "5 registered, 1 refused by the sink");
     assertEquals(2, count(registry, "original", "rejected"), "one permanent sink refusal, one outside the root");
-    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "OUTSIDE_ROOT").counter().count());
+    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "outside_root").counter().count());
     assertEquals(0, registry.get("segment.ledger.queue.depth").gauge().value());
     assertEquals(0, registry.get("segment.ledger.circuit.open").gauge().value());
+    assertEquals("segment 0".length(), registry.get("segment.ledger.put.bytes").tag("axis", "original").summary().max());
+  }
+
+  @Test
+  void anUnboundMeterBinderShowsItsMetersInEachRegistryBoundLater() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("rec"));
+    LedgerMetrics metrics = LedgerMetrics.unbound(SettableClock.atFixedStart());
+    ManualLedger ledger = Ledger.builder()
+        .stateStore(new InMemoryStateStore())
+        .objectSink(new FakeObjectSink())
+        .allowedRoot(root)
+        .listener(metrics)
+        .buildManual();
+    metrics.bindGauges(ledger);
+    SimpleMeterRegistry first = new SimpleMeterRegistry();
+    metrics.bindTo(first);
+    ledger.register(ItemId.original("b1", "720p", 0), Files.writeString(root.resolve("0.ts"), "segment"));
+    ledger.drainQueue();
+    SimpleMeterRegistry second = new SimpleMeterRegistry();
+    metrics.bindTo(second);
+    metrics.bindTo(second);
+    ledger.register(ItemId.original("b1", "720p", 1), Files.writeString(root.resolve("1.ts"), "segment"));
+    ledger.drainQueue();
+
+    assertEquals(2, count(first, "original", "confirmed"));
+    assertEquals(1, count(second, "original", "confirmed"), "counted from its binding on");
+    assertEquals(0, second.get("segment.ledger.queue.depth").gauge().value());
+    for (SimpleMeterRegistry registry : new SimpleMeterRegistry[] {first, second}) {
+      registry.getMeters().forEach(m -> m.getId().getTags().forEach(t ->
+          assertEquals(t.getValue().toLowerCase(Locale.ROOT), t.getValue(), m.getId() + ": tag values are lower case")));
+    }
   }
 
   private static long count(SimpleMeterRegistry registry, String axis, String event) {

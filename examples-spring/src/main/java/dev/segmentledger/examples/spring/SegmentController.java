@@ -1,0 +1,46 @@
+package dev.segmentledger.examples.spring;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.Registration;
+import dev.segmentledger.spring.SegmentLedgerProperties;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Stands in for the recorder: {@code POST /segments/{broadcast}/{rendition}/{sequence}} with the
+ * segment's bytes writes the file below the allowed root (complete before it is visible) and
+ * registers it. The ledger uploads it in the background, and again after a crash.
+ */
+@RestController
+class SegmentController {
+  private final Ledger ledger;
+  private final Path root;
+
+  SegmentController(Ledger ledger, SegmentLedgerProperties properties) {
+    this.ledger = ledger;
+    this.root = Path.of(properties.getAllowedRoot());
+  }
+
+  @PostMapping("/segments/{broadcast}/{rendition}/{sequence}")
+  ResponseEntity<Map<String, Object>> record(@PathVariable String broadcast, @PathVariable String rendition,
+      @PathVariable long sequence, @RequestBody byte[] body) throws IOException {
+    ItemId id = ItemId.original(broadcast, rendition, sequence);
+    Path file = root.resolve(broadcast).resolve(rendition).resolve(sequence + ".ts");
+    Files.createDirectories(file.getParent());
+    Path partial = Files.createTempFile(file.getParent(), sequence + "-", ".partial");
+    Files.write(partial, body);
+    Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Registration registration = ledger.register(id, file);
+    return ResponseEntity.accepted().body(Map.of("key", id.objectKey(), "created", registration.created(),
+        "state", registration.item().state().name().toLowerCase(java.util.Locale.ROOT)));
+  }
+}

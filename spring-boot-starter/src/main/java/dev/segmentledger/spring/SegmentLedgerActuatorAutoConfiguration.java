@@ -1,0 +1,60 @@
+package dev.segmentledger.spring;
+
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.micrometer.LedgerBacklogMetrics;
+import java.time.Clock;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@code segmentLedger} health indicator (with spring-boot-health) and the {@code
+ * segmentledger} endpoint (with spring-boot-actuator), for the {@link Ledger} bean.
+ */
+@AutoConfiguration(after = SegmentLedgerRuntimeAutoConfiguration.class)
+@ConditionalOnBean({Ledger.class, LedgerBacklogMetrics.class})
+public class SegmentLedgerActuatorAutoConfiguration {
+
+  /** The health indicator, named {@code segmentLedger}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  @ConditionalOnEnabledHealthIndicator("segmentledger")
+  static class Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "segmentLedgerHealthIndicator")
+    SegmentLedgerHealthIndicator segmentLedgerHealthIndicator(Ledger ledger, LedgerBacklogMetrics backlog,
+        SegmentLedgerProperties properties) {
+      return new SegmentLedgerHealthIndicator(ledger, backlog, properties.getHealth().getMaxOldestAge(),
+          Clock.systemUTC());
+    }
+  }
+
+  /** The endpoint: read-only unless {@code segment-ledger.endpoint.reopen-enabled=true}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+  @ConditionalOnAvailableEndpoint(SegmentLedgerEndpoint.class)
+  static class Endpoints {
+    @Bean
+    @ConditionalOnMissingBean(SegmentLedgerEndpoint.class)
+    @ConditionalOnBooleanProperty(name = SegmentLedgerProperties.PREFIX + ".endpoint.reopen-enabled",
+        havingValue = false, matchIfMissing = true)
+    SegmentLedgerEndpoint segmentLedgerEndpoint(Ledger ledger) {
+      return new SegmentLedgerEndpoint(ledger);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SegmentLedgerEndpoint.class)
+    @ConditionalOnBooleanProperty(name = SegmentLedgerProperties.PREFIX + ".endpoint.reopen-enabled")
+    SegmentLedgerReopenEndpoint segmentLedgerReopenEndpoint(Ledger ledger) {
+      return new SegmentLedgerReopenEndpoint(ledger);
+    }
+  }
+}

@@ -1,0 +1,571 @@
+package dev.segmentledger.spring;
+
+import dev.segmentledger.core.Backoff;
+import dev.segmentledger.core.LedgerBuilder;
+import dev.segmentledger.core.Reconciler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code segment-ledger.*} properties: every setting of {@link LedgerBuilder}, the S3 bucket,
+ * and the starter's own (migration, health, endpoint). Validated when bound; a wrong value stops
+ * the application with a message that names the property.
+ */
+@ConfigurationProperties(SegmentLedgerProperties.PREFIX)
+public class SegmentLedgerProperties implements InitializingBean {
+  /** The prefix of every property. */
+  public static final String PREFIX = "segment-ledger";
+
+  /** Whether to build a ledger at all. */
+  private boolean enabled = true;
+
+  /**
+   * The only directory whose files may be uploaded (required); relative paths given to register are
+   * resolved against it.
+   */
+  private String allowedRoot;
+
+  /** Apply the missing schema migrations of the ledger tables at start-up. */
+  private boolean migrate = false;
+
+  /** Number of upload worker threads. */
+  private int workers = 4;
+
+  /** Capacity of the bounded in-memory queue. */
+  private int queueCapacity = 256;
+
+  /** Rows read per axis per sweep round. */
+  private int sweepBatchSize = 128;
+
+  /** Pause between sweep rounds. */
+  private Duration sweepInterval = Duration.ofSeconds(1);
+
+  /** How long stopping the ledger waits for in-flight uploads. */
+  private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+  /**
+   * Unconfirmed rows registered longer ago than this are excluded from recovery (PAST_CUTOFF). Unset:
+   * retried for ever.
+   */
+  private Duration cutoff;
+
+  /** The name of this instance among all sharing the database; unset: hostname-pid-random. */
+  private String nodeId;
+
+  /** How long a worker's claim on a row keeps other instances from uploading it. */
+  private Duration leaseDuration = LedgerBuilder.DEFAULT_LEASE;
+
+  /** Attempts that may end without an outcome before a row is rejected (REPEATEDLY_ABANDONED). */
+  private int maxAbandonedAttempts = LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS;
+
+  /** How old an unfinished multipart upload must be for reconcile-and-repair to abort it. */
+  private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
+
+  private final BackoffProperties backoff = new BackoffProperties();
+  private final Breaker breaker = new Breaker();
+  private final Repackager repackager = new Repackager();
+  private final S3 s3 = new S3();
+  private final Metrics metrics = new Metrics();
+  private final Health health = new Health();
+  private final Endpoint endpoint = new Endpoint();
+
+  @Override
+  public void afterPropertiesSet() {
+    List<String> problems = problems();
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("Invalid Segment Ledger configuration: " + String.join("; ", problems));
+    }
+  }
+
+  /**
+   * Every problem of these settings, each naming its property; empty when valid. The required
+   * {@code allowed-root} and {@code s3.bucket} are checked where they are used: not when the
+   * application defines its own ledger or sink.
+   */
+  public List<String> problems() {
+    List<String> p = new ArrayList<>();
+    if (!enabled) {
+      return p;
+    }
+    atLeastOne(p, "workers", workers);
+    atLeastOne(p, "queue-capacity", queueCapacity);
+    atLeastOne(p, "sweep-batch-size", sweepBatchSize);
+    atLeastOne(p, "max-abandoned-attempts", maxAbandonedAttempts);
+    positive(p, "sweep-interval", sweepInterval, true);
+    positive(p, "shutdown-timeout", shutdownTimeout, true);
+    positive(p, "cutoff", cutoff, false);
+    positive(p, "lease-duration", leaseDuration, true);
+    positive(p, "abort-unfinished-uploads-after", abortUnfinishedUploadsAfter, true);
+    if (nodeId != null && (nodeId.isBlank() || nodeId.length() > LedgerBuilder.MAX_NODE_ID_LENGTH)) {
+      p.add(PREFIX + ".node-id must be 1 to " + LedgerBuilder.MAX_NODE_ID_LENGTH
+          + " characters and not blank, was '" + nodeId + "'");
+    }
+    if (backoff.initial == null || backoff.initial.isNegative()) {
+      p.add(PREFIX + ".backoff.initial must be ≥ 0, was " + backoff.initial);
+    } else if (backoff.max == null || backoff.max.compareTo(backoff.initial) < 0) {
+      p.add(PREFIX + ".backoff.max must be ≥ segment-ledger.backoff.initial (" + backoff.initial + "), was "
+          + backoff.max);
+    }
+    if (!(backoff.multiplier >= 1.0)) {
+      p.add(PREFIX + ".backoff.multiplier must be ≥ 1, was " + backoff.multiplier);
+    }
+    if (!(backoff.jitter >= 0.0 && backoff.jitter <= 1.0)) {
+      p.add(PREFIX + ".backoff.jitter must be between 0 and 1, was " + backoff.jitter);
+    }
+    atLeastOne(p, "breaker.failures", breaker.failures);
+    positive(p, "breaker.open-delay", breaker.openDelay, true);
+    if (repackager.enabled) {
+      if (repackager.playbackRoot == null || repackager.playbackRoot.isBlank()) {
+        p.add(PREFIX + ".repackager.playback-root is required when segment-ledger.repackager.enabled=true");
+      }
+      positive(p, "repackager.timeout", repackager.timeout, true);
+    }
+    positive(p, "metrics.backlog-refresh-interval", metrics.backlogRefreshInterval, true);
+    positive(p, "health.max-oldest-age", health.maxOldestAge, true);
+    if ((s3.accessKey == null) != (s3.secretKey == null)) {
+      p.add(PREFIX + ".s3.access-key and segment-ledger.s3.secret-key go together: set both or neither");
+    }
+    if (s3.multipartThreshold < 1) {
+      p.add(PREFIX + ".s3.multipart-threshold must be ≥ 1, was " + s3.multipartThreshold);
+    }
+    long mib = 1024 * 1024;
+    if (s3.partSize < 5 * mib || s3.partSize > 5 * 1024 * mib) {
+      p.add(PREFIX + ".s3.part-size must be between 5 MiB and 5 GiB, was " + s3.partSize);
+    }
+    return p;
+  }
+
+  private static void atLeastOne(List<String> problems, String name, int value) {
+    if (value < 1) {
+      problems.add(PREFIX + "." + name + " must be ≥ 1, was " + value);
+    }
+  }
+
+  private static void positive(List<String> problems, String name, Duration value, boolean required) {
+    if (value == null) {
+      if (required) {
+        problems.add(PREFIX + "." + name + " is required");
+      }
+    } else if (value.isNegative() || value.isZero()) {
+      problems.add(PREFIX + "." + name + " must be > 0, was " + value);
+    }
+  }
+
+  /** The backoff of these settings. */
+  public Backoff toBackoff() {
+    return new Backoff(backoff.initial, backoff.max, backoff.multiplier, backoff.jitter);
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getAllowedRoot() {
+    return allowedRoot;
+  }
+
+  public void setAllowedRoot(String allowedRoot) {
+    this.allowedRoot = allowedRoot;
+  }
+
+  public boolean isMigrate() {
+    return migrate;
+  }
+
+  public void setMigrate(boolean migrate) {
+    this.migrate = migrate;
+  }
+
+  public int getWorkers() {
+    return workers;
+  }
+
+  public void setWorkers(int workers) {
+    this.workers = workers;
+  }
+
+  public int getQueueCapacity() {
+    return queueCapacity;
+  }
+
+  public void setQueueCapacity(int queueCapacity) {
+    this.queueCapacity = queueCapacity;
+  }
+
+  public int getSweepBatchSize() {
+    return sweepBatchSize;
+  }
+
+  public void setSweepBatchSize(int sweepBatchSize) {
+    this.sweepBatchSize = sweepBatchSize;
+  }
+
+  public Duration getSweepInterval() {
+    return sweepInterval;
+  }
+
+  public void setSweepInterval(Duration sweepInterval) {
+    this.sweepInterval = sweepInterval;
+  }
+
+  public Duration getShutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  public void setShutdownTimeout(Duration shutdownTimeout) {
+    this.shutdownTimeout = shutdownTimeout;
+  }
+
+  public Duration getCutoff() {
+    return cutoff;
+  }
+
+  public void setCutoff(Duration cutoff) {
+    this.cutoff = cutoff;
+  }
+
+  public String getNodeId() {
+    return nodeId;
+  }
+
+  public void setNodeId(String nodeId) {
+    this.nodeId = nodeId;
+  }
+
+  public Duration getLeaseDuration() {
+    return leaseDuration;
+  }
+
+  public void setLeaseDuration(Duration leaseDuration) {
+    this.leaseDuration = leaseDuration;
+  }
+
+  public int getMaxAbandonedAttempts() {
+    return maxAbandonedAttempts;
+  }
+
+  public void setMaxAbandonedAttempts(int maxAbandonedAttempts) {
+    this.maxAbandonedAttempts = maxAbandonedAttempts;
+  }
+
+  public Duration getAbortUnfinishedUploadsAfter() {
+    return abortUnfinishedUploadsAfter;
+  }
+
+  public void setAbortUnfinishedUploadsAfter(Duration abortUnfinishedUploadsAfter) {
+    this.abortUnfinishedUploadsAfter = abortUnfinishedUploadsAfter;
+  }
+
+  public BackoffProperties getBackoff() {
+    return backoff;
+  }
+
+  public Breaker getBreaker() {
+    return breaker;
+  }
+
+  public Repackager getRepackager() {
+    return repackager;
+  }
+
+  public S3 getS3() {
+    return s3;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
+
+  public Endpoint getEndpoint() {
+    return endpoint;
+  }
+
+  /** Backoff between failed attempts of one row. */
+  public static class BackoffProperties {
+    /** Delay after the first failure. */
+    private Duration initial = Backoff.DEFAULT.initial();
+    /** Longest delay. */
+    private Duration max = Backoff.DEFAULT.max();
+    /** Factor by which the delay grows after each further failure. */
+    private double multiplier = Backoff.DEFAULT.multiplier();
+    /** Fraction of the delay that is random, 0 to 1. */
+    private double jitter = Backoff.DEFAULT.jitter();
+
+    public Duration getInitial() {
+      return initial;
+    }
+
+    public void setInitial(Duration initial) {
+      this.initial = initial;
+    }
+
+    public Duration getMax() {
+      return max;
+    }
+
+    public void setMax(Duration max) {
+      this.max = max;
+    }
+
+    public double getMultiplier() {
+      return multiplier;
+    }
+
+    public void setMultiplier(double multiplier) {
+      this.multiplier = multiplier;
+    }
+
+    public double getJitter() {
+      return jitter;
+    }
+
+    public void setJitter(double jitter) {
+      this.jitter = jitter;
+    }
+  }
+
+  /** The circuit breaker around the bucket. */
+  public static class Breaker {
+    /** Transient or configuration failures of the bucket in a row that open the breaker. */
+    private int failures = 5;
+    /** How long the breaker stays open before one probe upload. */
+    private Duration openDelay = Duration.ofSeconds(10);
+
+    public int getFailures() {
+      return failures;
+    }
+
+    public void setFailures(int failures) {
+      this.failures = failures;
+    }
+
+    public Duration getOpenDelay() {
+      return openDelay;
+    }
+
+    public void setOpenDelay(Duration openDelay) {
+      this.openDelay = openDelay;
+    }
+  }
+
+  /** The ffmpeg repackager that fills the PLAYBACK and INIT axes. */
+  public static class Repackager {
+    /** Repackage each original with ffmpeg into playback files (PLAYBACK and INIT axes). */
+    private boolean enabled = false;
+    /** Where playback files are written; inside the allowed root (relative: against it). */
+    private String playbackRoot;
+    /** The ffmpeg executable: a path, or a name looked up on PATH. */
+    private String ffmpeg = "ffmpeg";
+    /** The ffprobe executable; unset: ffprobe beside ffmpeg. */
+    private String ffprobe;
+    /** The longest one ffmpeg or ffprobe run may take. */
+    private Duration timeout = Duration.ofMinutes(2);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getPlaybackRoot() {
+      return playbackRoot;
+    }
+
+    public void setPlaybackRoot(String playbackRoot) {
+      this.playbackRoot = playbackRoot;
+    }
+
+    public String getFfmpeg() {
+      return ffmpeg;
+    }
+
+    public void setFfmpeg(String ffmpeg) {
+      this.ffmpeg = ffmpeg;
+    }
+
+    public String getFfprobe() {
+      return ffprobe;
+    }
+
+    public void setFfprobe(String ffprobe) {
+      this.ffprobe = ffprobe;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+  }
+
+  /**
+   * The bucket. The S3 client is the application's {@code S3Client} bean if it has one, else one
+   * built from these properties.
+   */
+  public static class S3 {
+    /** The bucket (required). */
+    private String bucket;
+    /** A prefix before every key, e.g. recordings/. */
+    private String prefix = "";
+    /** The endpoint of an S3-compatible store; unset: AWS. Used only without an S3Client bean. */
+    private String endpoint;
+    /** The region; unset: the SDK's default region chain. Used only without an S3Client bean. */
+    private String region;
+    /** Path-style addressing (bucket in the path), for most S3-compatible stores. Used only without an S3Client bean. */
+    private boolean pathStyle = false;
+    /** Static access key; unset: the SDK's default credentials chain. Used only without an S3Client bean. */
+    private String accessKey;
+    /** Static secret key, with access-key. Used only without an S3Client bean. */
+    private String secretKey;
+    /**
+     * Send request checksums only where S3 requires them, and validate response checksums only
+     * then (for S3-compatible stores that refuse the SDK's default checksums). Used only without an
+     * S3Client bean.
+     */
+    private boolean checksumsWhenRequired = false;
+    /** Content of at least this many bytes is uploaded as multipart. */
+    private long multipartThreshold = 16L * 1024 * 1024;
+    /** The size of each multipart part but the last (5 MiB to 5 GiB). */
+    private long partSize = 8L * 1024 * 1024;
+
+    public String getBucket() {
+      return bucket;
+    }
+
+    public void setBucket(String bucket) {
+      this.bucket = bucket;
+    }
+
+    public String getPrefix() {
+      return prefix;
+    }
+
+    public void setPrefix(String prefix) {
+      this.prefix = prefix;
+    }
+
+    public String getEndpoint() {
+      return endpoint;
+    }
+
+    public void setEndpoint(String endpoint) {
+      this.endpoint = endpoint;
+    }
+
+    public String getRegion() {
+      return region;
+    }
+
+    public void setRegion(String region) {
+      this.region = region;
+    }
+
+    public boolean isPathStyle() {
+      return pathStyle;
+    }
+
+    public void setPathStyle(boolean pathStyle) {
+      this.pathStyle = pathStyle;
+    }
+
+    public String getAccessKey() {
+      return accessKey;
+    }
+
+    public void setAccessKey(String accessKey) {
+      this.accessKey = accessKey;
+    }
+
+    public String getSecretKey() {
+      return secretKey;
+    }
+
+    public void setSecretKey(String secretKey) {
+      this.secretKey = secretKey;
+    }
+
+    public boolean isChecksumsWhenRequired() {
+      return checksumsWhenRequired;
+    }
+
+    public void setChecksumsWhenRequired(boolean checksumsWhenRequired) {
+      this.checksumsWhenRequired = checksumsWhenRequired;
+    }
+
+    public long getMultipartThreshold() {
+      return multipartThreshold;
+    }
+
+    public void setMultipartThreshold(long multipartThreshold) {
+      this.multipartThreshold = multipartThreshold;
+    }
+
+    public long getPartSize() {
+      return partSize;
+    }
+
+    public void setPartSize(long partSize) {
+      this.partSize = partSize;
+    }
+  }
+
+  /** Metrics (with a Micrometer MeterRegistry). */
+  public static class Metrics {
+    /** How often the backlog gauges and the health indicator re-read the backlog from the database. */
+    private Duration backlogRefreshInterval = Duration.ofSeconds(30);
+
+    public Duration getBacklogRefreshInterval() {
+      return backlogRefreshInterval;
+    }
+
+    public void setBacklogRefreshInterval(Duration backlogRefreshInterval) {
+      this.backlogRefreshInterval = backlogRefreshInterval;
+    }
+  }
+
+  /** The segmentLedger health indicator (meant for the readiness group). */
+  public static class Health {
+    /**
+     * Out of service once the oldest unconfirmed row is older than this and the backlog has not
+     * shrunk since the previous read.
+     */
+    private Duration maxOldestAge = Duration.ofMinutes(15);
+
+    public Duration getMaxOldestAge() {
+      return maxOldestAge;
+    }
+
+    public void setMaxOldestAge(Duration maxOldestAge) {
+      this.maxOldestAge = maxOldestAge;
+    }
+  }
+
+  /** The segmentledger actuator endpoint. */
+  public static class Endpoint {
+    /** Expose the write operation that re-opens rejected rows. */
+    private boolean reopenEnabled = false;
+
+    public boolean isReopenEnabled() {
+      return reopenEnabled;
+    }
+
+    public void setReopenEnabled(boolean reopenEnabled) {
+      this.reopenEnabled = reopenEnabled;
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.segmentledger.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.micrometer.LedgerBacklogMetrics;
+import dev.segmentledger.micrometer.LedgerMetrics;
+import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.testkit.PostgresExtension;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class SegmentLedgerAutoConfigurationTest {
+  @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
+  static InProcessS3 s3;
+  @TempDir static Path temp;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    s3 = new InProcessS3();
+  }
+
+  @AfterAll
+  static void stopS3() throws Exception {
+    s3.close();
+  }
+
+  static ApplicationContextRunner runner() {
+    return new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class,
+            SegmentLedgerRuntimeAutoConfiguration.class, SegmentLedgerActuatorAutoConfiguration.class))
+        .withBean(DataSource.class, POSTGRES::dataSource)
+        .withPropertyValues(s3.properties())
+        .withPropertyValues("segment-ledger.allowed-root=" + temp, "segment-ledger.migrate=true",
+            "management.endpoints.web.exposure.include=health,segmentledger");
+  }
+
+  @Test
+  void everyPropertyBinds() {
+    runner().withPropertyValues(
+            "segment-ledger.workers=2",
+            "segment-ledger.queue-capacity=17",
+            "segment-ledger.sweep-batch-size=9",
+            "segment-ledger.sweep-interval=250ms",
+            "segment-ledger.shutdown-timeout=5s",
+            "segment-ledger.cutoff=7d",
+            "segment-ledger.node-id=node-a",
+            "segment-ledger.lease-duration=90s",
+            "segment-ledger.max-abandoned-attempts=3",
+            "segment-ledger.abort-unfinished-uploads-after=2d",
+            "segment-ledger.backoff.initial=2s",
+            "segment-ledger.backoff.max=1m",
+            "segment-ledger.backoff.multiplier=3",
+            "segment-ledger.backoff.jitter=0.5",
+            "segment-ledger.breaker.failures=7",
+            "segment-ledger.breaker.open-delay=20s",
+            "segment-ledger.s3.prefix=rec/",
+            "segment-ledger.s3.part-size=6291456",
+            "segment-ledger.metrics.backlog-refresh-interval=5s",
+            "segment-ledger.health.max-oldest-age=3m",
+            "segment-ledger.shutdown-timeout=5s")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          SegmentLedgerProperties p = context.getBean(SegmentLedgerProperties.class);
+          assertThat(p.getWorkers()).isEqualTo(2);
+          assertThat(p.getQueueCapacity()).isEqualTo(17);
+          assertThat(p.getSweepBatchSize()).isEqualTo(9);
+          assertThat(p.getSweepInterval()).isEqualTo(Duration.ofMillis(250));
+          assertThat(p.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(5));
+          assertThat(p.getCutoff()).isEqualTo(Duration.ofDays(7));
+          assertThat(p.getNodeId()).isEqualTo("node-a");
+          assertThat(p.getLeaseDuration()).isEqualTo(Duration.ofSeconds(90));
+          assertThat(p.getMaxAbandonedAttempts()).isEqualTo(3);
+          assertThat(p.getAbortUnfinishedUploadsAfter()).isEqualTo(Duration.ofDays(2));
+          assertThat(p.toBackoff().initial()).isEqualTo(Duration.ofSeconds(2));
+          assertThat(p.toBackoff().max()).isEqualTo(Duration.ofMinutes(1));
+          assertThat(p.toBackoff().multiplier()).isEqualTo(3.0);
+          assertThat(p.toBackoff().jitter()).isEqualTo(0.5);
+          assertThat(p.getBreaker().getFailures()).isEqualTo(7);
+          assertThat(p.getBreaker().getOpenDelay()).isEqualTo(Duration.ofSeconds(20));
+          assertThat(p.getS3().getPrefix()).isEqualTo("rec/");
+          assertThat(p.getS3().getPartSize()).isEqualTo(6L * 1024 * 1024);
+          assertThat(p.getMetrics().getBacklogRefreshInterval()).isEqualTo(Duration.ofSeconds(5));
+          assertThat(p.getHealth().getMaxOldestAge()).isEqualTo(Duration.ofMinutes(3));
+          assertThat(context).hasSingleBean(Ledger.class).hasSingleBean(JdbiStateStore.class)
+              .hasSingleBean(S3ObjectSink.class).hasSingleBean(LedgerMetrics.class)
+              .hasSingleBean(LedgerBacklogMetrics.class).hasSingleBean(SegmentLedgerLifecycle.class)
+              .hasSingleBean(SegmentLedgerEndpoint.class).doesNotHaveBean(SegmentLedgerReopenEndpoint.class);
+          assertThat(context.getBean(SegmentLedgerLifecycle.class).isRunning()).isTrue();
+        });
+  }
+
+  @Test
+  void theLedgerRunsWithTheContextAndUploadsToTheBucket() throws Exception {
+    Path file = Files.writeString(temp.resolve("up-0.ts"), "segment zero");
+    runner().run(context -> {
+      Ledger ledger = context.getBean(Ledger.class);
+      ItemId id = ItemId.original("autoconf-upload", "720p", 0);
+      ledger.register(id, file);
+      LedgerItem row = awaitState(ledger, id, ItemState.CONFIRMED);
+      assertThat(row.state()).isEqualTo(ItemState.CONFIRMED);
+      try (var client = s3.client(); InputStream in = client.getObject(b -> b.bucket(InProcessS3.BUCKET).key(id.objectKey()))) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("segment zero");
+      }
+      SegmentLedgerLifecycle lifecycle = context.getBean(SegmentLedgerLifecycle.class);
+      context.close();
+      assertThat(lifecycle.isRunning()).isFalse();
+    });
+  }
+
+  @Test
+  void invalidValuesStopTheStartWithAMessageNamingTheProperty() {
+    runner().withPropertyValues("segment-ledger.workers=0", "segment-ledger.backoff.jitter=1.5",
+            "segment-ledger.sweep-interval=0s")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(rootMessage(context.getStartupFailure()))
+              .contains("segment-ledger.workers must be ≥ 1, was 0")
+              .contains("segment-ledger.backoff.jitter must be between 0 and 1, was 1.5")
+              .contains("segment-ledger.sweep-interval must be > 0, was PT0S");
+        });
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class))
+        .withBean(DataSource.class, POSTGRES::dataSource)
+        .withPropertyValues(s3.properties())
+        .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+            .contains("segment-ledger.allowed-root is required"));
+  }
+
+  @Test
+  void theBeansBackOffForTheApplicationsOwnLedger() {
+    runner().withUserConfiguration(OwnLedger.class).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(Ledger.class);
+      assertThat(context.getBean(Ledger.class)).isSameAs(context.getBean(OwnLedger.class).ledger);
+      assertThat(context.getBean(SegmentLedgerLifecycle.class).isRunning()).isTrue();
+    });
+  }
+
+  @Test
+  void disabledMeansNoLedger() {
+    runner().withPropertyValues("segment-ledger.enabled=false").run(context -> {
+      assertThat(context).hasNotFailed().doesNotHaveBean(Ledger.class).doesNotHaveBean(SegmentLedgerLifecycle.class);
+    });
+  }
+
+  @Test
+  void theReopenOperationIsOnlyThereWhenEnabled() {
+    runner().withPropertyValues("segment-ledger.endpoint.reopen-enabled=true").run(context ->
+        assertThat(context).hasSingleBean(SegmentLedgerReopenEndpoint.class).hasSingleBean(SegmentLedgerEndpoint.class));
+  }
+
+  @Test
+  void configurationMetadataIsGeneratedForIdes() throws Exception {
+    try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      assertThat(in).as("spring-configuration-metadata.json on the class path").isNotNull();
+      String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(json).contains("\"segment-ledger.workers\"", "\"segment-ledger.allowed-root\"",
+          "\"segment-ledger.s3.path-style\"", "\"segment-ledger.endpoint.reopen-enabled\"",
+          "\"segment-ledger.breaker.open-delay\"", "Number of upload worker threads.");
+    }
+  }
+
+  static LedgerItem awaitState(Ledger ledger, ItemId id, ItemState state) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    Optional<LedgerItem> row = ledger.find(id);
+    while ((row.isEmpty() || row.get().state() != state) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      row = ledger.find(id);
+    }
+    return row.orElseThrow();
+  }
+
+  static String rootMessage(Throwable failure) {
+    StringBuilder all = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      all.append(t.getMessage()).append('\n');
+    }
+    return all.toString();
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnLedger {
+    final Ledger ledger;
+
+    OwnLedger() {
+      ledger = Ledger.builder()
+          .stateStore(JdbiStateStore.create(org.jdbi.v3.core.Jdbi.create(POSTGRES.dataSource())).migrate())
+          .objectSink(new dev.segmentledger.testkit.FakeObjectSink())
+          .allowedRoot(temp)
+          .build();
+    }
+
+    @Bean
+    Ledger ownLedger() {
+      return ledger;
+    }
+  }
+}

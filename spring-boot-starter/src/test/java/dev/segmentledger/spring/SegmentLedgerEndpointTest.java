@@ -1,0 +1,122 @@
+package dev.segmentledger.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.testkit.PostgresExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The endpoint's operations on real rows (embedded PostgreSQL) and a real bucket (S3Proxy). */
+class SegmentLedgerEndpointTest {
+  @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
+  static InProcessS3 s3;
+  @TempDir static Path temp;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    s3 = new InProcessS3();
+  }
+
+  @AfterAll
+  static void stopS3() throws Exception {
+    s3.close();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void listsPagesFiltersReportsAndReopens() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("root"));
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class,
+            SegmentLedgerRuntimeAutoConfiguration.class, SegmentLedgerActuatorAutoConfiguration.class))
+        .withBean(DataSource.class, POSTGRES::dataSource)
+        .withPropertyValues(s3.properties())
+        .withPropertyValues("segment-ledger.allowed-root=" + root, "segment-ledger.migrate=true",
+            "segment-ledger.endpoint.reopen-enabled=true", "management.endpoints.web.exposure.include=segmentledger")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          Ledger ledger = context.getBean(Ledger.class);
+          SegmentLedgerReopenEndpoint endpoint = context.getBean(SegmentLedgerReopenEndpoint.class);
+          for (int i = 0; i < 2; i++) {
+            ItemId id = ItemId.original("ep-b1", "720p", i);
+            ledger.register(id, Files.writeString(root.resolve("ok-" + i + ".ts"), "segment " + i));
+            SegmentLedgerAutoConfigurationTest.awaitState(ledger, id, ItemState.CONFIRMED);
+          }
+          for (int i = 10; i < 13; i++) {
+            ItemId id = ItemId.original("ep-b1", "720p", i);
+            ledger.register(id, Files.writeString(temp.resolve("outside-" + i + ".ts"), "not for upload"));
+            SegmentLedgerAutoConfigurationTest.awaitState(ledger, id, ItemState.REJECTED);
+          }
+          ledger.register(ItemId.original("ep-b2", "720p", 0), Files.writeString(temp.resolve("other.ts"), "x"));
+
+          Map<String, Object> first = endpoint.rows("ep-b1", null, null, null, 2, null, null);
+          List<Map<String, Object>> items = (List<Map<String, Object>>) first.get("items");
+          assertThat(items).hasSize(2).allSatisfy(row -> {
+            assertThat(row.get("state")).isEqualTo("rejected");
+            assertThat(row.get("reason")).isEqualTo("outside_root");
+            assertThat(row.get("broadcast")).isEqualTo("ep-b1");
+          });
+          assertThat(items).extracting(r -> r.get("sequence")).containsExactly(12L, 11L);
+          Long next = (Long) first.get("next");
+          assertThat(next).isNotNull();
+          Map<String, Object> second = endpoint.rows("ep-b1", null, null, null, 2, null, next);
+          assertThat((List<Map<String, Object>>) second.get("items")).extracting(r -> r.get("sequence"))
+              .containsExactly(10L);
+          assertThat(second.get("next")).isNull();
+
+          assertThat((List<?>) endpoint.rows("ep-b1", "original", "confirmed", null, null, "oldest_first", null)
+              .get("items")).hasSize(2);
+          assertThat((List<?>) endpoint.rows(null, null, null, "outside_root,missing_file", 100, null, null)
+              .get("items")).hasSize(4);
+          assertThat((List<?>) endpoint.rows("ep-b1", "playback", null, null, null, null, null).get("items")).isEmpty();
+          assertThatThrownBy(() -> endpoint.rows(null, "sideways", null, null, null, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("axis must be one of");
+          assertThatThrownBy(() -> endpoint.rows(null, null, null, null, 0, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("limit");
+
+          Map<String, Object> status = endpoint.broadcast("ep-b1");
+          assertThat(status.get("broadcast")).isEqualTo("ep-b1");
+          assertThat(status.get("unconfirmed")).isEqualTo(0L);
+          assertThat((Map<String, Map<String, Long>>) status.get("counts"))
+              .extractingByKey("original").satisfies(c -> {
+                assertThat(c.get("confirmed")).isEqualTo(2L);
+                assertThat(c.get("rejected")).isEqualTo(3L);
+              });
+
+          Map<String, Object> report = endpoint.reconcile("ep-b1", "reconcile");
+          assertThat(report.get("consistent")).isEqualTo(true);
+          assertThat((List<?>) report.get("differences")).isEmpty();
+          s3.client().deleteObject(b -> b.bucket(InProcessS3.BUCKET).key(ItemId.original("ep-b1", "720p", 0).objectKey()));
+          Map<String, Object> broken = endpoint.reconcile("ep-b1", "reconcile");
+          assertThat(broken.get("consistent")).isEqualTo(false);
+          assertThat((List<Map<String, Object>>) broken.get("differences")).singleElement()
+              .satisfies(d -> assertThat(d.get("kind")).isEqualTo("object_missing"));
+          assertThat(ledger.find(ItemId.original("ep-b1", "720p", 0)).orElseThrow().state())
+              .as("a report only: nothing re-opened").isEqualTo(ItemState.CONFIRMED);
+          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "repair"))
+              .isInstanceOf(InvalidEndpointRequestException.class);
+
+          Map<String, Object> reopened = endpoint.reopen("ep-b1", "outside_root", null, null, null);
+          assertThat(reopened.get("reopened")).isEqualTo(3);
+          Map<String, Object> one = endpoint.reopen("ep-b2", null, "original", "720p", 0L);
+          assertThat(one.get("reopened")).isIn(0, 1);
+          assertThatThrownBy(() -> endpoint.reopen("ep-b1", null, null, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("give reason");
+        });
+  }
+}
