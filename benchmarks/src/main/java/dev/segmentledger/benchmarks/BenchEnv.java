@@ -28,12 +28,15 @@ final class BenchEnv implements AutoCloseable {
   private final String password;
   private final String pgSource;
   private final String pgVersion;
+  private final String synchronousCommit;
+  private final String fsync;
+  private final int maxRows;
   private final Path workDir;
   private final boolean smoke;
   private final AtomicInteger schemas = new AtomicInteger();
 
   private BenchEnv(EmbeddedPostgres embedded, String baseUrl, String user, String password, String pgSource,
-      Path workDir, boolean smoke) throws SQLException {
+      Path workDir, boolean smoke, int maxRows) throws SQLException {
     this.embedded = embedded;
     this.baseUrl = baseUrl;
     this.user = user;
@@ -41,23 +44,48 @@ final class BenchEnv implements AutoCloseable {
     this.pgSource = pgSource;
     this.workDir = workDir;
     this.smoke = smoke;
+    this.maxRows = maxRows;
+    // Read back from the server, never assumed: issue 19 wants every figure on durable settings.
+    this.pgVersion = show("server_version");
+    this.synchronousCommit = show("synchronous_commit");
+    this.fsync = show("fsync");
+  }
+
+  private String show(String setting) throws SQLException {
     try (Connection c = connect(baseUrl); Statement s = c.createStatement();
-        var rs = s.executeQuery("SHOW server_version")) {
+        var rs = s.executeQuery("SHOW " + setting)) {
       rs.next();
-      this.pgVersion = rs.getString(1);
+      return rs.getString(1);
     }
   }
 
   static BenchEnv start(boolean smoke) throws IOException, SQLException {
+    return start(smoke, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param maxRows the largest table the measures that bulk-load rows (sweep cost, backlog) may
+   *     build; {@code Integer.MAX_VALUE} for their full sizes
+   */
+  static BenchEnv start(boolean smoke, int maxRows) throws IOException, SQLException {
     Path work = Files.createTempDirectory("segment-ledger-bench-");
     String url = System.getenv("SEGMENT_LEDGER_BENCH_JDBC_URL");
     if (url != null && !url.isBlank()) {
       return new BenchEnv(null, url, System.getenv("SEGMENT_LEDGER_BENCH_JDBC_USER"),
-          System.getenv("SEGMENT_LEDGER_BENCH_JDBC_PASSWORD"), "SEGMENT_LEDGER_BENCH_JDBC_URL", work, smoke);
+          System.getenv("SEGMENT_LEDGER_BENCH_JDBC_PASSWORD"), "SEGMENT_LEDGER_BENCH_JDBC_URL", work, smoke, maxRows);
     }
-    EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
+    // zonky's defaults trade durability for speed (synchronous_commit=off, and fsync off in some
+    // versions): a commit would then cost no flush, and every figure would flatter the ledger.
+    EmbeddedPostgres pg = EmbeddedPostgres.builder()
+        .setServerConfig("synchronous_commit", "on")
+        .setServerConfig("fsync", "on")
+        .setServerConfig("full_page_writes", "on")
+        .setDataDirectory(work.resolve("pgdata"))
+        .setCleanDataDirectory(true)
+        .start();
     return new BenchEnv(pg, pg.getJdbcUrl("postgres", "postgres"), "postgres", null,
-        "embedded (io.zonky.test, default settings)", work, smoke);
+        "embedded (io.zonky.test; synchronous_commit=on, fsync=on, full_page_writes=on set by the suite)", work,
+        smoke, maxRows);
   }
 
   boolean smoke() {
@@ -67,6 +95,11 @@ final class BenchEnv implements AutoCloseable {
   /** Picks the smoke or the full size. */
   int size(int smokeSize, int fullSize) {
     return smoke ? smokeSize : fullSize;
+  }
+
+  /** The row cap of the bulk-loading measures ({@code --max-rows=N}). */
+  int maxRows() {
+    return maxRows;
   }
 
   Path workDir() {
@@ -115,6 +148,10 @@ final class BenchEnv implements AutoCloseable {
     c.put("mode", smoke ? "smoke" : "full");
     c.put("postgres", pgVersion);
     c.put("postgres_source", pgSource);
+    c.put("pg_synchronous_commit", synchronousCommit);
+    c.put("pg_fsync", fsync);
+    c.put("durable", "on".equals(synchronousCommit) && "on".equals(fsync));
+    c.put("loadavg", LoadAvg.now());
     c.put("jdk", System.getProperty("java.vm.name") + " " + Runtime.version());
     c.put("cores", Runtime.getRuntime().availableProcessors());
     c.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -13,26 +14,31 @@ import java.util.Set;
  *
  * <p>Arguments: {@code full} (default) or {@code smoke}/{@code --smoke}; {@code --out=DIR}
  * (default {@code results}, relative to the working directory); {@code --only=a,b} to run some
- * measures only. A measure that throws is recorded as not measured, with the error, never hidden.
+ * measures only; {@code --max-rows=N} to cap the bulk-loaded tables of the sweep-cost and backlog
+ * measures (full size: 10M rows). A measure that throws is recorded as not measured, with the error, never hidden.
  */
 public final class BenchmarkSuite {
   private BenchmarkSuite() {}
 
   static List<Measure> measures() {
-    return List.of(new ThroughputMeasure(), new SweepCostMeasure(), new UploadMeasure(), new MemoryMeasure(),
-        new LatencyMeasure(), new RecoveryMeasure());
+    return List.of(new ThroughputMeasure(), new RegisterOneMeasure(), new SweepCostMeasure(), UploadMeasure.medium(),
+        UploadMeasure.small(), UploadMeasure.large(), new MemoryMeasure(), LatencyMeasure.at1000(),
+        LatencyMeasure.at5000(), LatencyMeasure.at1000WithDiskWriter(), new RecoveryMeasure());
   }
 
   public static void main(String[] args) throws Exception {
     boolean smoke = false;
     Path out = Path.of("results");
     Set<String> only = Set.of();
+    int maxRows = Integer.MAX_VALUE;
     // Maven passes -Dbench.args as one argument: split it on whitespace.
     for (String arg : String.join(" ", args).trim().split("\\s+")) {
       if (arg.equals("smoke") || arg.equals("--smoke")) {
         smoke = true;
       } else if (arg.startsWith("--out=")) {
         out = Path.of(arg.substring(6));
+      } else if (arg.startsWith("--max-rows=")) {
+        maxRows = Integer.parseInt(arg.substring(11).replace("_", ""));
       } else if (arg.startsWith("--only=")) {
         only = Set.of(arg.substring(7).split(","));
       } else if (!arg.isBlank() && !arg.equals("full")) {
@@ -44,15 +50,25 @@ public final class BenchmarkSuite {
     if (!known.containsAll(only)) {
       throw new IllegalArgumentException("unknown measure in --only=" + String.join(",", only) + "; known: " + known);
     }
-    run(smoke, out, only);
+    run(smoke, out, only, maxRows);
     System.exit(0);
   }
 
-  /** Runs the suite; returns the results after writing them. */
   static List<BenchResult> run(boolean smoke, Path out, Set<String> only) throws Exception {
+    return run(smoke, out, only, Integer.MAX_VALUE);
+  }
+
+  /** Runs the suite; returns the results after writing them. */
+  static List<BenchResult> run(boolean smoke, Path out, Set<String> only, int maxRows) throws Exception {
     List<BenchResult> results = new ArrayList<>();
     Instant started = Instant.now();
-    try (BenchEnv env = BenchEnv.start(smoke)) {
+    String loadStart = LoadAvg.now();
+    String durability;
+    try (BenchEnv env = BenchEnv.start(smoke, maxRows)) {
+      Map<String, Object> c = env.conditions();
+      durability = "PostgreSQL " + c.get("postgres") + " (" + c.get("postgres_source") + "): synchronous_commit="
+          + c.get("pg_synchronous_commit") + ", fsync=" + c.get("pg_fsync") + " (read back with SHOW)";
+      System.out.println("[bench] " + durability + "; loadavg " + loadStart);
       for (Measure measure : measures()) {
         if (!only.isEmpty() && !only.contains(measure.name())) {
           continue;
@@ -74,7 +90,11 @@ public final class BenchmarkSuite {
     }
     String base = smoke ? "latest-smoke" : "latest";
     String header = "Segment Ledger benchmarks (" + (smoke ? "smoke" : "full") + " run, " + started + ", took "
-        + Duration.between(started, Instant.now()).toSeconds() + " s)";
+        + Duration.between(started, Instant.now()).toSeconds() + " s"
+        + (only.isEmpty() ? "" : ", only " + String.join(",", only))
+        + (maxRows == Integer.MAX_VALUE ? "" : ", --max-rows=" + maxRows) + ")\n\n"
+        + durability + ". S3 server: " + S3ProxyProcess.description() + ". Load average (1/5/15 min) at start "
+        + loadStart + ", at end " + LoadAvg.now() + " on " + Runtime.getRuntime().availableProcessors() + " cores.";
     ResultsWriter.write(results, out.resolve(base + ".json"), out.resolve(base + ".md"), header);
     System.out.println("[bench] wrote " + out.resolve(base + ".json").toAbsolutePath());
     return results;
