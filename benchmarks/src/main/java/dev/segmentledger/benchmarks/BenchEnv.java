@@ -34,6 +34,8 @@ final class BenchEnv implements AutoCloseable {
   private final Path workDir;
   private final boolean smoke;
   private final AtomicInteger schemas = new AtomicInteger();
+  private S3ProxyProcess s3Server;
+  private Path s3Blobs;
 
   private BenchEnv(EmbeddedPostgres embedded, String baseUrl, String user, String password, String pgSource,
       Path workDir, boolean smoke, int maxRows) throws SQLException {
@@ -111,6 +113,22 @@ final class BenchEnv implements AutoCloseable {
     return Files.createDirectories(workDir.resolve(name + "-" + schemas.incrementAndGet())).toRealPath();
   }
 
+  /**
+   * The S3 server of the upload measures, in a JVM of its own, started on first use and shared by
+   * them (one start-up, not three); its blob directory is {@link #s3Blobs()}.
+   */
+  synchronized S3ProxyProcess s3Server() throws Exception {
+    if (s3Server == null) {
+      s3Blobs = newDir("s3-blobs");
+      s3Server = S3ProxyProcess.start(s3Blobs, UploadMeasure.ACCESS_KEY, UploadMeasure.SECRET_KEY);
+    }
+    return s3Server;
+  }
+
+  synchronized Path s3Blobs() {
+    return s3Blobs;
+  }
+
   /** A fresh schema with the ledger tables, and a pool on it. Close the returned database. */
   Database newDatabase(String name, int poolSize) throws SQLException {
     String schema = "bench_" + name + "_" + schemas.incrementAndGet();
@@ -165,6 +183,13 @@ final class BenchEnv implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    if (s3Server != null) {
+      try {
+        s3Server.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (embedded != null) {
       embedded.close();
     }

@@ -97,7 +97,7 @@ final class UploadMeasure implements Measure {
 
   /** Issue 19: 8 x 256 MiB (multipart), MiB/s, ledger >= 1.0 x rclone. */
   static UploadMeasure large() {
-    return new UploadMeasure("upload_large", 2, 8, 20 * 1024 * 1024, 256 * 1024 * 1024, false, 1.0);
+    return new UploadMeasure("upload_large", 2, 8, 17 * 1024 * 1024, 256 * 1024 * 1024, false, 1.0);
   }
 
   @Override
@@ -134,66 +134,67 @@ final class UploadMeasure implements Measure {
           + 8 * RCLONE_UPLOAD_CONCURRENCY * WORKERS + " MiB)");
     }
 
-    Path blobs = env.newDir("s3-blobs");
-    try (S3ProxyProcess server = S3ProxyProcess.start(blobs, ACCESS_KEY, SECRET_KEY)) {
-      URI endpoint = server.endpoint();
-      try (S3Client s3 = client(endpoint)) {
-        s3.createBucket(b -> b.bucket("ledger"));
-        s3.createBucket(b -> b.bucket("rclone"));
-        rclone(warmUpDir, endpoint, "rclone/warm-up", warmUpFiles.size());
-        ledger(env, root, warmUpFiles, "warm-up", s3);
-        emptyBuckets(blobs);
-        c.put("warm_up_not_counted", warmUpFiles.size() + " files of " + WARM_UP_FILE_BYTES + " bytes through each");
-        List<Double> rawSeconds = new ArrayList<>();
-        List<Double> ledgerSeconds = new ArrayList<>();
-        long ledgerJvmCpuNanos = 0;
-        long ledgerServerCpuMillis = 0;
-        RawTool raw = null;
-        for (String side : List.of("rclone", "ledger", "ledger", "rclone")) {
-          settleDisk();
-          String run = side + "-" + (side.equals("rclone") ? rawSeconds.size() + 1 : ledgerSeconds.size() + 1);
-          if (side.equals("ledger")) {
-            long cpu0 = CpuUse.processNanos();
-            long server0 = server.cpuMillis();
-            ledgerSeconds.add(ledger(env, root, files, run, s3));
-            ledgerJvmCpuNanos += CpuUse.processNanos() - cpu0;
-            ledgerServerCpuMillis += server.cpuMillis() - server0;
-          } else {
-            RawTool timed = rclone(dir, endpoint, "rclone/" + run, count);
-            raw = raw == null || raw.seconds >= 0 ? timed : raw; // the first failure, if any, is the one told
-            rawSeconds.add(timed.seconds);
-          }
-          emptyBuckets(blobs); // the next run writes fresh keys; this keeps the disk use to one run's objects
+    S3ProxyProcess server = env.s3Server();
+    Path blobs = env.s3Blobs();
+    String ledgerBucket = name.replace('_', '-') + "-ledger";
+    String rcloneBucket = name.replace('_', '-') + "-rclone";
+    URI endpoint = server.endpoint();
+    try (S3Client s3 = client(endpoint)) {
+      s3.createBucket(b -> b.bucket(ledgerBucket));
+      s3.createBucket(b -> b.bucket(rcloneBucket));
+      rclone(warmUpDir, endpoint, rcloneBucket + "/warm-up", warmUpFiles.size());
+      ledger(env, root, warmUpFiles, "warm-up", s3, ledgerBucket);
+      emptyBuckets(blobs);
+      c.put("warm_up_not_counted", warmUpFiles.size() + " files of " + WARM_UP_FILE_BYTES + " bytes through each");
+      List<Double> rawSeconds = new ArrayList<>();
+      List<Double> ledgerSeconds = new ArrayList<>();
+      long ledgerJvmCpuNanos = 0;
+      long ledgerServerCpuMillis = 0;
+      RawTool raw = null;
+      for (String side : List.of("rclone", "ledger", "ledger", "rclone")) {
+        settleDisk();
+        String run = side + "-" + (side.equals("rclone") ? rawSeconds.size() + 1 : ledgerSeconds.size() + 1);
+        if (side.equals("ledger")) {
+          long cpu0 = CpuUse.processNanos();
+          long server0 = server.cpuMillis();
+          ledgerSeconds.add(ledger(env, root, files, run, s3, ledgerBucket));
+          ledgerJvmCpuNanos += CpuUse.processNanos() - cpu0;
+          ledgerServerCpuMillis += server.cpuMillis() - server0;
+        } else {
+          RawTool timed = rclone(dir, endpoint, rcloneBucket + "/" + run, count);
+          raw = raw == null || raw.seconds >= 0 ? timed : raw; // the first failure, if any, is the one told
+          rawSeconds.add(timed.seconds);
         }
-        c.put("raw_tool", raw.version);
-        c.put("timed_runs", "rclone, ledger, ledger, rclone");
-        c.put("ledger_run_" + unit.replace('/', '_'), ledgerSeconds.stream().map(sec -> round(amount / sec)).toList());
-        double ledgerRate = 2 * amount / (ledgerSeconds.get(0) + ledgerSeconds.get(1));
-        c.put("ledger_rate", ledgerRate);
-        c.put("ledger_mib_per_s", 2 * mib / (ledgerSeconds.get(0) + ledgerSeconds.get(1)));
-        c.put("total_mib", mib);
-        // Where the CPU went during the two ledger runs: this JVM (ledger, SDK, PostgreSQL driver) and
-        // the server's JVM; PostgreSQL's own processes are not counted.
-        c.put("ledger_jvm_cpu_us_per_file", ledgerJvmCpuNanos / 1e3 / (2.0 * count));
-        c.put("server_jvm_cpu_us_per_file_ledger_runs", ledgerServerCpuMillis * 1e3 / (2.0 * count));
-        c.put("loadavg_end", LoadAvg.now());
-        String ratioName = name + ".ratio_to_raw_tool";
-        if (rawSeconds.stream().anyMatch(sec -> sec < 0)) {
-          return List.of(BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit, "ledger only", c),
-              BenchResult.notMeasured(ratioName, "x", ">= " + goal, "raw tool failed: " + raw.version, c));
-        }
-        c.put("raw_tool_run_" + unit.replace('/', '_'), rawSeconds.stream().map(sec -> round(amount / sec)).toList());
-        double rawRate = 2 * amount / (rawSeconds.get(0) + rawSeconds.get(1));
-        c.put("raw_tool_rate", rawRate);
-        return List.of(
-            BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit,
-                count + " x " + size / 1024 + " KiB through S3ObjectSink via the ledger, 2 runs, first register to last confirm",
-                c),
-            BenchResult.info(name + ".rclone_" + unitName(), rawRate, unit, "rclone copy, 2 runs, same files and server", c),
-            BenchResult.atLeast(ratioName, ledgerRate / rawRate, "x", goal,
-                "ledger " + unit + " / rclone " + unit + ", same run and S3 process, timed rclone, ledger, ledger, rclone",
-                c));
+        emptyBuckets(blobs); // the next run writes fresh keys; this keeps the disk use to one run's objects
       }
+      c.put("raw_tool", raw.version);
+      c.put("timed_runs", "rclone, ledger, ledger, rclone");
+      c.put("ledger_run_" + unit.replace('/', '_'), ledgerSeconds.stream().map(sec -> round(amount / sec)).toList());
+      double ledgerRate = 2 * amount / (ledgerSeconds.get(0) + ledgerSeconds.get(1));
+      c.put("ledger_rate", ledgerRate);
+      c.put("ledger_mib_per_s", 2 * mib / (ledgerSeconds.get(0) + ledgerSeconds.get(1)));
+      c.put("total_mib", mib);
+      // Where the CPU went during the two ledger runs: this JVM (ledger, SDK, PostgreSQL driver) and
+      // the server's JVM; PostgreSQL's own processes are not counted.
+      c.put("ledger_jvm_cpu_us_per_file", ledgerJvmCpuNanos / 1e3 / (2.0 * count));
+      c.put("server_jvm_cpu_us_per_file_ledger_runs", ledgerServerCpuMillis * 1e3 / (2.0 * count));
+      c.put("loadavg_end", LoadAvg.now());
+      String ratioName = name + ".ratio_to_raw_tool";
+      if (rawSeconds.stream().anyMatch(sec -> sec < 0)) {
+        return List.of(BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit, "ledger only", c),
+            BenchResult.notMeasured(ratioName, "x", ">= " + goal, "raw tool failed: " + raw.version, c));
+      }
+      c.put("raw_tool_run_" + unit.replace('/', '_'), rawSeconds.stream().map(sec -> round(amount / sec)).toList());
+      double rawRate = 2 * amount / (rawSeconds.get(0) + rawSeconds.get(1));
+      c.put("raw_tool_rate", rawRate);
+      return List.of(
+          BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit,
+              count + " x " + size / 1024 + " KiB through S3ObjectSink via the ledger, 2 runs, first register to last confirm",
+              c),
+          BenchResult.info(name + ".rclone_" + unitName(), rawRate, unit, "rclone copy, 2 runs, same files and server", c),
+          BenchResult.atLeast(ratioName, ledgerRate / rawRate, "x", goal,
+              "ledger " + unit + " / rclone " + unit + ", same run and S3 process, timed rclone, ledger, ledger, rclone",
+              c));
     }
   }
 
@@ -206,10 +207,10 @@ final class UploadMeasure implements Measure {
   }
 
   /** Uploads the files through a ledger of its own; returns the seconds from first register to last confirm. */
-  private static double ledger(BenchEnv env, Path root, List<Path> files, String broadcastId, S3Client s3)
-      throws Exception {
+  private static double ledger(BenchEnv env, Path root, List<Path> files, String broadcastId, S3Client s3,
+      String bucket) throws Exception {
     try (BenchEnv.Database db = env.newDatabase("upload", WORKERS + 4)) {
-      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket("ledger").build();
+      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();
       LiveRun.Outcome o = LiveRun.run(Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
           .workers(WORKERS).queueCapacity(files.size()), files, broadcastId, 1, REGISTER_BATCH, Duration.ofMinutes(30));
       return o.nanos() / 1e9;
