@@ -58,19 +58,26 @@ public final class BenchmarkSuite {
     return run(smoke, out, only, Integer.MAX_VALUE);
   }
 
-  /** Runs the suite; returns the results after writing them. */
+  /**
+   * Runs the suite; returns the results after writing them. The files are rewritten after every
+   * measure (the header then says which measures are still to come), so that a run stopped part way
+   * (a machine needed back, a timeout) keeps what it measured.
+   */
   static List<BenchResult> run(boolean smoke, Path out, Set<String> only, int maxRows) throws Exception {
     List<BenchResult> results = new ArrayList<>();
     Instant started = Instant.now();
     String loadStart = LoadAvg.now();
-    String durability;
+    String base = smoke ? "latest-smoke" : "latest";
+    List<String> toRun = new ArrayList<>();
+    measures().stream().map(Measure::name).filter(n -> only.isEmpty() || only.contains(n)).forEach(toRun::add);
     try (BenchEnv env = BenchEnv.start(smoke, maxRows)) {
       Map<String, Object> c = env.conditions();
-      durability = "PostgreSQL " + c.get("postgres") + " (" + c.get("postgres_source") + "): synchronous_commit="
-          + c.get("pg_synchronous_commit") + ", fsync=" + c.get("pg_fsync") + " (read back with SHOW)";
+      String durability = "PostgreSQL " + c.get("postgres") + " (" + c.get("postgres_source") + "): synchronous_commit="
+          + c.get("pg_synchronous_commit") + ", fsync=" + c.get("pg_fsync") + " (read back with SHOW); disk flush at"
+          + " start: " + c.get("disk_flush_at_start");
       System.out.println("[bench] " + durability + "; loadavg " + loadStart);
       for (Measure measure : measures()) {
-        if (!only.isEmpty() && !only.contains(measure.name())) {
+        if (!toRun.contains(measure.name())) {
           continue;
         }
         long t0 = System.nanoTime();
@@ -86,17 +93,27 @@ public final class BenchmarkSuite {
               "measure failed: " + e, env.conditions()));
         }
         System.out.printf("[bench]   %s took %.1f s%n", measure.name(), (System.nanoTime() - t0) / 1e9);
+        toRun.remove(measure.name());
+        write(results, out, base, header(smoke, started, only, maxRows, durability, loadStart, toRun));
       }
     }
-    String base = smoke ? "latest-smoke" : "latest";
-    String header = "Segment Ledger benchmarks (" + (smoke ? "smoke" : "full") + " run, " + started + ", took "
+    System.out.println("[bench] wrote " + out.resolve(base + ".json").toAbsolutePath());
+    return results;
+  }
+
+  private static String header(boolean smoke, Instant started, Set<String> only, int maxRows, String durability,
+      String loadStart, List<String> notYetRun) {
+    return "Segment Ledger benchmarks (" + (smoke ? "smoke" : "full") + " run, " + started + ", "
+        + (notYetRun.isEmpty() ? "took " : "PARTIAL, not yet run: " + String.join(", ", notYetRun) + "; ")
         + Duration.between(started, Instant.now()).toSeconds() + " s"
         + (only.isEmpty() ? "" : ", only " + String.join(",", only))
         + (maxRows == Integer.MAX_VALUE ? "" : ", --max-rows=" + maxRows) + ")\n\n"
         + durability + ". S3 server: " + S3ProxyProcess.description() + ". Load average (1/5/15 min) at start "
         + loadStart + ", at end " + LoadAvg.now() + " on " + Runtime.getRuntime().availableProcessors() + " cores.";
+  }
+
+  private static void write(List<BenchResult> results, Path out, String base, String header)
+      throws java.io.IOException {
     ResultsWriter.write(results, out.resolve(base + ".json"), out.resolve(base + ".md"), header);
-    System.out.println("[bench] wrote " + out.resolve(base + ".json").toAbsolutePath());
-    return results;
   }
 }

@@ -73,6 +73,7 @@ final class LatencyMeasure implements Measure {
     AtomicInteger failed = new AtomicInteger();
     ConfirmTracker tracker = new ConfirmTracker(items);
     String loadStart = LoadAvg.now();
+    long cpuBefore = CpuUse.processNanos();
     BackgroundWriter writer = backgroundBytesPerSecond > 0
         ? new BackgroundWriter(root.resolve("background-recorder"), backgroundBytesPerSecond).start() : null;
     double writerBytesPerSecond;
@@ -109,6 +110,9 @@ final class LatencyMeasure implements Measure {
       }
     }
     writerBytesPerSecond = writer == null ? 0 : writer.achievedBytesPerSecond();
+    // Where the CPU went: this JVM over the whole run (warm-up included; the background writer's
+    // thread too), and the ledger's own threads by group.
+    double cpuPerItem = (CpuUse.processNanos() - cpuBefore) / 1e3 / items;
     double[] millis = new double[counted];
     for (int i = 0; i < counted; i++) {
       millis[i] = (tracker.confirmedAt(ItemId.original("lat", "720p", warmup + i)) - scheduled[warmup + i]) / 1e6;
@@ -138,6 +142,7 @@ final class LatencyMeasure implements Measure {
           + " suite's work directory (same disk as PostgreSQL's data directory when embedded)");
       c.put("background_writer_mb_per_s_achieved", writerBytesPerSecond / 1e6);
     }
+    c.put("jvm_cpu_us_per_item", cpuPerItem);
     c.put("loadavg_end", LoadAvg.now());
     String what = "scheduled instant -> onConfirmed at " + rate + " items/s"
         + (writer == null ? "" : ", " + backgroundBytesPerSecond / 1_000_000 + " MB/s of media written meanwhile");

@@ -66,6 +66,7 @@ final class RecoveryMeasure implements Measure {
     long ledgerStarted;
     long firstConfirm;
     long allConfirmed;
+    long childCpuMillis;
     try (BenchEnv.Database db = env.newDatabase("recovery_crash", POOL)) {
       db.jdbi().useHandle(h -> {
         h.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"
@@ -91,6 +92,9 @@ final class RecoveryMeasure implements Measure {
         ledgerStarted = millisOf(second.awaitLine(l -> l.startsWith("STARTED "), Duration.ofMinutes(2)));
         firstConfirm = millisOf(second.awaitLine(l -> l.startsWith("FIRST_CONFIRM "), Duration.ofMinutes(2)));
         allConfirmed = millisOf(second.awaitLine(l -> l.startsWith("ALL_CONFIRMED "), Duration.ofMinutes(30)));
+        // Where the CPU went: the restarted process's CPU (start-up and recovery) per row it confirmed.
+        childCpuMillis = ProcessHandle.of(second.pid()).flatMap(p -> p.info().totalCpuDuration())
+            .map(Duration::toMillis).orElse(-1L);
         second.killHard();
       }
     }
@@ -107,6 +111,9 @@ final class RecoveryMeasure implements Measure {
     c.put("launch_to_ledger_started_ms", ledgerStarted - launchMillis);
     c.put("ledger_started_to_first_confirm_ms", firstConfirm - ledgerStarted);
     c.put("recovery_s", recoverySeconds);
+    c.put("restarted_jvm_cpu_ms", childCpuMillis);
+    c.put("restarted_jvm_cpu_us_per_row", childCpuMillis * 1e3 / unconfirmedAtKill);
+    c.put("steady_jvm_thread_cpu_us_per_item", steadyCpuPerItem(steady, steadyItems));
     c.put("steady_items", steadyItems);
     c.put("steady_items_per_s", steady.itemsPerSecond());
     c.put("steady", STEADY_THREADS + " threads, one register(id, path) per file, in the suite's JVM");
@@ -121,6 +128,12 @@ final class RecoveryMeasure implements Measure {
             "rows left unconfirmed by SIGKILL / time from Ledger.start() in the new process to its last confirm", c),
         BenchResult.atLeast("recovery.ratio_to_steady", recoveryRate / steady.itemsPerSecond(), "x", 1.0,
             "recovery rate / steady register-to-confirmed rate, same settings, same run", c));
+  }
+
+  private static Map<String, Double> steadyCpuPerItem(LiveRun.Outcome steady, int items) {
+    Map<String, Double> perItem = new java.util.TreeMap<>();
+    steady.threadCpuMicros().forEach((group, micros) -> perItem.put(group, (double) micros / items));
+    return perItem;
   }
 
   private static long millisOf(String line) {
