@@ -31,6 +31,7 @@ final class BenchEnv implements AutoCloseable {
   private final String synchronousCommit;
   private final String fsync;
   private final int maxRows;
+  private final String diskFlush;
   private final Path workDir;
   private final boolean smoke;
   private final AtomicInteger schemas = new AtomicInteger();
@@ -51,6 +52,7 @@ final class BenchEnv implements AutoCloseable {
     this.pgVersion = show("server_version");
     this.synchronousCommit = show("synchronous_commit");
     this.fsync = show("fsync");
+    this.diskFlush = FsyncProbe.measure(workDir);
   }
 
   private String show(String setting) throws SQLException {
@@ -170,6 +172,7 @@ final class BenchEnv implements AutoCloseable {
     c.put("pg_fsync", fsync);
     c.put("durable", "on".equals(synchronousCommit) && "on".equals(fsync));
     c.put("loadavg", LoadAvg.now());
+    c.put("disk_flush_at_start", diskFlush);
     c.put("jdk", System.getProperty("java.vm.name") + " " + Runtime.version());
     c.put("cores", Runtime.getRuntime().availableProcessors());
     c.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
