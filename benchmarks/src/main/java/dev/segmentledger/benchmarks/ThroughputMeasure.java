@@ -34,12 +34,20 @@ final class ThroughputMeasure implements Measure {
     // A warm-up run on its own schema, then a long measured run: the JIT compilers take a quarter of
     // the CPU of a short cold run, and the number wanted is the steady rate of a long-running recorder.
     runOnce(env, root, files.subList(0, items / 5), "warmup");
+    rawOnce(env, files.subList(0, items / 5)); // the raw JDBC run is warmed the same way
+    String loadStart = LoadAvg.now();
     long cpuBefore = CpuUse.processNanos();
     long jitBefore = CpuUse.jitMillis();
     long gcBefore = CpuUse.gcMillis();
     LiveRun.Outcome o = runOnce(env, root, files, "measured");
     long cpuNanos = CpuUse.processNanos() - cpuBefore;
+    long jitMs = CpuUse.jitMillis() - jitBefore;
+    long gcMs = CpuUse.gcMillis() - gcBefore;
+    long rawCpuBefore = CpuUse.processNanos();
+    double rawPerSecond = rawOnce(env, files);
+    long rawCpuNanos = CpuUse.processNanos() - rawCpuBefore;
     Map<String, Object> c = env.conditions();
+    c.put("loadavg_start", loadStart);
     c.put("rows", items);
     c.put("file_bytes", FILE_SIZE);
     c.put("workers", WORKERS);
@@ -53,13 +61,32 @@ final class ThroughputMeasure implements Measure {
     Map<String, Double> perItem = new TreeMap<>();
     o.threadCpuMicros().forEach((group, micros) -> perItem.put(group, (double) micros / items));
     c.put("thread_cpu_us_per_item", perItem);
-    c.put("jit_ms", CpuUse.jitMillis() - jitBefore);
-    c.put("gc_ms", CpuUse.gcMillis() - gcBefore);
+    c.put("jit_ms", jitMs);
+    c.put("gc_ms", gcMs);
     c.put("failed_attempts", o.failed());
     c.put("saturated", o.saturated());
+    c.put("raw_pg_items_per_s", rawPerSecond);
+    c.put("raw_pg_jvm_cpu_us_per_item", rawCpuNanos / 1e3 / items);
+    c.put("raw_pg", "plain JDBC on the same table, pool size and threads: " + REGISTER_THREADS + " threads insert"
+        + " in JDBC batches of " + RawPostgresRun.BATCH + " (a transaction each), " + WORKERS + " threads confirm with"
+        + " one conditional UPDATE per row (WHERE id = ? AND state = 'PENDING'), batched by " + RawPostgresRun.BATCH
+        + "; measured right after the ledger, each after a warm-up of " + items / 5 + " rows");
+    c.put("loadavg_end", LoadAvg.now());
     return List.of(BenchResult.atLeast("throughput.register_to_confirmed", o.itemsPerSecond(), "items/s", 10_000,
-        "first register to last confirm; registerAll batches of " + REGISTER_BATCH + ", leased at insertion,"
-            + " confirms batched by the confirmer", c));
+            "first register to last confirm; registerAll batches of " + REGISTER_BATCH + ", leased at insertion,"
+                + " confirms batched by the confirmer", c),
+        BenchResult.info("throughput.raw_pg_items_per_s", rawPerSecond, "items/s",
+            "plain JDBC floor: inserts batched by 100, one conditional update per row batched by 100, same pool and"
+                + " threads", c),
+        BenchResult.atLeast("throughput.efficiency_vs_raw_pg", o.itemsPerSecond() / rawPerSecond, "x", 0.8,
+            "ledger items/s / raw JDBC items/s, same run, same pool and threads", c));
+  }
+
+  private static double rawOnce(BenchEnv env, List<Path> files) throws Exception {
+    try (BenchEnv.Database db = env.newDatabase("throughput_raw", WORKERS + REGISTER_THREADS + 2)) {
+      return RawPostgresRun.run(db.dataSource(), "raw", files.size(), files.get(0).toString(), FILE_SIZE,
+          REGISTER_THREADS, WORKERS);
+    }
   }
 
   private static LiveRun.Outcome runOnce(BenchEnv env, Path root, List<Path> files, String label) throws Exception {

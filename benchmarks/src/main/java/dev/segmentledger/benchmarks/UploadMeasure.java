@@ -11,12 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -27,22 +22,23 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
- * Measure 3: real uploads of M files through S3ObjectSink (ledger on PostgreSQL, 4 workers) to
- * S3Proxy in-process on its filesystem blobstore, against {@code rclone copy} (4 transfers) of the
- * same files to the same server in the same run. Throughput in MiB/s, first byte to last confirm
- * for the ledger, process start to exit for rclone.
+ * Real uploads through S3ObjectSink (ledger on PostgreSQL, 4 workers) against {@code rclone copy}
+ * (4 transfers) of the same files to the same S3 server in the same run. The server is S3Proxy in
+ * a JVM of its own ({@link S3ProxyProcess}), as a real endpoint is another process: it no longer
+ * shares the ledger's heap, GC and JIT. Three scenarios, each a measure of its own:
+ * {@code upload} (1,000 x 2 MiB, MiB/s), {@code upload_small} (3,000 x 64 KiB, files/s) and
+ * {@code upload_large} (8 x 256 MiB multipart, MiB/s).
  *
  * <p>Both are measured warm, as a recorder runs for hours: an untimed round of 2,000 small files
  * goes through rclone and through another ledger first. It has the JIT compile the per-request
- * code of the ledger, the SDK and the in-process server (rclone is compiled ahead of time); after
- * a warm-up of only 100 files the first ledger run was still 10 to 15 % slower than the next.
- * Dirty pages are written out ({@code sync}) before each timed run, so that no run pays for the
- * writeback of the one before.
+ * code of the ledger, the SDK and the server (rclone is compiled ahead of time); after a warm-up of
+ * only 100 files the first ledger run was still 10 to 15 % slower than the next. Dirty pages are
+ * written out ({@code sync}) before each timed run, so that no run pays for the writeback of the
+ * one before.
  *
  * <p>The timed runs go in the order rclone, ledger, ledger, rclone, each to keys of its own, and
- * each side's rate is its total bytes over its total time. With one run each, the order alone
- * moved the ratio: on the same code, rclone first gave 0.75 and 0.76, the ledger first 0.96 and
- * 1.22.
+ * each side's rate is its total over its total time. With one run each, the order alone moved the
+ * ratio: on the same code, rclone first gave 0.75 and 0.76, the ledger first 0.96 and 1.22.
  */
 final class UploadMeasure implements Measure {
   static final String ACCESS_KEY = "segment-ledger-bench";
@@ -60,84 +56,150 @@ final class UploadMeasure implements Measure {
    */
   static final int WARM_UP_FILES = 2_000;
   static final int WARM_UP_FILE_BYTES = 64 * 1024;
+  static final long MIB = 1024 * 1024;
+  /** The sink's defaults, stated here for the memory bound of the large scenario. */
+  static final long SINK_MULTIPART_THRESHOLD = 16 * MIB;
+  static final long SINK_PART_SIZE = 8 * MIB;
+  /** rclone's multipart settings: the same threshold and part size as the sink. */
+  static final String RCLONE_CUTOFF = "16M";
+  static final String RCLONE_CHUNK = "8M";
+  static final int RCLONE_UPLOAD_CONCURRENCY = 4; // rclone's default --s3-upload-concurrency
+
+  /** One scenario: its measure name, sizes, the unit compared and the goal of the ratio. */
+  private final String name;
+  private final int smokeCount;
+  private final int fullCount;
+  private final int smokeBytes;
+  private final int fullBytes;
+  private final boolean filesPerSecond;
+  private final double goal;
+
+  private UploadMeasure(String name, int smokeCount, int fullCount, int smokeBytes, int fullBytes,
+      boolean filesPerSecond, double goal) {
+    this.name = name;
+    this.smokeCount = smokeCount;
+    this.fullCount = fullCount;
+    this.smokeBytes = smokeBytes;
+    this.fullBytes = fullBytes;
+    this.filesPerSecond = filesPerSecond;
+    this.goal = goal;
+  }
+
+  /** 1,000 x 2 MiB, MiB/s, ledger >= 0.9 x rclone (round one's measure). */
+  static UploadMeasure medium() {
+    return new UploadMeasure("upload", 10, 1_000, 256 * 1024, 2 * 1024 * 1024, false, 0.9);
+  }
+
+  /** Issue 19: 3,000 x 64 KiB, files/s, ledger >= 1.0 x rclone. */
+  static UploadMeasure small() {
+    return new UploadMeasure("upload_small", 30, 3_000, 64 * 1024, 64 * 1024, true, 1.0);
+  }
+
+  /** Issue 19: 8 x 256 MiB (multipart), MiB/s, ledger >= 1.0 x rclone. */
+  static UploadMeasure large() {
+    return new UploadMeasure("upload_large", 2, 8, 17 * 1024 * 1024, 256 * 1024 * 1024, false, 1.0);
+  }
 
   @Override
   public String name() {
-    return "upload";
+    return name;
   }
 
   @Override
   public List<BenchResult> run(BenchEnv env) throws Exception {
-    int count = env.size(10, 1_000);
-    int size = env.size(256 * 1024, 2 * 1024 * 1024);
-    Path root = env.newDir("upload");
+    int count = env.size(smokeCount, fullCount);
+    int size = env.size(smokeBytes, fullBytes);
+    Path root = env.newDir(name);
     Path dir = root.resolve("rec");
     List<Path> files = MediaFiles.write(dir, count, size);
     Path warmUpDir = root.resolve("warm-up");
     List<Path> warmUpFiles = MediaFiles.write(warmUpDir, env.size(2, WARM_UP_FILES), WARM_UP_FILE_BYTES);
-    double mib = (double) count * size / (1024 * 1024);
+    double mib = (double) count * size / MIB;
+    double amount = filesPerSecond ? count : mib;
+    String unit = filesPerSecond ? "files/s" : "MiB/s";
     Map<String, Object> c = env.conditions();
     c.put("files", count);
     c.put("file_bytes", size);
-    c.put("server", "S3Proxy 2.9.0 in-process, jclouds filesystem blobstore, SigV4");
+    c.put("server", S3ProxyProcess.description());
     c.put("workers_and_transfers", WORKERS);
-
-    Properties props = new Properties();
-    Path blobs = env.newDir("s3-blobs");
-    props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-    try (BlobStoreContext context = ContextBuilder.newBuilder("filesystem").overrides(props)
-        .build(BlobStoreContext.class)) {
-      S3Proxy proxy = S3Proxy.builder().blobStore(context.getBlobStore())
-          .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY)
-          .endpoint(URI.create("http://127.0.0.1:0")).build();
-      proxy.start();
-      try {
-        URI endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-        try (S3Client s3 = client(endpoint)) {
-          s3.createBucket(b -> b.bucket("ledger"));
-          s3.createBucket(b -> b.bucket("rclone"));
-          rclone(warmUpDir, endpoint, "rclone/warm-up", warmUpFiles.size());
-          ledger(env, root, warmUpFiles, "warm-up", s3);
-          c.put("warm_up_not_counted", warmUpFiles.size() + " files of " + WARM_UP_FILE_BYTES + " bytes through each");
-          List<Double> rawSeconds = new ArrayList<>();
-          List<Double> ledgerSeconds = new ArrayList<>();
-          RawTool raw = null;
-          for (String side : List.of("rclone", "ledger", "ledger", "rclone")) {
-            settleDisk();
-            String run = side + "-" + (side.equals("rclone") ? rawSeconds.size() + 1 : ledgerSeconds.size() + 1);
-            if (side.equals("ledger")) {
-              ledgerSeconds.add(ledger(env, root, files, run, s3));
-            } else {
-              RawTool timed = rclone(dir, endpoint, "rclone/" + run, count);
-              raw = raw == null || raw.seconds >= 0 ? timed : raw; // the first failure, if any, is the one told
-              rawSeconds.add(timed.seconds);
-            }
-            emptyBuckets(blobs); // the next run writes fresh keys; this keeps the disk use to one run's objects
-          }
-          c.put("raw_tool", raw.version);
-          c.put("timed_runs", "rclone, ledger, ledger, rclone");
-          c.put("ledger_run_mib_per_s", ledgerSeconds.stream().map(sec -> round(mib / sec)).toList());
-          double ledgerMibs = 2 * mib / (ledgerSeconds.get(0) + ledgerSeconds.get(1));
-          c.put("ledger_mib_per_s", ledgerMibs);
-          c.put("total_mib", mib);
-          if (rawSeconds.stream().anyMatch(sec -> sec < 0)) {
-            return List.of(BenchResult.info("upload.ledger_mib_per_s", ledgerMibs, "MiB/s", "ledger only", c),
-                BenchResult.notMeasured("upload.ratio_to_raw_tool", "x", ">= 0.9", "raw tool failed: " + raw.version, c));
-          }
-          c.put("raw_tool_run_mib_per_s", rawSeconds.stream().map(sec -> round(mib / sec)).toList());
-          double rawMibs = 2 * mib / (rawSeconds.get(0) + rawSeconds.get(1));
-          c.put("raw_tool_mib_per_s", rawMibs);
-          return List.of(
-              BenchResult.info("upload.ledger_mib_per_s", ledgerMibs, "MiB/s",
-                  "S3ObjectSink via the ledger, 2 runs, first register to last confirm", c),
-              BenchResult.info("upload.rclone_mib_per_s", rawMibs, "MiB/s", "rclone copy, 2 runs, same files and server", c),
-              BenchResult.atLeast("upload.ratio_to_raw_tool", ledgerMibs / rawMibs, "x", 0.9,
-                  "ledger MiB/s / rclone MiB/s, same run, timed in the order rclone, ledger, ledger, rclone", c));
-        }
-      } finally {
-        proxy.stop();
-      }
+    c.put("loadavg_start", LoadAvg.now());
+    if (size >= SINK_MULTIPART_THRESHOLD) {
+      c.put("sink_multipart", "threshold " + (SINK_MULTIPART_THRESHOLD / MIB) + " MiB, part " + (SINK_PART_SIZE / MIB)
+          + " MiB, parts of one upload sent one at a time (part concurrency 1)");
+      c.put("sink_memory_bound_per_upload", "part size x part concurrency = " + (SINK_PART_SIZE / MIB) + " MiB x 1 = "
+          + (SINK_PART_SIZE / MIB) + " MiB in flight per upload, " + (WORKERS * SINK_PART_SIZE / MIB) + " MiB for "
+          + WORKERS + " workers; the part body is streamed from the file in 64 KiB reads (ContentRange), not buffered");
+      c.put("rclone_multipart", "--s3-upload-cutoff " + RCLONE_CUTOFF + " --s3-chunk-size " + RCLONE_CHUNK
+          + " --s3-upload-concurrency " + RCLONE_UPLOAD_CONCURRENCY + " (buffers chunk x concurrency x transfers = "
+          + 8 * RCLONE_UPLOAD_CONCURRENCY * WORKERS + " MiB)");
     }
+
+    S3ProxyProcess server = env.s3Server();
+    Path blobs = env.s3Blobs();
+    String ledgerBucket = name.replace('_', '-') + "-ledger";
+    String rcloneBucket = name.replace('_', '-') + "-rclone";
+    URI endpoint = server.endpoint();
+    try (S3Client s3 = client(endpoint)) {
+      s3.createBucket(b -> b.bucket(ledgerBucket));
+      s3.createBucket(b -> b.bucket(rcloneBucket));
+      rclone(warmUpDir, endpoint, rcloneBucket + "/warm-up", warmUpFiles.size());
+      ledger(env, root, warmUpFiles, "warm-up", s3, ledgerBucket);
+      emptyBuckets(blobs);
+      c.put("warm_up_not_counted", warmUpFiles.size() + " files of " + WARM_UP_FILE_BYTES + " bytes through each");
+      List<Double> rawSeconds = new ArrayList<>();
+      List<Double> ledgerSeconds = new ArrayList<>();
+      long ledgerJvmCpuNanos = 0;
+      long ledgerServerCpuMillis = 0;
+      RawTool raw = null;
+      for (String side : List.of("rclone", "ledger", "ledger", "rclone")) {
+        settleDisk();
+        String run = side + "-" + (side.equals("rclone") ? rawSeconds.size() + 1 : ledgerSeconds.size() + 1);
+        if (side.equals("ledger")) {
+          long cpu0 = CpuUse.processNanos();
+          long server0 = server.cpuMillis();
+          ledgerSeconds.add(ledger(env, root, files, run, s3, ledgerBucket));
+          ledgerJvmCpuNanos += CpuUse.processNanos() - cpu0;
+          ledgerServerCpuMillis += server.cpuMillis() - server0;
+        } else {
+          RawTool timed = rclone(dir, endpoint, rcloneBucket + "/" + run, count);
+          raw = raw == null || raw.seconds >= 0 ? timed : raw; // the first failure, if any, is the one told
+          rawSeconds.add(timed.seconds);
+        }
+        emptyBuckets(blobs); // the next run writes fresh keys; this keeps the disk use to one run's objects
+      }
+      c.put("raw_tool", raw.version);
+      c.put("timed_runs", "rclone, ledger, ledger, rclone");
+      c.put("ledger_run_" + unit.replace('/', '_'), ledgerSeconds.stream().map(sec -> round(amount / sec)).toList());
+      double ledgerRate = 2 * amount / (ledgerSeconds.get(0) + ledgerSeconds.get(1));
+      c.put("ledger_rate", ledgerRate);
+      c.put("ledger_mib_per_s", 2 * mib / (ledgerSeconds.get(0) + ledgerSeconds.get(1)));
+      c.put("total_mib", mib);
+      // Where the CPU went during the two ledger runs: this JVM (ledger, SDK, PostgreSQL driver) and
+      // the server's JVM; PostgreSQL's own processes are not counted.
+      c.put("ledger_jvm_cpu_us_per_file", ledgerJvmCpuNanos / 1e3 / (2.0 * count));
+      c.put("server_jvm_cpu_us_per_file_ledger_runs", ledgerServerCpuMillis * 1e3 / (2.0 * count));
+      c.put("loadavg_end", LoadAvg.now());
+      String ratioName = name + ".ratio_to_raw_tool";
+      if (rawSeconds.stream().anyMatch(sec -> sec < 0)) {
+        return List.of(BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit, "ledger only", c),
+            BenchResult.notMeasured(ratioName, "x", ">= " + goal, "raw tool failed: " + raw.version, c));
+      }
+      c.put("raw_tool_run_" + unit.replace('/', '_'), rawSeconds.stream().map(sec -> round(amount / sec)).toList());
+      double rawRate = 2 * amount / (rawSeconds.get(0) + rawSeconds.get(1));
+      c.put("raw_tool_rate", rawRate);
+      return List.of(
+          BenchResult.info(name + ".ledger_" + unitName(), ledgerRate, unit,
+              count + " x " + size / 1024 + " KiB through S3ObjectSink via the ledger, 2 runs, first register to last confirm",
+              c),
+          BenchResult.info(name + ".rclone_" + unitName(), rawRate, unit, "rclone copy, 2 runs, same files and server", c),
+          BenchResult.atLeast(ratioName, ledgerRate / rawRate, "x", goal,
+              "ledger " + unit + " / rclone " + unit + ", same run and S3 process, timed rclone, ledger, ledger, rclone",
+              c));
+    }
+  }
+
+  private String unitName() {
+    return filesPerSecond ? "files_per_s" : "mib_per_s";
   }
 
   private static double round(double value) {
@@ -145,10 +207,10 @@ final class UploadMeasure implements Measure {
   }
 
   /** Uploads the files through a ledger of its own; returns the seconds from first register to last confirm. */
-  private static double ledger(BenchEnv env, Path root, List<Path> files, String broadcastId, S3Client s3)
-      throws Exception {
+  private static double ledger(BenchEnv env, Path root, List<Path> files, String broadcastId, S3Client s3,
+      String bucket) throws Exception {
     try (BenchEnv.Database db = env.newDatabase("upload", WORKERS + 4)) {
-      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket("ledger").build();
+      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();
       LiveRun.Outcome o = LiveRun.run(Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
           .workers(WORKERS).queueCapacity(files.size()), files, broadcastId, 1, REGISTER_BATCH, Duration.ofMinutes(30));
       return o.nanos() / 1e9;
@@ -194,7 +256,8 @@ final class UploadMeasure implements Measure {
     List<String> cmd = new ArrayList<>(List.of("rclone", "copy", dir.toString(), ":s3:" + bucketPath,
         "--s3-provider", "Other", "--s3-endpoint", endpoint.toString(), "--s3-access-key-id", ACCESS_KEY,
         "--s3-secret-access-key", SECRET_KEY, "--s3-region", "us-east-1", "--s3-force-path-style=true",
-        "--transfers", String.valueOf(WORKERS), "--s3-upload-cutoff", "200M", "--no-check-dest",
+        "--transfers", String.valueOf(WORKERS), "--s3-upload-cutoff", RCLONE_CUTOFF, "--s3-chunk-size", RCLONE_CHUNK,
+        "--s3-upload-concurrency", String.valueOf(RCLONE_UPLOAD_CONCURRENCY), "--no-check-dest",
         "--config", "/dev/null"));
     long start = System.nanoTime();
     ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * machine and smoke sizes say nothing about them; completing every measure is what is checked.
  */
 class BenchmarkSmokeTest {
-  private static final Set<String> MEASURES = Set.of("throughput", "sweep_cost", "upload", "memory", "latency",
-      "recovery");
+  private static final Set<String> MEASURES = Set.of("throughput", "throughput_single", "sweep_cost", "backlog",
+      "upload", "upload_small", "upload_large", "memory", "latency", "latency_5000", "latency_disk", "recovery");
 
   @Test
   void everyMeasureRunsInSmokeModeAndTheResultsAreWellFormed(@TempDir Path out) throws Exception {
@@ -45,6 +45,10 @@ class BenchmarkSmokeTest {
     }
     assertEquals(results.size(), entries, text);
     assertTrue(text.contains("\"conditions\": {\"mode\": \"smoke\", \"postgres\": \""), text);
+    // Issue 19: every figure on durable settings, read back from the server.
+    if (System.getenv("SEGMENT_LEDGER_BENCH_JDBC_URL") == null) {
+      assertTrue(text.contains("\"pg_synchronous_commit\": \"on\", \"pg_fsync\": \"on\""), text);
+    }
   }
 
   /** Brackets, braces and strings balance; the document is one array. */
