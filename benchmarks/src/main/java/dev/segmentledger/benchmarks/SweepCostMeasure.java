@@ -24,8 +24,8 @@ final class SweepCostMeasure implements Measure {
   static final int GHOSTS = 200;
   static final int DUE = 200;
   /**
-   * The sweep page of JdbiStateStore.FIND_DUE (package-private there), with literals for the
-   * parameters. MUST stay in sync with jdbi-store/src/main/java/dev/segmentledger/jdbi/JdbiStateStore.java.
+   * The sweep page of jdbi-store's Queries.FIND_DUE (package-private there), with literals for the
+   * parameters. MUST stay in sync with jdbi-store/src/main/java/dev/segmentledger/jdbi/Queries.java.
    */
   static final String FIND_DUE_SQL = "SELECT id, broadcast_id, axis, rendition, sequence, source_path, origin_path,"
       + " size_bytes, state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"
