@@ -35,7 +35,7 @@ final class SweepCostMeasure implements Measure {
 
   /**
    * JdbiStateStore.BACKLOG with now() for its parameter, for the plan only (the timing calls the
-   * store). MUST stay in sync with jdbi-store's JdbiStateStore.BACKLOG.
+   * store). MUST stay in sync with jdbi-store's backlog.sql (src/main/resources/dev/segmentledger/jdbi).
    */
   static final String BACKLOG_SQL = "SELECT axis, count(*) AS unconfirmed, min(registered_at) AS oldest,"
       + " count(*) FILTER (WHERE state = 'PENDING' AND next_attempt_at <= now()) AS due,"
