@@ -17,6 +17,16 @@ public interface LedgerListener {
   /** The sink reported the object stored at the item's key; the row is not yet confirmed. */
   default void onStored(LedgerItem item, StoredObjectInfo object) {}
 
+  /**
+   * The sink reported the object stored at the item's key, after a PUT (single or multipart, from
+   * the sink call to its answer) that took {@code putTime} on the ledger's clock; the row is not
+   * yet confirmed. The ledger calls this method; the default calls
+   * {@link #onStored(LedgerItem, StoredObjectInfo)}, so a listener overrides one or the other.
+   */
+  default void onStored(LedgerItem item, StoredObjectInfo object, java.time.Duration putTime) {
+    onStored(item, object);
+  }
+
   /** The compare-and-set confirm succeeded. */
   default void onConfirmed(LedgerItem item) {}
 

@@ -47,9 +47,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code segment.ledger.failures} counter, tag {@code reason} = the {@link Reason} name in
  *       lower case (e.g. {@code sink_transient});
  *   <li>{@code segment.ledger.confirm.latency} timer: registration to confirm of each item;
- *   <li>{@code segment.ledger.put.bytes} distribution summary: the size of each stored object. The
- *       duration of a PUT is not measured: no listener event carries it (the confirm latency above
- *       spans queueing, the PUT and the confirm);
+ *   <li>{@code segment.ledger.put.bytes} distribution summary: the size of each stored object;
+ *   <li>{@code segment.ledger.put.duration} timer: each successful PUT, from the sink call to its
+ *       answer (the confirm latency above also spans queueing and the confirm);
  *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight} and
  *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open).
  * </ul>
@@ -66,6 +66,7 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
   private final Map<Axis, Map<String, Counter>> counters = new EnumMap<>(Axis.class);
   private final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
   private final Map<Axis, DistributionSummary> putBytes = new EnumMap<>(Axis.class);
+  private final Map<Axis, Timer> putDuration = new EnumMap<>(Axis.class);
   private final AtomicReference<CircuitState> circuit = new AtomicReference<>(CircuitState.CLOSED);
 
   private LedgerMetrics(Clock clock) {
@@ -82,6 +83,8 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
           .description("from registration to confirm").register(registry));
       putBytes.put(axis, DistributionSummary.builder("segment.ledger.put.bytes").baseUnit("bytes")
           .tag("axis", tag(axis)).description("size of each stored object").register(registry));
+      putDuration.put(axis, Timer.builder("segment.ledger.put.duration").tag("axis", tag(axis))
+          .description("duration of each successful PUT").register(registry));
     }
     Gauge.builder("segment.ledger.circuit.open", circuit, c -> c.get() == CircuitState.OPEN ? 1 : 0)
         .description("1 while the circuit breaker around the sink is open").register(registry);
@@ -141,9 +144,10 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
   }
 
   @Override
-  public void onStored(LedgerItem item, StoredObjectInfo object) {
+  public void onStored(LedgerItem item, StoredObjectInfo object, Duration putTime) {
     count(item, "stored");
     putBytes.get(item.id().axis()).record(object.sizeBytes());
+    putDuration.get(item.id().axis()).record(putTime);
   }
 
   @Override

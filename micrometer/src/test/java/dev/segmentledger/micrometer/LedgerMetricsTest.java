@@ -7,16 +7,22 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.FakeObjectSink;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
 import dev.segmentledger.testkit.InMemoryStateStore;
 import dev.segmentledger.testkit.SettableClock;
 import dev.segmentledger.testkit.SinkFault;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +69,7 @@ class LedgerMetricsTest {
       assertEquals(own.rejected(), count(registry, tag, "rejected"), axis + " rejected");
       assertEquals(own.confirmed(), registry.get("segment.ledger.confirm.latency").tag("axis", tag).timer().count());
       assertEquals(own.stored(), registry.get("segment.ledger.put.bytes").tag("axis", tag).summary().count());
+      assertEquals(own.stored(), registry.get("segment.ledger.put.duration").tag("axis", tag).timer().count());
     }
     assertEquals(4, count(registry, "original", "confirmed"), "5 registered, 1 refused by the sink");
     assertEquals(2, count(registry, "original", "rejected"), "one permanent sink refusal, one outside the root");
@@ -70,6 +77,33 @@ class LedgerMetricsTest {
     assertEquals(0, registry.get("segment.ledger.queue.depth").gauge().value());
     assertEquals(0, registry.get("segment.ledger.circuit.open").gauge().value());
     assertEquals("segment 0".length(), registry.get("segment.ledger.put.bytes").tag("axis", "original").summary().max());
+  }
+
+  @Test
+  void putDurationIsTheTimeTheSinkCallTookOnTheLedgersClock(@TempDir Path root) throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    SettableClock clock = SettableClock.atFixedStart();
+    FakeObjectSink bucket = new FakeObjectSink();
+    ObjectSink slowSink = new ForwardingObjectSink() {
+      @Override
+      protected ObjectSink delegate() {
+        return bucket;
+      }
+
+      @Override
+      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+        clock.advance(Duration.ofMillis(250)); // the PUT "takes" 250 ms on the ledger's clock
+        return super.put(key, content, mayExist);
+      }
+    };
+    ManualLedger ledger = Ledger.builder().stateStore(new InMemoryStateStore()).objectSink(slowSink)
+        .allowedRoot(root).clock(clock).listener(LedgerMetrics.create(registry, clock)).buildManual();
+    ledger.register(ItemId.original("b1", "720p", 0), Files.writeString(root.resolve("0.ts"), "segment 0"));
+    ledger.drainQueue();
+
+    Timer put = registry.get("segment.ledger.put.duration").tag("axis", "original").timer();
+    assertEquals(1, put.count());
+    assertEquals(250, put.max(TimeUnit.MILLISECONDS));
   }
 
   @Test

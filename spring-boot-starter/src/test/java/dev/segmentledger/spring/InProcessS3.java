@@ -6,6 +6,9 @@ import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -13,16 +16,20 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** An S3 server in this JVM (S3Proxy on a transient store) on a free port, with one bucket. */
-final class InProcessS3 implements AutoCloseable {
+/**
+ * An S3 server in this JVM (S3Proxy on a transient store) on a free port, with one bucket: a JUnit
+ * extension that starts it before the test class and stops it after.
+ */
+final class InProcessS3 implements BeforeAllCallback, AfterAllCallback {
   static final String ACCESS_KEY = "segment-ledger-test";
   static final String SECRET_KEY = "segment-ledger-test-secret";
   static final String BUCKET = "recordings";
 
-  private final BlobStoreContext context;
-  private final S3Proxy proxy;
+  private BlobStoreContext context;
+  private S3Proxy proxy;
 
-  InProcessS3() throws Exception {
+  @Override
+  public void beforeAll(ExtensionContext extension) throws Exception {
     context = ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
         .overrides(new Properties()).build(BlobStoreContext.class);
     proxy = S3Proxy.builder().blobStore(context.getBlobStore())
@@ -62,7 +69,7 @@ final class InProcessS3 implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void afterAll(ExtensionContext extension) throws Exception {
     try {
       proxy.stop();
     } finally {

@@ -18,8 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,18 +28,8 @@ import org.springframework.context.annotation.Configuration;
 
 class SegmentLedgerAutoConfigurationTest {
   @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
-  static InProcessS3 s3;
+  @RegisterExtension static final InProcessS3 s3 = new InProcessS3();
   @TempDir static Path temp;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = new InProcessS3();
-  }
-
-  @AfterAll
-  static void stopS3() throws Exception {
-    s3.close();
-  }
 
   static ApplicationContextRunner runner() {
     return new ApplicationContextRunner()

@@ -12,8 +12,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,18 +22,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** The endpoint's operations on real rows (embedded PostgreSQL) and a real bucket (S3Proxy). */
 class SegmentLedgerEndpointTest {
   @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
-  static InProcessS3 s3;
+  @RegisterExtension static final InProcessS3 s3 = new InProcessS3();
   @TempDir static Path temp;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = new InProcessS3();
-  }
-
-  @AfterAll
-  static void stopS3() throws Exception {
-    s3.close();
-  }
 
   @Test
   @SuppressWarnings("unchecked")

@@ -12,8 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,18 +34,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** An open breaker takes the instance out of readiness, never out of liveness. */
 class SegmentLedgerHealthTest {
   @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
-  static InProcessS3 s3;
+  @RegisterExtension static final InProcessS3 s3 = new InProcessS3();
   @TempDir static Path temp;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = new InProcessS3();
-  }
-
-  @AfterAll
-  static void stopS3() throws Exception {
-    s3.close();
-  }
 
   ApplicationContextRunner runner(String... properties) {
     return new ApplicationContextRunner()

@@ -84,7 +84,7 @@ public final class DefaultLedger implements ManualLedger {
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(),
         config.sweepInterval(), leases, failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
-        events);
+        events, clock);
     ItemProcessor processor = new ItemProcessor(store, leases, abandoned, producer, uploader, confirmer, failures,
         events);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running);

@@ -7,6 +7,7 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -67,9 +68,9 @@ final class Events implements LedgerListener {
   }
 
   @Override
-  public void onStored(LedgerItem item, StoredObjectInfo object) {
+  public void onStored(LedgerItem item, StoredObjectInfo object, Duration putTime) {
     counters.get(item.id().axis()).stored.increment();
-    fanOut("item", item.id(), l -> l.onStored(item, object));
+    fanOut("item", item.id(), l -> l.onStored(item, object, putTime));
   }
 
   @Override

@@ -8,7 +8,9 @@ import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,10 +31,11 @@ final class Uploader {
   private final Leases leases;
   private final Failures failures;
   private final Events events;
+  private final Clock clock;
 
   /** @param breakerDelay how long a row the open breaker refused waits (the breaker's open delay) */
   Uploader(PathGuard guard, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Leases leases,
-      Failures failures, Events events) {
+      Failures failures, Events events, Clock clock) {
     this.guard = guard;
     this.sink = sink;
     this.breaker = breaker;
@@ -40,6 +43,7 @@ final class Uploader {
     this.leases = leases;
     this.failures = failures;
     this.events = events;
+    this.clock = clock;
   }
 
   /**
@@ -50,6 +54,7 @@ final class Uploader {
    */
   StoredObjectInfo upload(LedgerItem item, boolean mayExist) {
     StoredObjectInfo stored;
+    Instant putStarted = clock.instant(); // taken again just before the PUT
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
       if (!breaker.tryAcquire()) {
         // Circuit open or its one probe already running: not attempted. The row is due again after
@@ -58,6 +63,7 @@ final class Uploader {
         leases.release(item, breakerDelay);
         return null;
       }
+      putStarted = clock.instant();
       stored = putAndVerify(item, file, mayExist);
     } catch (FileRejectedException e) {
       failures.record(item, e.reason(), e.getMessage());
@@ -79,7 +85,7 @@ final class Uploader {
           + item.objectKey() + ", registered " + item.sizeBytes());
       return null;
     }
-    events.onStored(item, stored);
+    events.onStored(item, stored, Duration.between(putStarted, clock.instant()));
     return stored;
   }
 
