@@ -140,4 +140,12 @@ public abstract class StateStoreContract {
       super(StateStoreContract.this);
     }
   }
+
+  /** Retention: {@code purge}, what it removes and what it never removes. */
+  @Nested
+  public class Retention extends RetentionGroup {
+    Retention() {
+      super(StateStoreContract.this);
+    }
+  }
 }
