@@ -41,8 +41,10 @@ public final class RetentionMeasure {
   private static final int RETENTION_DAYS = 7;
   private static final int BROADCASTS_PER_DAY = 48;
   private static final Duration BROADCAST_LENGTH = Duration.ofMinutes(30);
-  private static final int PURGE_BATCH = 5_000;
-  private static final int REGISTRATIONS_PER_S = 100;
+  private static final int PURGE_BATCH = 1_000;
+  /** As the engine's Retainer: a pause between two purge calls. */
+  private static final long PURGE_PAUSE_MS = 50;
+  private static final int REGISTRATIONS_PER_S = 20;
   private static final Instant NOW = T0.plus(Duration.ofDays(DAYS));
   private static final Instant CUTOFF = NOW.minus(Duration.ofDays(RETENTION_DAYS));
 
@@ -72,7 +74,8 @@ public final class RetentionMeasure {
     Files.createDirectories(out);
     ResultsWriter.write(results, out.resolve("retention.json"), out.resolve("retention.md"),
         "# Retention benchmark (RetentionMeasure)\n\n" + rows + " rows over " + DAYS + " simulated days, retention "
-            + RETENTION_DAYS + " days, batched deletes of " + PURGE_BATCH + " rows per purge call. See"
+            + RETENTION_DAYS + " days, batched deletes of " + PURGE_BATCH + " rows per purge call, " + PURGE_PAUSE_MS
+            + " ms apart. See"
             + " benchmarks/README.md (\"Retention\") for the command and docs/scaling.md for the reading.");
     System.out.println(ResultsWriter.markdown(results, "retention"));
   }
@@ -84,6 +87,8 @@ public final class RetentionMeasure {
     c.put("retention_days", RETENTION_DAYS);
     c.put("broadcasts", DAYS * BROADCASTS_PER_DAY);
     c.put("purge_batch", PURGE_BATCH);
+    c.put("purge_pause_ms", PURGE_PAUSE_MS);
+    c.put("load_average_at_start", loadAverage());
     c.put("registrations_per_s", REGISTRATIONS_PER_S);
     jdbi.useHandle(h -> {
       c.put("postgres", h.createQuery("SHOW server_version").mapTo(String.class).one());
@@ -118,6 +123,8 @@ public final class RetentionMeasure {
     AtomicBoolean purging = new AtomicBoolean(true);
     AtomicLong deleted = new AtomicLong();
     AtomicLong calls = new AtomicLong();
+    List<Long> callMicros = java.util.Collections.synchronizedList(new ArrayList<>());
+    c.put("purge_plan", explainPurge(jdbi));
     AtomicLong emptied = new AtomicLong();
     long walBefore = walBytes(jdbi);
     long purgeStart = System.nanoTime();
@@ -125,11 +132,16 @@ public final class RetentionMeasure {
       try {
         Purged purged;
         do {
+          long callStart = System.nanoTime();
           purged = store.purge(CUTOFF, PURGE_BATCH);
+          callMicros.add((System.nanoTime() - callStart) / 1_000);
+          Thread.sleep(PURGE_PAUSE_MS); // pacing, as the engine's Retainer
           deleted.addAndGet(purged.rows());
           emptied.addAndGet(purged.broadcastsEmptied().size());
           calls.incrementAndGet();
         } while (!purged.isEmpty());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } finally {
         purging.set(false);
       }
@@ -151,7 +163,11 @@ public final class RetentionMeasure {
     double vacuumFullSeconds = secondsSince(fullStart);
     Sizes afterFull = sizes(jdbi);
 
+    c.put("load_average_at_end", loadAverage());
     c.put("purge_calls", calls.get());
+    long[] callsSorted = callMicros.stream().mapToLong(Long::longValue).sorted().toArray();
+    c.put("purge_call_p50_ms", percentile(callsSorted, 0.5));
+    c.put("purge_call_max_ms", percentile(callsSorted, 1.0));
     c.put("broadcasts_emptied", emptied.get());
     c.put("registrations_without", without.length);
     c.put("registrations_during", withPurge.length);
@@ -368,6 +384,25 @@ public final class RetentionMeasure {
         .mapTo(Long.class).one());
   }
 
+  /** EXPLAIN (ANALYZE, BUFFERS) of the purge's delete on the oldest broadcast, rolled back. */
+  private static String explainPurge(Jdbi jdbi) throws java.io.IOException {
+    String sql;
+    try (var in = JdbiStateStore.class.getResourceAsStream("/dev/segmentledger/jdbi/purge-rows.sql")) {
+      sql = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+          .filter(line -> !line.strip().startsWith("--")).collect(java.util.stream.Collectors.joining(" "));
+    }
+    String explain = "EXPLAIN (ANALYZE, BUFFERS) " + sql;
+    return jdbi.withHandle(h -> {
+      h.begin();
+      try {
+        return String.join("\n", h.createQuery(explain).bind("broadcastId", "b0").bind("limit", PURGE_BATCH)
+            .mapTo(String.class).list());
+      } finally {
+        h.rollback();
+      }
+    });
+  }
+
   private static long walBytes(Jdbi jdbi) {
     return jdbi.withHandle(h -> h.createQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")
         .mapTo(Long.class).one());
@@ -380,6 +415,16 @@ public final class RetentionMeasure {
     }
     int i = (int) Math.min(sortedMicros.length - 1, Math.ceil(q * sortedMicros.length) - 1);
     return sortedMicros[Math.max(0, i)] / 1000.0;
+  }
+
+  /** /proc/loadavg's first three figures: the machine is shared, and this says how busy it was. */
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   private static double secondsSince(long startNanos) {

@@ -243,8 +243,8 @@ public final class LedgerBuilder {
    * {@link dev.segmentledger.core.spi.StateStore#purge} for the exact policy.
    *
    * <p>A started ledger purges in rounds on a thread of its own (every tenth of the retention,
-   * between one minute and one hour apart), 5,000 rows per short
-   * transaction; {@link Ledger#purge()} runs a round now. Every node may run it:
+   * between one minute and one hour apart), 1,000 rows per short
+   * transaction, 50 ms apart; {@link Ledger#purge()} runs a round now. Every node may run it:
    * purges are idempotent and never delete a row the policy keeps. Choose it longer than the time
    * within which you reconcile a broadcast ({@link Ledger#reconcile}): a purged broadcast has no
    * rows left to reconcile. Default: off, no row is ever deleted.

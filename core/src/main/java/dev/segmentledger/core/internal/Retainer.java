@@ -28,11 +28,15 @@ import org.slf4j.LoggerFactory;
 final class Retainer {
   private static final Logger log = LoggerFactory.getLogger(Retainer.class);
 
-  /** The most rows one purge call deletes: one short transaction. */
-  static final int BATCH = 5_000;
+  /**
+   * The most rows one purge call deletes: one short transaction. With 5,000 the registrations'
+   * p99 tripled during a purge on a durable PostgreSQL (benchmarks/results/retention.md): each
+   * commit waits for the WAL of the delete before it to be flushed.
+   */
+  static final int BATCH = 1_000;
 
   /** The pause between two purge calls of a round. */
-  static final Duration PAUSE = Duration.ofMillis(20);
+  static final Duration PAUSE = Duration.ofMillis(50);
 
   private final StateStore store;
   private final Clock clock;
