@@ -76,7 +76,7 @@ public final class RetentionMeasure {
         "# Retention benchmark (RetentionMeasure)\n\n" + rows + " rows over " + DAYS + " simulated days, retention "
             + RETENTION_DAYS + " days, batched deletes of " + PURGE_BATCH + " rows per purge call, " + PURGE_PAUSE_MS
             + " ms apart. See"
-            + " benchmarks/README.md (\"Retention\") for the command and docs/scaling.md for the reading.");
+            + " docs/scaling.md (\"Retention\") for the command and the reading.");
     System.out.println(ResultsWriter.markdown(results, "retention"));
   }
 
