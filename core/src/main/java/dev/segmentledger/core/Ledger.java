@@ -189,6 +189,20 @@ public interface Ledger extends AutoCloseable {
    */
   int reopen(String broadcastId, Reason reason);
 
+  /**
+   * Runs one retention round now, on the calling thread: deletes the rows of complete broadcasts
+   * that ended longer ago than the {@linkplain LedgerBuilder#retention configured retention}, by the
+   * ledger's clock, in short transactions, until none is left. Safe to call while the ledger runs
+   * and from several nodes at once (see {@link dev.segmentledger.core.spi.StateStore#purge}).
+   *
+   * @return the number of rows deleted
+   * @throws IllegalStateException if no retention is configured, or the ledger is closed
+   * @throws UnsupportedOperationException if the state store does not implement retention
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   *     transactions deleted stays deleted
+   */
+  long purge();
+
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();
 

@@ -39,6 +39,7 @@ public final class LedgerBuilder {
   private Duration leaseDuration = DEFAULT_LEASE;
   private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
+  private Duration retention;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -233,6 +234,28 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * Retention: the rows of a complete broadcast (ended, every row CONFIRMED, REJECTED or EXCLUDED)
+   * are deleted once it ended more than {@code retention} ago, by this builder's clock. Rows of a
+   * live broadcast, of an ended one with a row still to upload, and every unconfirmed row are never
+   * deleted; the broadcast record is kept, so a late registration under its id is still refused.
+   * Objects in the bucket are never touched. See
+   * {@link dev.segmentledger.core.spi.StateStore#purge} for the exact policy.
+   *
+   * <p>A started ledger purges in rounds on a thread of its own (every tenth of the retention,
+   * between one minute and one hour apart), 1,000 rows per short
+   * transaction, 50 ms apart; {@link Ledger#purge()} runs a round now. Every node may run it:
+   * purges are idempotent and never delete a row the policy keeps. Choose it longer than the time
+   * within which you reconcile a broadcast ({@link Ledger#reconcile}): a purged broadcast has no
+   * rows left to reconcile. Default: off, no row is ever deleted.
+   *
+   * @throws IllegalArgumentException if {@code retention} is not positive
+   */
+  public LedgerBuilder retention(Duration retention) {
+    this.retention = requirePositive("retention", retention);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -256,7 +279,7 @@ public final class LedgerBuilder {
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
-        abortUnfinishedUploadsAfter);
+        abortUnfinishedUploadsAfter, retention);
   }
 
   private static int requirePositive(String name, int value) {

@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
@@ -41,7 +42,7 @@ import org.jdbi.v3.core.JdbiException;
  * runs on a handle of its own from the given {@link Jdbi}.
  *
  * <p>This class is a facade: each call goes to one package-private part, by concern (registration,
- * confirmations, other transitions, leases, queries), each stateless over the same {@link Jdbi}.
+ * confirmations, other transitions, leases, queries, retention), each stateless over the same {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private final Jdbi jdbi;
@@ -50,6 +51,7 @@ public final class JdbiStateStore implements StateStore {
   private final Transitions transitions;
   private final Leases leases;
   private final Queries queries;
+  private final Retention retention;
 
   private JdbiStateStore(Jdbi jdbi) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
@@ -58,6 +60,7 @@ public final class JdbiStateStore implements StateStore {
     this.transitions = new Transitions(jdbi);
     this.leases = new Leases(jdbi);
     this.queries = new Queries(jdbi);
+    this.retention = new Retention(jdbi);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -263,5 +266,18 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public int releaseAllOf(String owner, Instant dueAt) {
     return leases.releaseAllOf(owner, dueAt);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Batched deletes by broadcast, one transaction per call: the oldest complete broadcast is
+   * locked ({@code FOR UPDATE SKIP LOCKED}, so purges on several nodes take different broadcasts),
+   * and its terminal rows are deleted in identity order with the state checked again on each row.
+   * The broadcast record is kept, stamped {@code purged_at}.
+   */
+  @Override
+  public Purged purge(Instant completedBefore, int maxRows) {
+    return retention.purge(completedBefore, maxRows);
   }
 }

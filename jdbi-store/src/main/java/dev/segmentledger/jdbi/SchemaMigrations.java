@@ -29,7 +29,8 @@ public final class SchemaMigrations {
 
   /** Every script, in version order. A new migration adds its file name here. */
   private static final List<String> SCRIPTS = List.of("V1__ledger_item.sql",
-      "V2__file_identity_and_abandoned_attempts.sql", "V3__operations_queries.sql");
+      "V2__file_identity_and_abandoned_attempts.sql", "V3__operations_queries.sql",
+      "V5__retention_and_distribution.sql");
 
   /** An arbitrary constant identifying this library's migration lock (the bytes of "segledgr"). */
   private static final long ADVISORY_LOCK_KEY = 0x7365676c65646772L;
@@ -70,6 +71,11 @@ public final class SchemaMigrations {
     handle.createScript(read(script)).execute();
     handle.createUpdate("INSERT INTO segment_ledger_schema_version (version, script) VALUES (:version, :script)")
         .bind("version", version).bind("script", script).execute();
+  }
+
+  /** Every version this library ships, in order (versions may skip numbers). */
+  static List<Integer> versions() {
+    return SCRIPTS.stream().map(SchemaMigrations::versionOf).toList();
   }
 
   private static int versionOf(String script) {

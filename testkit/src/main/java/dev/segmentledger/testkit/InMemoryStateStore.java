@@ -13,22 +13,26 @@ import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
@@ -50,6 +54,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<Long, Lease> leases = new HashMap<>();
   /** Attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
   private final Map<Long, Integer> abandoned = new HashMap<>();
+  /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
+  private final Set<String> emptied = new HashSet<>();
   private long lastRowId;
 
   @Override
@@ -368,6 +374,52 @@ public final class InMemoryStateStore implements StateStore {
     Instant createdAt = current == null ? micros(at) : current.createdAt();
     broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at)));
     return true;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Atomic: the whole call holds the store's lock, so no row changes state while it runs.
+   */
+  @Override
+  public synchronized Purged purge(Instant completedBefore, int maxRows) {
+    Objects.requireNonNull(completedBefore, "completedBefore");
+    if (maxRows <= 0) {
+      throw new IllegalArgumentException("maxRows must be > 0, got " + maxRows);
+    }
+    List<BroadcastRecord> candidates = broadcasts.values().stream()
+        .filter(b -> b.ended() && b.endedAt().isBefore(completedBefore) && !emptied.contains(b.broadcastId()))
+        .sorted(Comparator.comparing(BroadcastRecord::endedAt).thenComparing(BroadcastRecord::broadcastId))
+        .toList();
+    long deleted = 0;
+    List<String> done = new ArrayList<>();
+    for (BroadcastRecord broadcast : candidates) {
+      if (deleted >= maxRows) {
+        break;
+      }
+      List<LedgerItem> ofBroadcast = rows.values().stream()
+          .filter(row -> row.id().broadcastId().equals(broadcast.broadcastId()))
+          .sorted(Comparator.comparing(LedgerItem::id, ItemId.IDENTITY_ORDER))
+          .toList();
+      if (ofBroadcast.stream().anyMatch(row -> !row.state().isTerminal())) {
+        continue; // not complete: every row is kept
+      }
+      for (LedgerItem row : ofBroadcast) {
+        if (deleted >= maxRows) {
+          break;
+        }
+        rows.remove(row.rowId());
+        rowIds.remove(row.id());
+        leases.remove(row.rowId());
+        abandoned.remove(row.rowId());
+        deleted++;
+      }
+      if (rows.values().stream().noneMatch(row -> row.id().broadcastId().equals(broadcast.broadcastId()))) {
+        emptied.add(broadcast.broadcastId());
+        done.add(broadcast.broadcastId());
+      }
+    }
+    return new Purged(deleted, done);
   }
 
   @Override

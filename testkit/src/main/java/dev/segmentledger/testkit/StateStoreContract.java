@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Nested;
  * sweep page (order, keyset, limit, backoff, state and axis filtering), the compare-and-set
  * updates, concurrent confirms, leases (claim and release), the read methods, and the operations
  * queries (rows across broadcasts by state, reason, attempts and age, keyset-paged both ways; the
- * backlog figures per axis). Instants used are whole milliseconds, so a
+ * backlog figures per axis), and retention ({@code purge}). Instants used are whole milliseconds, so a
  * store that keeps microseconds (PostgreSQL) returns them unchanged.
  *
  * <p>The tests are grouped by SPI area into {@code @Nested} classes, which a subclass inherits and
  * which run on the store of {@link #newEmptyStore()}: {@link Registration}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
- * {@link CutoffAndBroadcasts}, {@link OperationsQueries} and {@link Leases}. Surefire lists each
+ * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases} and {@link Retention}. Surefire lists each
  * test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
  * subclass ({@code -Dtest=MyStoreContractTest}) runs every group.
  *
@@ -137,6 +137,14 @@ public abstract class StateStoreContract {
   @Nested
   public class Leases extends LeaseGroup {
     Leases() {
+      super(StateStoreContract.this);
+    }
+  }
+
+  /** Retention: {@code purge}, what it removes and what it never removes. */
+  @Nested
+  public class Retention extends RetentionGroup {
+    Retention() {
       super(StateStoreContract.this);
     }
   }

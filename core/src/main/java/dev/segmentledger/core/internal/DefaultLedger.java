@@ -62,6 +62,8 @@ public final class DefaultLedger implements ManualLedger {
   private final SweepScheduler sweeps;
   private final Reopener reopener;
   private final Reconciler reconciler;
+  /** Null without a configured retention. */
+  private final Retainer retainer;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
 
   public DefaultLedger(LedgerConfig config, boolean manual) {
@@ -94,6 +96,8 @@ public final class DefaultLedger implements ManualLedger {
         this::running);
     this.reopener = new Reopener(store, clock, this::sweepSoon);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
+    this.retainer = config.retention() == null ? null
+        : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), this::running);
   }
 
   @Override
@@ -189,12 +193,24 @@ public final class DefaultLedger implements ManualLedger {
   }
 
   @Override
+  public long purge() {
+    requireOpen();
+    if (retainer == null) {
+      throw new IllegalStateException("no retention configured (LedgerBuilder.retention)");
+    }
+    return retainer.round(false);
+  }
+
+  @Override
   public LedgerStats stats() {
     return events.snapshot(queue.size(), queue.inFlight(), breaker.state());
   }
 
   @Override
   public void start() {
+    if (!manual && retainer != null && lifecycle.get() == Lifecycle.NEW) {
+      retainer.requireSupported(); // a store without retention fails the start before anything runs
+    }
     if (manual || !lifecycle.compareAndSet(Lifecycle.NEW, Lifecycle.RUNNING)) {
       if (lifecycle.get() == Lifecycle.CLOSED) {
         throw new IllegalStateException("ledger is closed");
@@ -204,9 +220,12 @@ public final class DefaultLedger implements ManualLedger {
     leases.takeBackAll();
     workers.start();
     sweeps.start();
-    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}", config.nodeId(),
-        config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
-        config.leaseDuration());
+    if (retainer != null) {
+      retainer.start();
+    }
+    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}, retention {}",
+        config.nodeId(), config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
+        config.leaseDuration(), config.retention() == null ? "off" : config.retention());
   }
 
   @Override
@@ -236,6 +255,9 @@ public final class DefaultLedger implements ManualLedger {
       return;
     }
     sweeps.stop();
+    if (retainer != null) {
+      retainer.stop();
+    }
     workers.awaitStop(config.shutdownTimeout());
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
     guard.close();

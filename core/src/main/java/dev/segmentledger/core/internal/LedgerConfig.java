@@ -12,11 +12,12 @@ import java.util.List;
 
 /**
  * The immutable settings of one ledger, copied from the builder; {@code repackager},
- * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
+ * {@code playbackRoot}, {@code cutoff} and {@code retention} may be null. {@code nodeId} names this instance as the
  * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
  * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
  * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting
- * unfinished uploads. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * unfinished uploads; {@code retention}, if not null, is how long after its end a complete broadcast's
+ * rows are kept. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -39,7 +40,8 @@ public record LedgerConfig(
     String nodeId,
     Duration leaseDuration,
     int maxAbandonedAttempts,
-    Duration abortUnfinishedUploadsAfter) {
+    Duration abortUnfinishedUploadsAfter,
+    Duration retention) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

@@ -19,6 +19,7 @@
  * PUTs it through {@code SinkBreaker}. <b>Confirm:</b> {@code Confirmer} confirms by compare-and-set
  * in a {@code GroupCommit} and releases the handle. {@code Failures} records every failure on its
  * row; {@code SweepScheduler} runs {@code Sweeper} rounds that re-collect unconfirmed rows;
- * {@code Reopener} re-opens terminal rows.
+ * {@code Reopener} re-opens terminal rows; {@code Retainer}, with a retention configured, deletes the
+ * rows of complete broadcasts that ended long enough ago.
  */
 package dev.segmentledger.core.internal;

@@ -227,6 +227,49 @@ public interface StateStore {
    */
   boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at);
 
+  // ---- Retention: removing what a complete broadcast no longer needs ------------------------
+
+  /**
+   * Deletes the rows of complete broadcasts that ended before {@code completedBefore}, at most
+   * {@code maxRows} rows per call, in one short transaction on a database store. The retention
+   * policy, which every implementation keeps:
+   *
+   * <ul>
+   *   <li>Only rows of a broadcast that has {@linkplain #endBroadcast ended} strictly before
+   *       {@code completedBefore} and has no unconfirmed row ({@link ItemState#PENDING} or
+   *       {@link ItemState#WAITING}) at the time of the call (a complete broadcast) are candidates.
+   *       A live broadcast, or an ended one with a row still to upload, keeps every row.
+   *   <li>Only terminal rows ({@link ItemState#CONFIRMED}, {@link ItemState#REJECTED},
+   *       {@link ItemState#EXCLUDED}) are deleted, and the state is checked on each row as it is
+   *       deleted: a row {@linkplain #reopen re-opened} while its broadcast is being purged is kept
+   *       (and its broadcast is no longer a candidate until that row is terminal again). An
+   *       unconfirmed row is never deleted.
+   *   <li>The broadcast record is kept (ended) as a tombstone, so a late registration under the
+   *       same broadcast id is still refused with
+   *       {@link dev.segmentledger.core.BroadcastEndedException} rather than starting a new
+   *       broadcast over the purged one's object keys.
+   *   <li>Broadcasts are purged oldest end first; a broadcast's rows in
+   *       {@linkplain dev.segmentledger.core.ItemId#IDENTITY_ORDER identity order}.
+   * </ul>
+   *
+   * <p>Idempotent and safe to run from several nodes at once: a second call deletes what the first
+   * left, and concurrent calls never delete a row the policy keeps. Call it again until it returns
+   * {@link Purged#isEmpty() nothing}. The objects in the bucket are never touched.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a store that does not implement
+   * retention keeps every row, and a ledger configured with a retention refuses to start on it.
+   *
+   * @param completedBefore broadcasts that ended at or after it are kept whole
+   * @param maxRows the most rows one call deletes, &gt; 0
+   * @return what the call deleted
+   * @throws UnsupportedOperationException if the store does not implement retention
+   * @throws StoreException if the store fails; what was deleted before stays deleted (by whole
+   *     committed calls on a database store)
+   */
+  default Purged purge(Instant completedBefore, int maxRows) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not implement retention (purge)");
+  }
+
   // ---- Leases: many ledger instances on one store --------------------------------------------
 
   /**
