@@ -11,6 +11,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Purged;
 import java.time.Instant;
@@ -41,7 +42,7 @@ abstract class RetentionGroup extends ContractGroup {
     List<LedgerItem> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       LedgerItem row = register(ItemId.original(broadcastId, "720p", i), 10);
-      assertTrue(store.confirm(row.rowId(), ItemState.PENDING, 10, "c" + i, T0));
+      assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c" + i, T0)));
       rows.add(row);
     }
     return rows;
@@ -173,7 +174,7 @@ abstract class RetentionGroup extends ContractGroup {
     assertTrue(store.purge(CUTOFF, 100).isEmpty(), "the broadcast has an unconfirmed row again");
     assertKept(rows.subList(2, 4));
 
-    assertTrue(store.confirm(reopened.rowId(), ItemState.PENDING, 10, "c", CUTOFF));
+    assertTrue(store.confirm(new Confirmation(reopened.rowId(), ItemState.PENDING, 10, "c", CUTOFF)));
     Purged rest = store.purge(CUTOFF, 100);
     assertEquals(2, rest.rows());
     assertEquals(List.of("b1"), rest.broadcastsEmptied());

@@ -30,8 +30,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The example app running for a test class: an in-process S3 server (S3Proxy, transient store,
  * bucket {@code recordings}) and {@link SpringRecorderApp} on free ports, on the given PostgreSQL,
- * wired only through command-line properties; stopped after the class. Register it after the
- * {@link PostgresExtension} it uses.
+ * wired only through command-line properties; stopped after the class. Order it after the
+ * {@link PostgresExtension} it uses ({@code @Order}): JUnit does not order extension fields by declaration.
  */
 final class RunningRecorderApp implements BeforeAllCallback, AfterAllCallback {
   static final String BUCKET = "recordings";

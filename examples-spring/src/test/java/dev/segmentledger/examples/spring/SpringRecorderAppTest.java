@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,8 +14,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * only through properties; everything checked over real HTTP.
  */
 class SpringRecorderAppTest {
-  @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
-  @RegisterExtension static final RunningRecorderApp app = new RunningRecorderApp(POSTGRES);
+  @RegisterExtension @Order(1) static final PostgresExtension POSTGRES = PostgresExtension.create();
+  @RegisterExtension @Order(2) static final RunningRecorderApp app = new RunningRecorderApp(POSTGRES);
 
   @Test
   void recordsSegmentsUploadsThemAndReportsOverHttp() throws Exception {
