@@ -7,100 +7,66 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Confirms stored items in batches: group commit for the compare-and-set confirms.
+ * Confirms stored items in batches: a {@link GroupCommit} of the compare-and-set confirms.
  *
  * <p>A worker whose PUT succeeded hands the item over with {@link #submit}. Whichever worker finds
- * no confirm running becomes the leader: it takes everything handed over so far (up to {@value
- * #MAX_BATCH} per statement) into one {@link StateStore#confirmAll} call, and goes on while more
- * is waiting; the others return at once to their next upload. At a low rate every worker confirms
- * its own item, as soon as its PUT returns; under load, batches grow by themselves while the
- * previous one commits. There is no thread of its own: a manual ledger confirms in the caller.
+ * no confirm running leads: it confirms everything handed over so far (up to {@value #MAX_BATCH}
+ * per statement) in one {@link StateStore#confirmAll} call, and goes on while more is waiting; the
+ * others return at once to their next upload. At a low rate every worker confirms its own item, as
+ * soon as its PUT returns. There is no thread of its own: a manual ledger confirms in the caller.
  *
- * <p>Until its confirm has committed, an item is still in flight (the queue's de-duplication holds
- * its row) and its row is still PENDING: a crash in between is the "after PUT, before confirm" row
- * of the crash table, and the retry sends the same bytes to the same key. The hand-over queue is
- * bounded; a worker that finds it full helps confirm, so the confirms bound the uploads. If a
- * batch fails, its items are confirmed one by one, and an item whose confirm fails is recorded as
- * {@link Reason#INTERNAL_ERROR} with backoff. Thread-safe.
+ * <p>Until its confirm has committed, an item is still in flight (its {@link InFlight} handle
+ * holds the row's slot in the queue) and its row is still PENDING: a crash in between is the
+ * "after PUT, before confirm" row of the crash table, and the retry sends the same bytes to the
+ * same key. The hand-over queue is bounded; a worker that finds it full helps confirm, so the
+ * confirms bound the uploads. If a batch fails, its items are confirmed one by one, and an item
+ * whose confirm fails is recorded as {@link Reason#INTERNAL_ERROR} with backoff. Thread-safe.
  */
 final class Confirmer {
   static final int MAX_BATCH = 512;
   private static final Logger log = LoggerFactory.getLogger(Confirmer.class);
 
   private final StateStore store;
-  private final LedgerConfig config;
+  private final Clock clock;
   private final Events events;
   private final Failures failures;
   private final Runnable initConfirmed;
-  private final LongConsumer done;
-  private final BlockingQueue<Stored> pending = new ArrayBlockingQueue<>(4 * MAX_BATCH);
-  private final ReentrantLock leader = new ReentrantLock();
+  private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
 
-  /**
-   * @param initConfirmed run after a batch that confirmed an INIT (its playback rows were released)
-   * @param done called with the row id of each item once its confirm is over, whatever its outcome
-   */
-  Confirmer(LedgerConfig config, Events events, Failures failures, Runnable initConfirmed, LongConsumer done) {
-    this.config = config;
-    this.store = config.stateStore();
+  /** @param initConfirmed run after a batch that confirmed an INIT (its playback rows were released) */
+  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Runnable initConfirmed) {
+    this.store = store;
+    this.clock = clock;
     this.events = events;
     this.failures = failures;
     this.initConfirmed = initConfirmed;
-    this.done = done;
   }
 
-  /** An item whose object is stored, waiting for its confirm. */
-  record Stored(LedgerItem item, StoredObjectInfo object) {}
+  /** An item whose object is stored, waiting for its confirm; {@code work} is released once it is over. */
+  private record Stored(LedgerItem item, StoredObjectInfo object, InFlight work) {}
 
   /**
    * Hands over a stored item, and confirms what is waiting if no other worker is doing so. Returns
-   * once the item is confirmed, or handed to the worker confirming now.
+   * once the item is confirmed, or handed to the worker confirming now. {@code work} is released
+   * when its confirm is over, whatever its outcome.
    */
-  void submit(LedgerItem item, StoredObjectInfo object) {
-    Stored stored = new Stored(item, object);
-    while (!pending.offer(stored)) {
-      if (!confirmWaiting()) {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // full, and another worker confirms
-      }
-    }
-    confirmWaiting();
+  void submit(LedgerItem item, StoredObjectInfo object, InFlight work) {
+    commits.submit(new Stored(item, object, work));
   }
 
   /**
-   * Confirms, in batches, whatever is waiting, unless another worker does so already. Checking
-   * again after giving up the lead means an item handed over meanwhile is never left waiting.
-   *
-   * @return whether this call confirmed anything
+   * Confirms whatever is waiting, unless another worker does so already: at close, so that a worker
+   * stopped while handing over leaves nothing behind.
    */
-  boolean confirmWaiting() {
-    boolean confirmedAny = false;
-    List<Stored> batch = new ArrayList<>();
-    while (!pending.isEmpty() && leader.tryLock()) {
-      try {
-        pending.drainTo(batch, MAX_BATCH);
-        if (!batch.isEmpty()) {
-          confirm(batch);
-          confirmedAny = true;
-        }
-      } finally {
-        batch.clear();
-        leader.unlock();
-      }
-    }
-    return confirmedAny;
+  void confirmWaiting() {
+    commits.commitWaiting();
   }
 
   /**
@@ -110,7 +76,7 @@ final class Confirmer {
   private void confirm(List<Stored> batch) {
     boolean initReleased = false;
     try {
-      Instant now = config.clock().instant();
+      Instant now = clock.instant();
       List<Confirmation> confirmations = batch.stream()
           .map(s -> new Confirmation(s.item().rowId(), ItemState.PENDING, s.item().sizeBytes(),
               s.object().checksum(), now))
@@ -137,7 +103,7 @@ final class Confirmer {
         }
       }
     } finally {
-      batch.forEach(stored -> done.accept(stored.item().rowId()));
+      batch.forEach(stored -> stored.work().release());
     }
     if (initReleased) {
       initConfirmed.run();

@@ -43,13 +43,7 @@ final class Events implements LedgerListener {
     if (state != CircuitState.OPEN) { // OPEN is logged with its cause by onCircuitOpened
       log.info("circuit breaker {}", state);
     }
-    for (LedgerListener listener : listeners) {
-      try {
-        listener.onCircuitStateChanged(state);
-      } catch (RuntimeException e) {
-        log.warn("listener {} failed on circuit state {}; ignored", listener, state, e);
-      }
-    }
+    fanOut("circuit state", state, l -> l.onCircuitStateChanged(state));
   }
 
   /** Logs the cause of an opening once (the rows' own failure lines for it are at DEBUG) and fans it out. */
@@ -57,63 +51,58 @@ final class Events implements LedgerListener {
   public void onCircuitOpened(Reason reason, String detail) {
     log.warn("circuit breaker OPEN after {}: {}; uploads pause, rows stay PENDING{}", reason, detail,
         reason == Reason.SINK_CONFIGURATION ? " until the sink's configuration is fixed" : "");
-    for (LedgerListener listener : listeners) {
-      try {
-        listener.onCircuitOpened(reason, detail);
-      } catch (RuntimeException e) {
-        log.warn("listener {} failed on circuit opening; ignored", listener, e);
-      }
-    }
+    fanOut("circuit", "opening", l -> l.onCircuitOpened(reason, detail));
   }
 
   @Override
   public void onAccepted(LedgerItem item) {
     counters.get(item.id().axis()).accepted.increment();
-    fanOut(item, l -> l.onAccepted(item));
+    fanOut("item", item.id(), l -> l.onAccepted(item));
   }
 
   @Override
   public void onSaturated(LedgerItem item) {
     counters.get(item.id().axis()).saturated.increment();
-    fanOut(item, l -> l.onSaturated(item));
+    fanOut("item", item.id(), l -> l.onSaturated(item));
   }
 
   @Override
   public void onStored(LedgerItem item, StoredObjectInfo object) {
     counters.get(item.id().axis()).stored.increment();
-    fanOut(item, l -> l.onStored(item, object));
+    fanOut("item", item.id(), l -> l.onStored(item, object));
   }
 
   @Override
   public void onConfirmed(LedgerItem item) {
     counters.get(item.id().axis()).confirmed.increment();
-    fanOut(item, l -> l.onConfirmed(item));
+    fanOut("item", item.id(), l -> l.onConfirmed(item));
   }
 
   @Override
   public void onConfirmLost(LedgerItem item) {
     counters.get(item.id().axis()).confirmLost.increment();
-    fanOut(item, l -> l.onConfirmLost(item));
+    fanOut("item", item.id(), l -> l.onConfirmLost(item));
   }
 
   @Override
   public void onClaimLost(LedgerItem item) {
-    fanOut(item, l -> l.onClaimLost(item));
+    fanOut("item", item.id(), l -> l.onClaimLost(item));
   }
 
   @Override
   public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
     Counters c = counters.get(item.id().axis());
     (terminal ? c.rejected : c.failed).increment();
-    fanOut(item, l -> l.onFailed(item, reason, detail, terminal));
+    fanOut("item", item.id(), l -> l.onFailed(item, reason, detail, terminal));
   }
 
-  private void fanOut(LedgerItem item, Consumer<LedgerListener> call) {
+  /** Calls every listener; one that throws is logged as failing on {@code event} {@code subject} and skipped. */
+  private void fanOut(String event, Object subject, Consumer<LedgerListener> call) {
     for (LedgerListener listener : listeners) {
       try {
         call.accept(listener);
       } catch (RuntimeException | AssertionError e) {
-        log.warn("listener {} failed on item {}; ignored", listener, item.id(), e);
+        log.warn("listener {} failed on {} {}; ignored", listener, event, subject, e);
       }
     }
   }

@@ -1,10 +1,12 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,19 +15,24 @@ import org.slf4j.LoggerFactory;
  * Records failed attempts on rows: terminal reasons make the row REJECTED, the others schedule
  * the next attempt after the configured backoff. A failure is recorded only while the row carries
  * no lease or this instance's: a worker whose lease was taken over records nothing. Store errors
- * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event is emitted only if the row was
- * updated (not when another attempt had already confirmed or failed it). Thread-safe.
+ * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event
+ * is emitted only if the row was updated (not when another attempt had already confirmed or failed it). Thread-safe.
  */
 final class Failures {
   private static final Logger log = LoggerFactory.getLogger(Failures.class);
 
-  private final LedgerConfig config;
   private final StateStore store;
+  private final Clock clock;
+  private final String nodeId;
+  private final Backoff backoff;
   private final Events events;
 
-  Failures(LedgerConfig config, Events events) {
-    this.config = config;
-    this.store = config.stateStore();
+  /** @param nodeId this instance as a lease owner: a row leased to another owner is left alone */
+  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, Events events) {
+    this.store = store;
+    this.clock = clock;
+    this.nodeId = nodeId;
+    this.backoff = backoff;
     this.events = events;
   }
 
@@ -40,10 +47,10 @@ final class Failures {
     boolean recorded = false;
     try {
       recorded = terminal
-          ? store.markTerminal(item.rowId(), ItemState.PENDING, config.nodeId(), ItemState.REJECTED, reason, detail,
-              config.clock().instant())
-          : store.recordFailure(item.rowId(), ItemState.PENDING, config.nodeId(), reason, detail, config.clock()
-              .instant().plus(config.backoff().delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
+          ? store.markTerminal(item.rowId(), ItemState.PENDING, nodeId, ItemState.REJECTED, reason, detail,
+              clock.instant())
+          : store.recordFailure(item.rowId(), ItemState.PENDING, nodeId, reason, detail,
+              clock.instant().plus(backoff.delayAfter(item.attempts() + 1, ThreadLocalRandom.current())));
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }

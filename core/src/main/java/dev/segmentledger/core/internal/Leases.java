@@ -101,6 +101,22 @@ final class Leases {
   }
 
   /**
+   * Takes back, at once, every row leased to this owner: a node restarting under the same
+   * {@code nodeId} does not wait for the leases of the uploads it was making when it died to
+   * expire. A store failure here only delays those rows until their leases expire.
+   */
+  void takeBackAll() {
+    try {
+      int released = store.releaseAllOf(owner, clock.instant());
+      if (released > 0) {
+        log.info("ledger {} took back {} rows it held before a restart", owner, released);
+      }
+    } catch (RuntimeException e) {
+      log.warn("could not take back the leases of {}; they are retried when they expire", owner, e);
+    }
+  }
+
+  /**
    * Gives back the lease on {@code item} without an attempt; the row is due again after
    * {@code delay} (zero: at once).
    */

@@ -15,7 +15,9 @@ import java.util.List;
  * {@code playbackRoot} and {@code cutoff} may be null. {@code nodeId} names this instance as the
  * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
  * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
- * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting unfinished uploads.
+ * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting
+ * unfinished uploads. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
     StateStore stateStore,

@@ -3,27 +3,19 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.UnsupportedFileNameException;
+import dev.segmentledger.core.internal.BoundaryCheck.Checked;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.ClosedDirectoryStreamException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The file boundary (docs/design.md, principle 7 and "The file boundary"). Thread-safe.
@@ -59,8 +51,8 @@ import java.util.Set;
  * <p><b>What Java cannot close.</b> Java has no {@code O_NONBLOCK} open and no {@code fstat} of an
  * open channel's file key. Hence: (1) the file key (and that every component is still a directory)
  * is checked by name just before and just after the open, not on the descriptor, so a regular file
- * swapped in and back out between those two checks is not seen; with the walk above that file still lies below the root, and with the plain
- * fallback an intermediate directory swapped for a symlink in the same window could point
+ * swapped in and back out between those two checks is not seen; with the walk above that file
+ * still lies below the root, and with the plain fallback an intermediate directory swapped for a symlink in the same window could point
  * elsewhere. (2) A FIFO swapped in for the regular file between the check and the open blocks the
  * opening worker until a writer appears (only {@code lstat}-verified regular files are ever
  * opened, so this needs an adversary racing that window). (3) A directory on the path renamed
@@ -70,14 +62,16 @@ import java.util.Set;
  * registered number of bytes is ever read, the size is read again after the PUT, and the confirm
  * is a compare-and-set on that size. Protection against these requires that no adversary can
  * write inside the allowed root; the checks make mistakes and symlink games inside it harmless.
+ *
+ * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the walk is {@link NoFollowOpener}'s; the
+ * registered size, emptiness and identity rules are {@link RegisteredFile}'s; every failed open
+ * is named in one place, {@code whyNotOpened}; names in messages are escaped by {@link Printable}.
  */
 final class PathGuard implements AutoCloseable {
-  private static final String LOOP_MARKER = "symbolic link";
-
   private final Path root;
   private final Runnable beforeOpen;
-  /** The root, open for the walks of {@link #open}; {@code null} where the platform has no secure streams. */
-  private final SecureDirectoryStream<Path> rootStream;
+  private final BoundaryCheck boundary;
+  private final NoFollowOpener opener;
 
   PathGuard(Path allowedRoot) {
     this(allowedRoot, () -> { });
@@ -94,26 +88,14 @@ final class PathGuard implements AutoCloseable {
       throw new IllegalArgumentException("allowed root " + allowedRoot + " is not a directory");
     }
     this.beforeOpen = beforeOpen;
-    this.rootStream = openRootStream(root);
-  }
-
-  private static SecureDirectoryStream<Path> openRootStream(Path root) {
-    try {
-      DirectoryStream<Path> stream = Files.newDirectoryStream(root);
-      if (stream instanceof SecureDirectoryStream<Path> secure) {
-        return secure;
-      }
-      stream.close();
-    } catch (IOException e) {
-      // no held root: every open walks from a freshly opened root
-    }
-    return null;
+    this.boundary = new BoundaryCheck(root);
+    this.opener = new NoFollowOpener(root);
   }
 
   /** Closes the directory stream held on the root. */
   @Override
   public void close() {
-    closeQuietly(rootStream);
+    opener.close();
   }
 
   Path root() {
@@ -132,17 +114,9 @@ final class PathGuard implements AutoCloseable {
    * @throws FileRejectedException with the reason, if the file must not be uploaded
    */
   Checked check(Path file) throws FileRejectedException {
-    Path real = realPath(file);
-    if (!real.startsWith(root)) {
-      throw new FileRejectedException(Reason.OUTSIDE_ROOT, show(file) + " resolves outside the allowed root");
-    }
-    BasicFileAttributes attributes = attributes(file, real);
-    if (!attributes.isRegularFile()) {
-      throw new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " is " + kind(attributes)
-          + ", not a regular file");
-    }
-    return new Checked(real, attributes.size(), attributes.fileKey(), identityOf(attributes));
+    return boundary.check(file);
   }
+
 
   /**
    * Refuses a path that does not survive the trip to text and back: the ledger stores paths as
@@ -170,36 +144,6 @@ final class PathGuard implements AutoCloseable {
   }
 
   /**
-   * The identity of a file as the ledger records it at registration and requires at upload: its
-   * file key (device and inode) and modification time. {@code null} where the platform has no
-   * file keys. A rewrite in place or a replacement changes it, unless it happens within the file
-   * system's timestamp granularity of the registration (a few milliseconds on Linux).
-   */
-  static String identityOf(BasicFileAttributes attributes) {
-    Object key = attributes.fileKey();
-    return key == null ? null : key + "@" + attributes.lastModifiedTime().toInstant();
-  }
-
-  /**
-   * Refuses a file registered empty: the same rule at registration and at every upload, so that a
-   * re-opened EMPTY_FILE row never uploads an empty object.
-   */
-  static void requireNotEmpty(String shownName, long registeredSize) throws FileRejectedException {
-    if (registeredSize == 0) {
-      throw new FileRejectedException(Reason.EMPTY_FILE, shownName + " is empty");
-    }
-  }
-
-  /** Refuses a file whose identity differs from the one recorded at registration (if any). */
-  private static void requireIdentity(String shownName, String actual, String registered)
-      throws FileRejectedException {
-    if (registered != null && !registered.equals(actual)) {
-      throw new FileRejectedException(Reason.FILE_CHANGED, shownName + " has its registered size but is not the"
-          + " registered file any more (rewritten in place or replaced): registered " + registered + ", now " + actual);
-    }
-  }
-
-  /**
    * Re-checks {@code file} and opens it for reading, verifying that the opened file is the one
    * checked and has exactly {@code registeredSize} bytes. Never opens anything that was not a
    * regular file inside the root an instant before.
@@ -211,110 +155,70 @@ final class PathGuard implements AutoCloseable {
   }
 
   /**
-   * {@link #open(Path, long)}, with the same rules as at registration: after the boundary checks, a
-   * file registered empty is refused ({@link Reason#EMPTY_FILE}), then one of another size, then
-   * one whose {@linkplain #identityOf identity} is not {@code registeredIdentity}
-   * ({@link Reason#FILE_CHANGED}; {@code null}: not checked).
+   * {@link #open(Path, long)}, with the same rules as at registration: after the boundary checks,
+   * the file must meet the {@link RegisteredFile} rules (not registered empty, the registered size,
+   * the registered identity unless {@code registeredIdentity} is {@code null}).
    */
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
+    RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
     Path path = absolute(file);
-    if (rootStream != null && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
+    if (opener.holdsRoot() && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
       try {
-        return openBelowRoot(file, root.relativize(path), registeredSize, registeredIdentity);
+        return openRegisteredPath(file, root.relativize(path), registered);
       } catch (ClosedDirectoryStreamException e) {
         // the guard was closed (the ledger is shutting down): take the full path below
       }
     }
-    return openChecked(file, registeredSize, registeredIdentity);
+    return openChecked(file, registered);
   }
 
   /**
-   * Opens {@code relative} (normalized, below the root) by walking from the held root stream
-   * without following any symlink, after reading the final name's attributes through its
-   * directory. Failures are named by a fresh check.
+   * Opens {@code relative} (normalized, below the root) by walking from the held root stream,
+   * after reading the final name's attributes through its directory, without resolving it again.
    */
-  private VerifiedFile openBelowRoot(Path file, Path relative, long registeredSize, String registeredIdentity)
+  private VerifiedFile openRegisteredPath(Path file, Path relative, RegisteredFile registered)
       throws FileRejectedException {
-    Deque<AutoCloseable> directories = new ArrayDeque<>();
+    Checked[] seen = new Checked[1];
     FileChannel channel = null;
     try {
-      SecureDirectoryStream<Path> directory = rootStream;
-      for (int i = 0; i < relative.getNameCount() - 1; i++) {
-        directory = directory.newDirectoryStream(relative.getName(i), LinkOption.NOFOLLOW_LINKS);
-        directories.push(directory);
-      }
-      Path name = relative.getFileName();
-      BasicFileAttributes before = directory.getFileAttributeView(name, BasicFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS).readAttributes();
-      if (!before.isRegularFile()) {
-        throw changed(file);
-      }
-      requireNotEmpty(show(file), registeredSize);
-      requireSize(show(file), before.size(), registeredSize);
-      requireIdentity(show(file), identityOf(before), registeredIdentity);
-      beforeOpen.run();
-      SeekableByteChannel opened = directory.newByteChannel(name,
-          Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
-      if (!(opened instanceof FileChannel fileChannel)) {
-        opened.close();
-        return openChecked(file, registeredSize, registeredIdentity);
-      }
-      channel = fileChannel;
-      VerifiedFile verified = verifyOpened(file, channel,
-          new Checked(root.resolve(relative), before.size(), before.fileKey(), identityOf(before)), registeredSize);
+      channel = opener.openFromHeldRoot(relative, before -> {
+        if (!before.isRegularFile()) {
+          throw whyNotOpened(file, null, null);
+        }
+        registered.requireMatches(before.size(), RegisteredFile.identityOf(before));
+        seen[0] = new Checked(root.resolve(relative), before.size(), before.fileKey(),
+            RegisteredFile.identityOf(before));
+        beforeOpen.run();
+      });
+      VerifiedFile verified = verifyOpened(file, channel, seen[0], registered);
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
+      throw permissionDenied(file);
     } catch (IOException e) {
-      throw failedBelowRoot(file, e);
+      throw whyNotOpened(file, null, e);
     } finally {
-      closeQuietly(channel);
-      directories.forEach(PathGuard::closeQuietly);
+      NoFollowOpener.closeQuietly(channel);
     }
-  }
-
-  /**
-   * Names a failed open of a registered real path: what a fresh check finds (missing, outside the
-   * root through a symlink swapped in, not a regular file), or, if the path now passes the check
-   * only through a symlink, NOT_REGULAR_FILE (it changed); if it is unchanged, UNREADABLE.
-   */
-  private FileRejectedException failedBelowRoot(Path file, IOException cause) {
-    Checked now;
-    try {
-      now = check(file);
-    } catch (FileRejectedException e) {
-      return e;
-    }
-    if (!now.realPath().equals(absolute(file))) {
-      return new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " changed while being opened");
-    }
-    return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
-        + cause.getClass().getSimpleName());
   }
 
   /** The full open: check (resolving the path), then walk from a freshly opened root. */
-  private VerifiedFile openChecked(Path file, long registeredSize, String registeredIdentity)
-      throws FileRejectedException {
+  private VerifiedFile openChecked(Path file, RegisteredFile registered) throws FileRejectedException {
     Checked checked = check(file);
-    requireNotEmpty(show(file), registeredSize);
-    requireSize(show(file), checked.size(), registeredSize);
-    requireIdentity(show(file), checked.identity(), registeredIdentity);
+    registered.requireMatches(checked.size(), checked.identity());
     beforeOpen.run();
-    Deque<AutoCloseable> directories = new ArrayDeque<>();
     FileChannel channel = null;
     try {
-      channel = openWithoutFollowing(checked.realPath(), directories);
-      VerifiedFile verified = verifyOpened(file, channel, checked, registeredSize);
+      channel = opener.openFromFreshRoot(root.relativize(checked.realPath()));
+      VerifiedFile verified = verifyOpened(file, channel, checked, registered);
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
+      throw permissionDenied(file);
     } catch (IOException e) {
-      throw openFailed(file, checked, e);
+      throw whyNotOpened(file, checked, e);
     } finally {
-      closeQuietly(channel);
-      directories.forEach(PathGuard::closeQuietly);
+      NoFollowOpener.closeQuietly(channel);
     }
   }
 
@@ -322,37 +226,46 @@ final class PathGuard implements AutoCloseable {
    * The checks after an open: the path still leads through directories to the file that was
    * checked, and the open file ({@code fstat}) has the registered size.
    */
-  private VerifiedFile verifyOpened(Path file, FileChannel channel, Checked checked, long registeredSize)
+  private VerifiedFile verifyOpened(Path file, FileChannel channel, Checked checked, RegisteredFile registered)
       throws FileRejectedException, IOException {
     if (!stillAsChecked(checked)) {
-      throw changed(file);
+      throw whyNotOpened(file, null, null);
     }
-    requireSize(show(file), channel.size(), registeredSize);
-    return new VerifiedFile(channel, registeredSize, show(file));
+    VerifiedFile.requireSize(registered.shownName(), channel.size(), registered.size());
+    return new VerifiedFile(channel, registered.size(), registered.shownName());
   }
 
   /**
-   * Names why a file that passed the check could not be opened. If the path is no longer what
-   * was checked (O_NOFOLLOW met a symlink, a component stopped being a directory, the file was
-   * deleted or replaced), a fresh check names it, or else it {@linkplain Reason#NOT_REGULAR_FILE
-   * changed while being opened}; if the path is unchanged, the open itself failed: UNREADABLE.
+   * Names why {@code file} was not opened, the one place that does. If the open failed
+   * ({@code cause}) on a path that is unchanged, the open itself failed: UNREADABLE. Unchanged
+   * means still as {@code checked} where a check preceded the open, and otherwise that a fresh
+   * check resolves it to itself. Else a fresh check names what it is now (missing, outside the root
+   * through a symlink swapped in, not a regular file), and if it passes, the path changed while
+   * being opened: NOT_REGULAR_FILE. Without a {@code cause}, the open met something else than was
+   * checked (not a regular file, another file).
    */
-  private FileRejectedException openFailed(Path file, Checked checked, IOException cause) {
-    if (stillAsChecked(checked)) {
-      return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
-          + cause.getClass().getSimpleName());
+  private FileRejectedException whyNotOpened(Path file, Checked checked, IOException cause) {
+    if (cause != null && checked != null && stillAsChecked(checked)) {
+      return unreadable(file, cause);
     }
-    return changed(file);
-  }
-
-  /** A fresh check's reason for a path that changed while being opened, or NOT_REGULAR_FILE. */
-  private FileRejectedException changed(Path file) {
     try {
-      check(file);
-    } catch (FileRejectedException now) {
-      return now; // for example OUTSIDE_ROOT: a symlink swapped in points out of the root
+      Checked now = check(file);
+      if (cause != null && checked == null && now.realPath().equals(absolute(file))) {
+        return unreadable(file, cause);
+      }
+    } catch (FileRejectedException e) {
+      return e; // for example OUTSIDE_ROOT: a symlink swapped in points out of the root
     }
     return new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " changed while being opened");
+  }
+
+  private static FileRejectedException unreadable(Path file, IOException cause) {
+    return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
+        + cause.getClass().getSimpleName());
+  }
+
+  private static FileRejectedException permissionDenied(Path file) {
+    return new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
   }
 
   /** Whether every component of the checked real path is still a directory and the file the same one. */
@@ -374,106 +287,9 @@ final class PathGuard implements AutoCloseable {
     }
   }
 
-  /**
-   * Opens {@code real} (a real path below the root) for reading without following any symlink.
-   * Directory streams opened on the way are pushed onto {@code opened} for the caller to close.
-   */
-  private FileChannel openWithoutFollowing(Path real, Deque<AutoCloseable> opened) throws IOException {
-    Path relative = root.relativize(real);
-    DirectoryStream<Path> top = Files.newDirectoryStream(root);
-    opened.push(top);
-    if (!(top instanceof SecureDirectoryStream<Path> directory)) {
-      return FileChannel.open(real, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-    }
-    for (int i = 0; i < relative.getNameCount() - 1; i++) {
-      directory = directory.newDirectoryStream(relative.getName(i), LinkOption.NOFOLLOW_LINKS);
-      opened.push(directory);
-    }
-    SeekableByteChannel channel = directory.newByteChannel(relative.getFileName(),
-        Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
-    if (channel instanceof FileChannel fileChannel) {
-      return fileChannel;
-    }
-    channel.close();
-    return FileChannel.open(real, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-  }
 
-  private Path realPath(Path file) throws FileRejectedException {
-    try {
-      return absolute(file).toRealPath();
-    } catch (NoSuchFileException e) {
-      throw new FileRejectedException(Reason.MISSING_FILE, "no such file: " + show(file));
-    } catch (AccessDeniedException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "permission denied resolving " + show(file));
-    } catch (FileSystemException e) {
-      if (e.getReason() != null && e.getReason().contains(LOOP_MARKER)) {
-        // ELOOP: a symlink loop or chain too long to resolve never names a regular file.
-        throw new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " is a symlink loop");
-      }
-      // ENOTDIR (a component is not a directory), ENAMETOOLONG, EIO: the file cannot be reached now.
-      throw new FileRejectedException(Reason.UNREADABLE, "cannot resolve " + show(file) + ": "
-          + show(e.getReason()));
-    } catch (IOException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "cannot resolve " + show(file) + ": "
-          + e.getClass().getSimpleName());
-    }
-  }
-
-  private static BasicFileAttributes attributes(Path file, Path real) throws FileRejectedException {
-    try {
-      return Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      throw new FileRejectedException(Reason.MISSING_FILE, "no such file: " + show(file));
-    } catch (IOException e) {
-      throw new FileRejectedException(Reason.UNREADABLE, "cannot read attributes of " + show(file) + ": "
-          + e.getClass().getSimpleName());
-    }
-  }
-
-  /** Rejects a size other than the registered one, naming which way it differs. */
-  static void requireSize(String shownName, long actual, long registered) throws FileRejectedException {
-    if (actual > registered) {
-      throw new FileRejectedException(Reason.FILE_GREW, shownName + " has " + actual + " bytes, registered with "
-          + registered + ": it was still being written or was appended to");
-    }
-    if (actual < registered) {
-      throw new FileRejectedException(Reason.FILE_SHRANK, shownName + " has " + actual + " bytes, registered with "
-          + registered + ": it was truncated or replaced");
-    }
-  }
-
-  private static String kind(BasicFileAttributes attributes) {
-    if (attributes.isDirectory()) {
-      return "a directory";
-    }
-    if (attributes.isSymbolicLink()) {
-      return "a symlink"; // only if it was swapped in between resolving and lstat
-    }
-    return "a FIFO, socket or device";
-  }
-
-  /**
-   * {@code value} for messages, logs and the row's last error, escaped by {@link Printable} (a
-   * newline in a file name could forge a log line, a bidi control could disguise it).
-   */
-  static String show(Object value) {
+  /** Outside input in messages (a newline in a file name could forge a log line): escaped. */
+  private static String show(Object value) {
     return Printable.escape(value);
   }
-
-  private static void closeQuietly(AutoCloseable closeable) {
-    if (closeable == null) {
-      return;
-    }
-    try {
-      closeable.close();
-    } catch (Exception ignored) {
-      // nothing was read through it; the outcome is decided already
-    }
-  }
-
-  /**
-   * A file that passed the checks: its real path, its size, its file key and its
-   * {@linkplain #identityOf identity} (both may be null).
-   */
-  record Checked(Path realPath, long size, Object fileKey, String identity) {}
 }

@@ -26,13 +26,17 @@ final class PlaybackProducer {
   private final Path playbackRoot;
   private final PathGuard guard;
 
-  PlaybackProducer(LedgerConfig config, PathGuard guard) {
-    this.store = config.stateStore();
-    this.repackager = config.repackager();
+  /**
+   * @param repackager {@code null} if none is configured (then nothing can be produced)
+   * @param playbackRoot where produced files go, inside the allowed root; {@code null} without a repackager
+   */
+  PlaybackProducer(StateStore store, Repackager repackager, Path playbackRoot, PathGuard guard) {
+    this.store = store;
+    this.repackager = repackager;
     this.guard = guard;
-    this.playbackRoot = config.playbackRoot() == null ? null : guard.absolute(config.playbackRoot()).normalize();
-    if (playbackRoot != null && !playbackRoot.startsWith(guard.root())) {
-      throw new IllegalArgumentException("playback root " + config.playbackRoot() + " must lie inside the allowed root "
+    this.playbackRoot = playbackRoot == null ? null : guard.absolute(playbackRoot).normalize();
+    if (this.playbackRoot != null && !this.playbackRoot.startsWith(guard.root())) {
+      throw new IllegalArgumentException("playback root " + playbackRoot + " must lie inside the allowed root "
           + guard.root());
     }
   }

@@ -1,106 +1,158 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.BroadcastEndedException;
+import dev.segmentledger.core.ClosedFile;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
-import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Writes registrations in batches: group commit for {@link StateStore#registerAll}.
+ * Registers closed files: the row first, then the offer.
  *
- * <p>Each caller queues its rows and waits until they are durable. Whichever caller finds no write
- * running becomes the leader: it writes everything queued so far (whole registrations, up to about
- * {@value #MAX_ROWS} rows) in one {@code registerAll} transaction, hands each caller its results,
- * and goes on while more is queued. A lone caller writes its own rows at once, so nothing waits
- * for a batch to fill; concurrent callers share one transaction and one commit instead of one
- * each. If a shared batch fails (one registration's conflict, an ended broadcast), each
- * registration of it is written again alone, so a caller gets exactly the outcome it would have
- * had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
+ * <p>Design note. For each file it checks the boundary ({@link PathGuard}) and plans the rows of
+ * the registration: PENDING with the file's identity, or REJECTED with a reason if the file fails
+ * the check; with a repackager, for an original also the rendition's INIT and a WAITING PLAYBACK
+ * row. The {@link RowWriter} makes the rows of one call durable in one transaction (possibly shared
+ * with concurrent calls). Only then is each PENDING row offered through the {@link Intake}; a full
+ * queue drops the offer and the row waits for the sweeper. A row this call creates is leased to
+ * this instance from its insertion (a short lease, which saves a claim before the PUT); a row the
+ * queue did not take is released at once. Thread-safe.
  */
 final class Registrar {
-  static final int MAX_ROWS = 1_000;
+  private static final Logger log = LoggerFactory.getLogger(Registrar.class);
 
-  private final StateStore store;
-  private final Queue<Request> waiting = new ConcurrentLinkedQueue<>();
-  private final ReentrantLock leader = new ReentrantLock();
+  private final PathGuard guard;
+  private final Leases leases;
+  private final RowWriter writer;
+  private final Intake intake;
+  private final Events events;
+  private final Clock clock;
+  /** Where derived files are produced; {@code null} without a repackager (no derived rows). */
+  private final PlaybackProducer producer;
 
-  Registrar(StateStore store) {
-    this.store = store;
+  Registrar(PathGuard guard, Leases leases, RowWriter writer, Intake intake, Events events, Clock clock,
+      PlaybackProducer producer) {
+    this.guard = guard;
+    this.leases = leases;
+    this.writer = writer;
+    this.intake = intake;
+    this.events = events;
+    this.clock = clock;
+    this.producer = producer;
   }
 
-  private record Request(List<NewItem> rows, CompletableFuture<List<RegisterResult>> result) {}
-
-  /**
-   * Writes {@code rows} atomically, possibly in a transaction shared with other callers' rows;
-   * returns once they are durable. Throws what {@link StateStore#registerAll} would throw for
-   * these rows alone.
-   */
-  List<RegisterResult> register(List<NewItem> rows) {
-    Request request = new Request(rows, new CompletableFuture<>());
-    waiting.add(request);
-    // Leading until the queue is empty, and checking again after giving up the lead, means a
-    // request queued while another caller leads is always written by someone.
-    while (!waiting.isEmpty() && leader.tryLock()) {
-      try {
-        writeWaiting();
-      } finally {
-        leader.unlock();
-      }
-    }
-    try {
-      return request.result().join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      if (e.getCause() instanceof Error error) {
-        throw error;
-      }
-      throw e;
-    }
-  }
-
-  private void writeWaiting() {
-    List<Request> batch = new ArrayList<>();
-    List<NewItem> rows = new ArrayList<>();
-    for (Request next = waiting.peek(); next != null; next = waiting.peek()) {
-      if (!batch.isEmpty() && rows.size() + next.rows().size() > MAX_ROWS) {
-        break;
-      }
-      waiting.poll();
-      batch.add(next);
-      rows.addAll(next.rows());
-    }
-    if (batch.size() == 1) {
-      writeAlone(batch.get(0));
-      return;
+  /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
+  List<Registration> registerAll(List<ClosedFile> files) {
+    Instant now = clock.instant();
+    Instant leaseUntil = leases.registrationLeaseUntil();
+    List<NewItem> rows = new ArrayList<>(files.size());
+    int[] firstRowOf = new int[files.size()];
+    for (int f = 0; f < files.size(); f++) {
+      ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
+      firstRowOf[f] = rows.size();
+      rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
     }
     List<RegisterResult> results;
     try {
-      results = store.registerAll(rows);
-    } catch (RuntimeException | Error e) {
-      batch.forEach(this::writeAlone);
-      return;
+      results = writer.write(rows);
+    } catch (RegistrationConflictException | BroadcastEndedException | StoreException e) {
+      throw e;
+    } catch (RuntimeException e) { // a store that let its driver's exception out: still the documented type
+      throw new StoreException("the state store failed to register " + rows.size() + " rows: "
+          + e.getClass().getName(), e);
     }
-    int from = 0;
-    for (Request request : batch) {
-      int to = from + request.rows().size();
-      request.result().complete(List.copyOf(results.subList(from, to)));
-      from = to;
+    Offer[] offers = new Offer[results.size()];
+    for (int i = 0; i < results.size(); i++) {
+      offers[i] = settle(rows.get(i), results.get(i));
     }
+    List<Registration> registrations = new ArrayList<>(files.size());
+    for (int f = 0; f < files.size(); f++) {
+      RegisterResult first = results.get(firstRowOf[f]);
+      registrations.add(new Registration(first.item(), first.created(), offers[firstRowOf[f]]));
+    }
+    return registrations;
   }
 
-  private void writeAlone(Request request) {
-    try {
-      request.result().complete(store.registerAll(request.rows()));
-    } catch (RuntimeException | Error e) {
-      request.result().completeExceptionally(e);
+  /**
+   * After the rows are durable: reports a refusal, offers a pending row to the queue, and gives
+   * back the lease on a row this call leased but the queue did not take.
+   */
+  private Offer settle(NewItem row, RegisterResult result) {
+    LedgerItem item = result.item();
+    if (result.created() && item.state() == ItemState.REJECTED) {
+      log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
+      events.onFailed(item, item.reason(), item.lastError(), true);
     }
+    if (item.state() != ItemState.PENDING) {
+      return Offer.NOT_OFFERED;
+    }
+    boolean leasedHere = result.created() && row.leased();
+    // A row that was already there (a restarted recorder registering again) is offered like a swept
+    // one: re-read before upload, and uploaded as a retry (mayExist), since a dead process may have
+    // stored its object or left an unfinished multipart upload at its key.
+    Offer offer = intake.offer(item, !result.created(), leasedHere ? row.leaseUntil() : null);
+    if (leasedHere && offer != Offer.ACCEPTED) {
+      leases.release(item, Duration.ZERO); // the sweeper will find it
+    }
+    return offer;
+  }
+
+  /**
+   * The rows one registration writes, in one transaction: the item itself (REJECTED with its
+   * reason if the file fails the boundary; PENDING with the file's identity, which the upload
+   * requires unchanged), then, for an original when repackaging, the
+   * rendition's INIT and the segment's PLAYBACK row. A PLAYBACK row always waits for its INIT.
+   * PENDING rows are leased to this instance until {@code leaseUntil}: it is about to upload them.
+   *
+   * @throws dev.segmentledger.core.UnsupportedFileNameException if the file's name cannot be
+   *     stored exactly; thrown before any row of the batch is written
+   */
+  private List<NewItem> rowsFor(ItemId id, Path file, Instant now, Instant leaseUntil) {
+    BoundaryCheck.Checked checked;
+    try {
+      checked = guard.check(file);
+    } catch (FileRejectedException e) {
+      guard.requireRepresentable(file, null);
+      return List.of(NewItem.rejected(id, guard.absolute(file).toString(), 0, e.reason(), e.getMessage(), now));
+    }
+    guard.requireRepresentable(file, checked.realPath());
+    String path = checked.realPath().toString();
+    try {
+      RegisteredFile.requireNotEmpty(Printable.escape(file), checked.size());
+    } catch (FileRejectedException e) {
+      return List.of(NewItem.rejected(id, path, 0, e.reason(), e.getMessage(), now));
+    }
+    String owner = leases.owner();
+    if (id.axis() == Axis.PLAYBACK) {
+      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now)
+          .withFileIdentity(checked.identity()));
+    }
+    NewItem row = NewItem.pending(id, path, checked.size(), now).leasedTo(owner, leaseUntil)
+        .withFileIdentity(checked.identity());
+    if (producer == null || id.axis() != Axis.ORIGINAL) {
+      return List.of(row);
+    }
+    ItemId init = ItemId.init(id.broadcastId(), id.rendition());
+    ItemId playback = ItemId.playback(id.broadcastId(), id.rendition(), id.sequence());
+    return List.of(row,
+        NewItem.derived(init, producer.targetFor(init).toString(), path, now).leasedTo(owner, leaseUntil),
+        NewItem.derived(playback, producer.targetFor(playback).toString(), path, now));
   }
 }

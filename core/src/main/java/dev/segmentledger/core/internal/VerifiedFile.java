@@ -40,7 +40,19 @@ final class VerifiedFile implements UploadContent, AutoCloseable {
       throw new FileRejectedException(Reason.UNREADABLE,
           "cannot re-read the size of " + name + " after upload: " + e.getClass().getSimpleName());
     }
-    PathGuard.requireSize(name, now, size);
+    requireSize(name, now, size);
+  }
+
+  /** Rejects a size other than the registered one, naming which way it differs. */
+  static void requireSize(String shownName, long actual, long registered) throws FileRejectedException {
+    if (actual > registered) {
+      throw new FileRejectedException(Reason.FILE_GREW, shownName + " has " + actual + " bytes, registered with "
+          + registered + ": it was still being written or was appended to");
+    }
+    if (actual < registered) {
+      throw new FileRejectedException(Reason.FILE_SHRANK, shownName + " has " + actual + " bytes, registered with "
+          + registered + ": it was truncated or replaced");
+    }
   }
 
   @Override

@@ -3,7 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
 import java.time.Instant;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,13 +13,13 @@ import java.util.concurrent.TimeUnit;
  * The bounded queue between registration/sweeper and the workers. It limits pressure; it is not
  * a ledger: anything in it may vanish with the process, and the rows bring it back.
  *
- * <p>An offer never blocks. A row already queued or being processed is not queued twice (the
- * in-flight set holds it from offer until {@link #release}). A full queue drops the offer and the
- * caller counts saturation. Thread-safe.
+ * <p>An offer never blocks. A row already queued or being processed is not queued twice: its
+ * slot is held by its {@link InFlight} handle from the offer until the handle is released. A full
+ * queue drops the offer and the caller counts saturation. Thread-safe.
  */
 final class WorkQueue {
-  private final BlockingQueue<Work> queue;
-  private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
+  private final BlockingQueue<InFlight> queue;
+  private final Map<Long, InFlight> slots = new ConcurrentHashMap<>();
 
   WorkQueue(int capacity) {
     this.queue = new ArrayBlockingQueue<>(capacity);
@@ -32,29 +32,29 @@ final class WorkQueue {
    *     {@code null}
    */
   Offer offer(LedgerItem item, boolean fromSweep, Instant leasedUntil) {
-    if (!inFlight.add(item.rowId())) {
+    InFlight work = new InFlight(item, fromSweep, leasedUntil, this::free);
+    if (slots.putIfAbsent(item.rowId(), work) != null) {
       return Offer.DUPLICATE;
     }
-    if (!queue.offer(new Work(item, fromSweep, leasedUntil))) {
-      inFlight.remove(item.rowId());
+    if (!queue.offer(work)) {
+      work.release();
       return Offer.SATURATED;
     }
     return Offer.ACCEPTED;
   }
 
-  /** The next work, waiting up to the timeout; {@code null} if none arrived. */
-  Work poll(long timeout, TimeUnit unit) throws InterruptedException {
+  private void free(InFlight work) {
+    slots.remove(work.item().rowId(), work);
+  }
+
+  /** The next work, waiting up to the timeout; {@code null} if none arrived. The taker must finish it. */
+  InFlight poll(long timeout, TimeUnit unit) throws InterruptedException {
     return queue.poll(timeout, unit);
   }
 
-  /** The next work without waiting; {@code null} if the queue is empty. */
-  Work poll() {
+  /** The next work without waiting; {@code null} if the queue is empty. The taker must finish it. */
+  InFlight poll() {
     return queue.poll();
-  }
-
-  /** Ends the in-flight period of a row taken from the queue. */
-  void release(long rowId) {
-    inFlight.remove(rowId);
   }
 
   int remainingCapacity() {
@@ -66,12 +66,6 @@ final class WorkQueue {
   }
 
   int inFlight() {
-    return inFlight.size();
+    return slots.size();
   }
-
-  /**
-   * One queued item; {@code fromSweep} items are re-read before upload (the page may be stale);
-   * {@code leasedUntil} is the end of the lease taken at registration, or {@code null}.
-   */
-  record Work(LedgerItem item, boolean fromSweep, Instant leasedUntil) {}
 }

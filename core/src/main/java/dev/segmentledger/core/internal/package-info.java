@@ -6,11 +6,19 @@
  * {@code Ledger.builder()} (package {@code dev.segmentledger.core}) and extend it through
  * {@code dev.segmentledger.core.spi}.
  *
- * <p>For orientation only (docs/design.md, "Reading the engine"): {@code DefaultLedger} wires the
- * engine and registers rows through {@code Registrar}; {@code WorkQueue} bounds the work in
- * memory; {@code ItemProcessor} makes one attempt (lease by {@code Leases}, file by
- * {@code PathGuard} and {@code VerifiedFile}, repackaging by {@code PlaybackProducer}, the PUT
- * through {@code SinkBreaker}); {@code Confirmer} confirms by compare-and-set; {@code Failures}
- * records every failure on its row; {@code Sweeper} re-collects unconfirmed rows.
+ * <p>For orientation only (docs/design.md, "Reading the engine"): {@code DefaultLedger} is a facade
+ * that wires the parts. <b>Register:</b> {@code Registrar} checks each file ({@code PathGuard}),
+ * plans its rows (with a repackager also the INIT and a waiting PLAYBACK row) and has
+ * {@code RowWriter} make them durable in a shared transaction ({@code GroupCommit}). <b>Row:</b>
+ * only then is a PENDING row offered through {@code Intake} to the bounded {@code WorkQueue}, where
+ * it is an {@code InFlight} handle holding its row's slot until released, exactly once.
+ * <b>Worker:</b> {@code WorkerPool} hands each handle to {@code ItemProcessor}, which takes the
+ * lease ({@code Leases}), applies {@code AbandonedAttempts}, produces a derived file
+ * ({@code PlaybackProducer}). <b>Sink:</b> {@code Uploader} opens the file ({@code PathGuard}:
+ * {@code BoundaryCheck}, {@code NoFollowOpener}, {@code RegisteredFile} → {@code VerifiedFile}) and
+ * PUTs it through {@code SinkBreaker}. <b>Confirm:</b> {@code Confirmer} confirms by compare-and-set
+ * in a {@code GroupCommit} and releases the handle. {@code Failures} records every failure on its
+ * row; {@code SweepScheduler} runs {@code Sweeper} rounds that re-collect unconfirmed rows;
+ * {@code Reopener} re-opens terminal rows.
  */
 package dev.segmentledger.core.internal;

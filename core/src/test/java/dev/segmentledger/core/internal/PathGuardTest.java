@@ -33,7 +33,7 @@ class PathGuardTest {
   @Test
   void acceptsARegularFileInsideTheRoot() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "hello");
-    PathGuard.Checked checked = guard.check(file);
+    BoundaryCheck.Checked checked = guard.check(file);
     assertEquals(file.toRealPath(), checked.realPath());
     assertEquals(5, checked.size());
   }

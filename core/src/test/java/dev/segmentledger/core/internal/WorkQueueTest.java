@@ -19,11 +19,25 @@ class WorkQueueTest {
     assertEquals(Offer.SATURATED, queue.offer(item(3), false, null));
     assertEquals(2, queue.inFlight(), "a saturated offer is not left in flight");
 
-    WorkQueue.Work taken = queue.poll();
+    InFlight taken = queue.poll();
     assertEquals(1, taken.item().rowId());
     assertEquals(Offer.DUPLICATE, queue.offer(item(1), true, null), "still in flight while being processed");
-    queue.release(1);
+    taken.release();
     assertEquals(Offer.ACCEPTED, queue.offer(item(1), true, null));
+  }
+
+  @Test
+  void aLateReleaseOfAFinishedItemNeverFreesTheSlotOfItsRowsNextOffer() {
+    WorkQueue queue = new WorkQueue(4);
+    queue.offer(item(1), false, null);
+    InFlight first = queue.poll();
+    first.release();
+    assertEquals(Offer.ACCEPTED, queue.offer(item(1), true, null));
+    first.release(); // say, the worker after the confirmer already finished it
+    assertEquals(1, queue.inFlight());
+    assertEquals(Offer.DUPLICATE, queue.offer(item(1), true, null), "the second offer still holds the slot");
+    queue.poll().release();
+    assertEquals(0, queue.inFlight());
   }
 
   private static LedgerItem item(long rowId) {

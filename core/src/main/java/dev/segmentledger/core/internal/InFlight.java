@@ -1,0 +1,63 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LedgerItem;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * One item taken into this process's work, holding its row's slot in the {@link WorkQueue} from
+ * the offer until whoever finishes it calls {@link #release}: the worker when the attempt ends
+ * without a PUT to confirm, the {@link Confirmer} once the confirm is over, the queue itself when
+ * it refuses the offer. Releasing is idempotent: the slot is freed exactly once, however many of
+ * them call it and from whichever thread, and a late release never frees a newer slot of the same
+ * row. Thread-safe.
+ *
+ * <p>{@code fromSweep} items are re-read before upload (the sweep page may be stale);
+ * {@code leasedUntil} is the end of the lease this instance took at the row's registration, or
+ * {@code null}.
+ */
+final class InFlight implements AutoCloseable {
+  private final LedgerItem item;
+  private final boolean fromSweep;
+  private final Instant leasedUntil;
+  private final Consumer<InFlight> freeSlot;
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  /** @param freeSlot frees this item's slot; called once, by the first {@link #release} */
+  InFlight(LedgerItem item, boolean fromSweep, Instant leasedUntil, Consumer<InFlight> freeSlot) {
+    this.item = item;
+    this.fromSweep = fromSweep;
+    this.leasedUntil = leasedUntil;
+    this.freeSlot = freeSlot;
+  }
+
+  LedgerItem item() {
+    return item;
+  }
+
+  boolean fromSweep() {
+    return fromSweep;
+  }
+
+  Instant leasedUntil() {
+    return leasedUntil;
+  }
+
+  /** Ends the in-flight period: the row may be queued again. Only the first call does anything. */
+  void release() {
+    if (released.compareAndSet(false, true)) {
+      freeSlot.accept(this);
+    }
+  }
+
+  boolean released() {
+    return released.get();
+  }
+
+  /** The same as {@link #release}. */
+  @Override
+  public void close() {
+    release();
+  }
+}

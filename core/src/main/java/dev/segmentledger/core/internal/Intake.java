@@ -1,0 +1,34 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Registration.Offer;
+import java.time.Instant;
+
+/**
+ * The one way into the {@link WorkQueue}, for registration and the sweeper alike: offers an item
+ * and reports the offer's outcome to the listeners ({@code onAccepted}, {@code onSaturated}; a
+ * duplicate is not an event). Never blocks. Thread-safe.
+ */
+final class Intake {
+  private final WorkQueue queue;
+  private final Events events;
+
+  Intake(WorkQueue queue, Events events) {
+    this.queue = queue;
+    this.events = events;
+  }
+
+  /**
+   * Offers {@code item}; {@code fromSweep} items are re-read before upload, {@code leasedUntil} is
+   * the end of the lease this instance took at the row's registration, or {@code null}.
+   */
+  Offer offer(LedgerItem item, boolean fromSweep, Instant leasedUntil) {
+    Offer offer = queue.offer(item, fromSweep, leasedUntil);
+    if (offer == Offer.ACCEPTED) {
+      events.onAccepted(item);
+    } else if (offer == Offer.SATURATED) {
+      events.onSaturated(item);
+    }
+    return offer;
+  }
+}

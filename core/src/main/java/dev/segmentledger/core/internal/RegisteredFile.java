@@ -1,0 +1,49 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.Reason;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * What the ledger registered of a file, and the rules the file must still meet when it is opened
+ * for upload: the same as at registration (not empty), plus the registered size and identity.
+ * {@code shownName} is the file as shown in messages (escaped); {@code identity} may be null (not
+ * checked). Immutable.
+ */
+record RegisteredFile(String shownName, long size, String identity) {
+
+  /**
+   * The identity of a file as the ledger records it at registration and requires at upload: its
+   * file key (device and inode) and modification time. {@code null} where the platform has no
+   * file keys. A rewrite in place or a replacement changes it, unless it happens within the file
+   * system's timestamp granularity of the registration (a few milliseconds on Linux).
+   */
+  static String identityOf(BasicFileAttributes attributes) {
+    Object key = attributes.fileKey();
+    return key == null ? null : key + "@" + attributes.lastModifiedTime().toInstant();
+  }
+
+  /**
+   * Refuses a file registered empty: the same rule at registration and at every upload, so that a
+   * re-opened EMPTY_FILE row never uploads an empty object.
+   */
+  static void requireNotEmpty(String shownName, long registeredSize) throws FileRejectedException {
+    if (registeredSize == 0) {
+      throw new FileRejectedException(Reason.EMPTY_FILE, shownName + " is empty");
+    }
+  }
+
+  /**
+   * Refuses, in this order, a file registered empty ({@link Reason#EMPTY_FILE}), one whose size
+   * differs from the registered one ({@link Reason#FILE_GREW}, {@link Reason#FILE_SHRANK}), and one
+   * whose identity is not the registered one ({@link Reason#FILE_CHANGED}).
+   */
+  void requireMatches(long actualSize, String actualIdentity) throws FileRejectedException {
+    requireNotEmpty(shownName, size);
+    VerifiedFile.requireSize(shownName, actualSize, size);
+    if (identity != null && !identity.equals(actualIdentity)) {
+      throw new FileRejectedException(Reason.FILE_CHANGED, shownName + " has its registered size but is not the"
+          + " registered file any more (rewritten in place or replaced): registered " + identity + ", now "
+          + actualIdentity);
+    }
+  }
+}

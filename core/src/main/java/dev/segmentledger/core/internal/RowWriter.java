@@ -1,0 +1,84 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.core.spi.StateStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Writes the rows of registrations durably, sharing one {@link StateStore#registerAll}
+ * transaction between concurrent callers (a {@link GroupCommit}).
+ *
+ * <p>Each caller queues its rows and waits until they are durable. The leader writes whole
+ * registrations, up to about {@value #MAX_ROWS} rows, in one transaction and hands each caller its
+ * results. If a shared batch fails (one registration's conflict, an ended broadcast), each
+ * registration of it is written again alone, so a caller gets exactly the outcome it would have
+ * had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
+ */
+final class RowWriter {
+  static final int MAX_ROWS = 1_000;
+
+  private final StateStore store;
+  private final GroupCommit<Request> commits =
+      new GroupCommit<>(Integer.MAX_VALUE, MAX_ROWS, request -> request.rows().size(), this::writeBatch);
+
+  RowWriter(StateStore store) {
+    this.store = store;
+  }
+
+  private record Request(List<NewItem> rows, CompletableFuture<List<RegisterResult>> result) {}
+
+  /**
+   * Writes {@code rows} atomically, possibly in a transaction shared with other callers' rows;
+   * returns once they are durable. Throws what {@link StateStore#registerAll} would throw for
+   * these rows alone.
+   */
+  List<RegisterResult> write(List<NewItem> rows) {
+    Request request = new Request(rows, new CompletableFuture<>());
+    commits.submit(request);
+    try {
+      return request.result().join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw e;
+    }
+  }
+
+  private void writeBatch(List<Request> batch) {
+    if (batch.size() == 1) {
+      writeAlone(batch.get(0));
+      return;
+    }
+    List<NewItem> rows = new ArrayList<>();
+    batch.forEach(request -> rows.addAll(request.rows()));
+    List<RegisterResult> results;
+    try {
+      results = store.registerAll(rows);
+    } catch (RuntimeException | Error e) {
+      batch.forEach(this::writeAlone);
+      return;
+    }
+    int from = 0;
+    for (Request request : batch) {
+      int to = from + request.rows().size();
+      request.result().complete(List.copyOf(results.subList(from, to)));
+      from = to;
+    }
+  }
+
+  private void writeAlone(Request request) {
+    try {
+      request.result().complete(store.registerAll(request.rows()));
+    } catch (RuntimeException | Error e) {
+      request.result().completeExceptionally(e);
+    }
+  }
+}

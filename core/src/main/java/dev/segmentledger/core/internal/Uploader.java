@@ -1,0 +1,135 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PUT of one item: opens its file through the {@link PathGuard} (the same rules as at
+ * registration, plus the file's identity), asks the {@link SinkBreaker} for a permit, PUTs to the
+ * item's contract key, and reads the size again from the open file afterwards. Every failure is
+ * recorded on the row with a named reason; a sink failure is counted by the breaker only if it is
+ * transient or a configuration every item fails on. Thread-safe.
+ */
+final class Uploader {
+  private static final Logger log = LoggerFactory.getLogger(Uploader.class);
+
+  private final PathGuard guard;
+  private final ObjectSink sink;
+  private final SinkBreaker breaker;
+  private final Duration breakerDelay;
+  private final Leases leases;
+  private final Failures failures;
+  private final Events events;
+
+  /** @param breakerDelay how long a row the open breaker refused waits (the breaker's open delay) */
+  Uploader(PathGuard guard, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Leases leases,
+      Failures failures, Events events) {
+    this.guard = guard;
+    this.sink = sink;
+    this.breaker = breaker;
+    this.breakerDelay = breakerDelay;
+    this.leases = leases;
+    this.failures = failures;
+    this.events = events;
+  }
+
+  /**
+   * Uploads {@code item} ({@code mayExist}: a retry, its object may be stored already).
+   *
+   * @return what the sink stored, of the registered size; {@code null} if the attempt ended here
+   *     (recorded on the row, or not attempted while the breaker is open)
+   */
+  StoredObjectInfo upload(LedgerItem item, boolean mayExist) {
+    StoredObjectInfo stored;
+    try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
+      if (!breaker.tryAcquire()) {
+        // Circuit open or its one probe already running: not attempted. The row is due again after
+        // the breaker's delay, so that the sweeper does not hand it straight back meanwhile.
+        log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
+        leases.release(item, breakerDelay);
+        return null;
+      }
+      stored = putAndVerify(item, file, mayExist);
+    } catch (FileRejectedException e) {
+      failures.record(item, e.reason(), e.getMessage());
+      return null;
+    } catch (SinkException e) {
+      failures.record(item, reasonOf(e), describe(e));
+      return null;
+    } catch (IOException e) {
+      // Only closing the file can throw this; the sink call itself completed.
+      log.debug("closing {} failed after upload", Printable.escape(item.sourcePath()), e);
+      stored = null;
+    }
+    if (stored == null) {
+      failures.record(item, Reason.UNREADABLE, "closing the file failed");
+      return null;
+    }
+    if (stored.sizeBytes() != item.sizeBytes()) {
+      failures.record(item, Reason.SINK_TRANSIENT, "sink reports " + stored.sizeBytes() + " bytes at "
+          + item.objectKey() + ", registered " + item.sizeBytes());
+      return null;
+    }
+    events.onStored(item, stored);
+    return stored;
+  }
+
+  /**
+   * PUTs the file, then re-reads its size from the open channel. A file that grew or shrank under
+   * the PUT is reported with that reason (which also explains a sink failure it caused, such as a
+   * read ending early) and is not confirmed: its object, if the PUT stored one, is not a stable copy
+   * of the registered file. Such an object stays unconfirmed at the item's key, like one left by a
+   * crash between PUT and confirm.
+   */
+  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, boolean mayExist)
+      throws FileRejectedException {
+    StoredObjectInfo stored;
+    try {
+      stored = putThroughBreaker(item, file, mayExist);
+    } catch (RuntimeException e) { // SinkException, or anything else the sink threw
+      file.verifyUnchanged();
+      throw e;
+    }
+    file.verifyUnchanged();
+    return stored;
+  }
+
+  private StoredObjectInfo putThroughBreaker(LedgerItem item, VerifiedFile file, boolean mayExist) {
+    try {
+      StoredObjectInfo stored = sink.put(item.objectKey(), file, mayExist);
+      breaker.recordSuccess();
+      return stored;
+    } catch (SinkException e) {
+      if (e.isRetryable()) { // transient, or a configuration every item fails on
+        breaker.recordFailure(reasonOf(e), describe(e));
+      } else {
+        breaker.recordSuccess(); // the sink answered: it is reachable, the refusal is this item's
+      }
+      throw e;
+    } catch (RuntimeException | Error e) {
+      breaker.recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e)); // a half-open probe must always record an outcome
+      throw e;
+    }
+  }
+
+  private static Reason reasonOf(SinkException e) {
+    return switch (e.kind()) {
+      case TRANSIENT -> Reason.SINK_TRANSIENT;
+      case PERMANENT -> Reason.SINK_PERMANENT;
+      case CONFIGURATION -> Reason.SINK_CONFIGURATION;
+    };
+  }
+
+  private static String describe(SinkException e) {
+    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
+  }
+}

@@ -1,0 +1,94 @@
+package dev.segmentledger.core.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The worker threads: each takes work from the {@link WorkQueue} and hands it to the
+ * {@link ItemProcessor}, which finishes it. While the {@link SinkBreaker} is open the workers take
+ * nothing (the rows stay as they are). A manual ledger has no threads: {@link #drain} processes
+ * the queue in the caller. Thread-safe; started and stopped once.
+ */
+final class WorkerPool {
+  private static final long POLL_MILLIS = 100;
+
+  private final int size;
+  private final WorkQueue queue;
+  private final ItemProcessor processor;
+  private final SinkBreaker breaker;
+  private final BooleanSupplier running;
+  private final List<Thread> threads = new ArrayList<>();
+
+  /** @param running whether the ledger runs; a worker ends its loop once it does not */
+  WorkerPool(int size, WorkQueue queue, ItemProcessor processor, SinkBreaker breaker, BooleanSupplier running) {
+    this.size = size;
+    this.queue = queue;
+    this.processor = processor;
+    this.breaker = breaker;
+    this.running = running;
+  }
+
+  void start() {
+    var factory = DaemonThreads.named("segment-ledger-worker-");
+    for (int i = 0; i < size; i++) {
+      Thread worker = factory.newThread(this::workLoop);
+      threads.add(worker);
+      worker.start();
+    }
+  }
+
+  /**
+   * Waits up to {@code timeout} in all for the workers, which end once {@code running} is false,
+   * then interrupts those still busy.
+   */
+  void awaitStop(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Thread worker : threads) {
+      try {
+        long remaining = deadline - System.nanoTime();
+        if (remaining > 0) {
+          TimeUnit.NANOSECONDS.timedJoin(worker, remaining);
+        }
+        worker.interrupt();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+  }
+
+  /** Processes what is queued, in the caller; returns how many items were processed. */
+  int drain() {
+    int processed = 0;
+    for (InFlight work = queue.poll(); work != null; work = queue.poll()) {
+      processor.process(work);
+      processed++;
+    }
+    return processed;
+  }
+
+  private void workLoop() {
+    while (running.getAsBoolean()) {
+      Duration pause = breaker.pause();
+      if (!pause.isZero()) {
+        // Circuit open: take no work until a probe may run. Rows stay as they are.
+        LockSupport.parkNanos(Math.min(pause.toNanos(), TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS)));
+        continue;
+      }
+      InFlight work;
+      try {
+        work = queue.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (work != null) {
+        processor.process(work);
+      }
+    }
+  }
+}
