@@ -16,7 +16,8 @@ import java.util.List;
  * owner of its leases; {@code leaseDuration} is how long a claim keeps other instances away;
  * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
  * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting
- * unfinished uploads. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * unfinished uploads; {@code publishPlaylists} whether playlists are published (only ever true
+ * with a repackager). Only {@link DefaultLedger} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -39,7 +40,8 @@ public record LedgerConfig(
     String nodeId,
     Duration leaseDuration,
     int maxAbandonedAttempts,
-    Duration abortUnfinishedUploadsAfter) {
+    Duration abortUnfinishedUploadsAfter,
+    boolean publishPlaylists) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {
