@@ -139,6 +139,8 @@ public final class Reconciler {
     for (LedgerItem row : store.findByBroadcast(broadcastId)) {
       rowsByKey.put(row.objectKey(), row);
     }
+    // Read before the listing: a playlist recorded as published then had its object PUT before the listing.
+    List<PlaylistRecord> playlistRecords = store.playlists().find(broadcastId);
     Map<String, StoredObjectInfo> objectsByKey = new LinkedHashMap<>();
     for (StoredObjectInfo object : sink.list(prefix)) {
       objectsByKey.put(object.key(), object);
@@ -171,7 +173,7 @@ public final class Reconciler {
     }
     List<Difference> unrecognized = new ArrayList<>();
     List<Difference> playlists = new ArrayList<>();
-    for (PlaylistRecord record : store.playlists().find(broadcastId)) {
+    for (PlaylistRecord record : playlistRecords) {
       comparePlaylist(record, objectsByKey, repair).ifPresent(playlists::add);
     }
     for (StoredObjectInfo object : objectsByKey.values()) {
@@ -244,6 +246,10 @@ public final class Reconciler {
     } else if (object.checksum() != null && !object.checksum().equals(record.publishedChecksum())) {
       kind = Kind.PLAYLIST_DIFFERENT;
     } else {
+      return Optional.empty();
+    }
+    boolean unchanged = store.playlists().find(record.broadcastId()).stream().anyMatch(record::equals);
+    if (!unchanged) { // published again (or claimed) since it was read: its object is moving, not wrong
       return Optional.empty();
     }
     if (repair) {

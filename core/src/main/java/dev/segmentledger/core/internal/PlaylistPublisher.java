@@ -22,7 +22,9 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,9 +92,10 @@ final class PlaylistPublisher {
     Instant now = clock.instant();
     Instant until = now.plus(lease);
     List<PlaylistRecord> claimed = playlists.claimDue(owner, until, now, batch);
+    Map<String, Snapshot> snapshots = new HashMap<>(); // the rows of each broadcast, read once per round
     int published = 0;
     for (PlaylistRecord record : claimed) {
-      if (publish(record, until)) {
+      if (publish(record, until, snapshots)) {
         published++;
       }
     }
@@ -100,16 +103,25 @@ final class PlaylistPublisher {
     return published;
   }
 
+  /** A broadcast's rows, and whether it is complete, as read after the round's claim. */
+  private record Snapshot(List<LedgerItem> rows, boolean complete) {}
+
+  private Snapshot snapshot(String broadcast) {
+    List<LedgerItem> rows = store.findByBroadcast(broadcast);
+    return new Snapshot(rows, BroadcastViews.status(broadcast, store.findBroadcast(broadcast), rows).phase()
+        == BroadcastStatus.Phase.COMPLETE);
+  }
+
   /** Publishes one claimed playlist; every outcome is recorded on its record. */
-  private boolean publish(PlaylistRecord record, Instant until) {
+  private boolean publish(PlaylistRecord record, Instant until, Map<String, Snapshot> snapshots) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
     String key = rendition == null ? ObjectKeys.multivariantPlaylistKey(broadcast)
         : ObjectKeys.mediaPlaylistKey(broadcast, rendition);
     try {
-      List<LedgerItem> rows = store.findByBroadcast(broadcast);
-      boolean complete = record.publishedFinal() || BroadcastViews.status(broadcast, store.findBroadcast(broadcast),
-          rows).phase() == BroadcastStatus.Phase.COMPLETE;
+      Snapshot snapshot = snapshots.computeIfAbsent(broadcast, this::snapshot);
+      List<LedgerItem> rows = snapshot.rows();
+      boolean complete = record.publishedFinal() || snapshot.complete();
       PlaylistTexts.Text text = rendition == null ? PlaylistTexts.multivariant(rows, complete)
           : PlaylistTexts.media(broadcast, rendition, rows, complete, record.publishedEntries());
       if (text == null) { // nothing playable yet: this change is covered by having nothing to show

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the {@link PlaylistPublisher}'s rounds on a thread of its own: at the sweep interval (which
- * also picks up playlists other nodes left behind, or whose backoff ended), and at once when nudged
- * after this node confirmed or failed a PLAYBACK or INIT row. Nudges coalesce: at most one round
+ * also picks up playlists other nodes left behind, or whose backoff ended), and shortly after this
+ * node confirmed or failed a PLAYBACK or INIT row (a nudge). Nudges coalesce: at most one round
  * waits to run. While the {@link SinkBreaker} is open no round runs. A failed round is logged and
  * the next one runs as planned. Thread-safe; started and stopped once.
  */
@@ -44,12 +44,15 @@ final class PlaylistScheduler {
     }
   }
 
-  /** A round soon, unless one is already waiting; does nothing unless started. */
+  /**
+   * A round soon (after a quarter of the interval, at most 250 ms, so that the changes of a burst of
+   * confirms are published together), unless one is already waiting; does nothing unless started.
+   */
   void nudge() {
     ScheduledExecutorService current = thread;
     if (current != null && roundWaiting.compareAndSet(false, true)) {
       try {
-        current.execute(this::roundSafely);
+        current.schedule(this::roundSafely, Math.min(250, interval.toMillis() / 4), TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException e) {
         roundWaiting.set(false); // stopping: the records wait in the store
       }
