@@ -40,6 +40,7 @@ public final class LedgerBuilder {
   private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
   private Duration retention;
+  private boolean publishPlaylists = true;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -256,6 +257,19 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * Whether the ledger publishes HLS playlists to the bucket when it repackages: a media playlist
+   * per rendition ({@link ObjectKeys#mediaPlaylistKey}) and a multivariant playlist per broadcast
+   * ({@link ObjectKeys#multivariantPlaylistKey}), listing only confirmed segments (terminal ones as
+   * gaps), republished as rows are confirmed, and never going backwards. Publication is part of the
+   * ledger: its state is in the store, recovered after a crash like every upload. Default
+   * {@code true}; it has no effect without a {@link #repackager}.
+   */
+  public LedgerBuilder publishPlaylists(boolean publishPlaylists) {
+    this.publishPlaylists = publishPlaylists;
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -279,7 +293,7 @@ public final class LedgerBuilder {
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
-        abortUnfinishedUploadsAfter, retention);
+        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null);
   }
 
   private static int requirePositive(String name, int value) {

@@ -67,6 +67,22 @@ public interface LedgerListener {
    */
   default void onCircuitOpened(Reason reason, String detail) {}
 
+  /**
+   * A playlist was published: its text was stored in the bucket and the publication recorded in
+   * the ledger. Called once per publication, by the thread that published it. Playlists never go
+   * backwards: for one playlist, {@code entries} never decreases from one call to the next, across
+   * every node sharing the store (see docs/design.md, "Playlists").
+   *
+   * @param broadcastId the broadcast
+   * @param rendition the rendition of a media playlist ({@link ObjectKeys#mediaPlaylistKey}), or
+   *     {@code null} for the broadcast's multivariant playlist ({@link ObjectKeys#multivariantPlaylistKey})
+   * @param entries for a media playlist the number of segment entries listed (gaps included); for
+   *     the multivariant playlist the number of renditions listed
+   * @param complete whether the playlist is final: the broadcast is complete, a media playlist is
+   *     a VOD playlist ending with {@code #EXT-X-ENDLIST}
+   */
+  default void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {}
+
   /** A listener that ignores everything. */
   static LedgerListener noop() {
     return new LedgerListener() {};

@@ -12,8 +12,19 @@ import java.util.Objects;
  * @param queued items waiting in the in-memory queue now
  * @param inFlight items queued or being processed now
  * @param circuit the state of the circuit breaker around the sink now
+ * @param playlistsAwaitingPublication playlists (media and multivariant, across every broadcast of
+ *     the store) whose ledger state changed since they were last published, as last counted by this
+ *     ledger's playlist publisher (each publication round, about every sweep interval); 0 when
+ *     playlist publication is off. Unlike the other figures it is read from the store, so it covers
+ *     every node
  */
-public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit) {
+public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
+    long playlistsAwaitingPublication) {
+
+  /** Stats with no playlist awaiting publication (playlist publication off). */
+  public LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit) {
+    this(byAxis, queued, inFlight, circuit, 0);
+  }
 
   public LedgerStats {
     Objects.requireNonNull(byAxis, "byAxis");

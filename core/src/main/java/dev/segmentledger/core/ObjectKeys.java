@@ -15,6 +15,14 @@ import java.util.regex.Pattern;
  *   INIT      {broadcast}/{rendition}/init.mp4
  * </pre>
  *
+ * <p>Playlists, published by the ledger when it repackages (see docs/design.md, "Playlists"), lie
+ * beside the items but are not items: {@link #idOf} recognises none of them.
+ *
+ * <pre>
+ *   media playlist of a rendition   {broadcast}/{rendition}/media.m3u8
+ *   multivariant playlist           {broadcast}/master.m3u8
+ * </pre>
+ *
  * <p>For example {@code ItemId.original("b42", "720p", 7)} is stored at
  * {@code b42/720p/original/0000000007.ts}. Identifiers are validated so that a key can never leave
  * {@link #broadcastPrefix(String)}. A sink may place all keys under a fixed prefix of its own (a
@@ -35,6 +43,32 @@ public final class ObjectKeys {
       case PLAYBACK -> base + "playback/" + sequence(id.sequence()) + ".m4s";
       case INIT -> base + "init.mp4";
     };
+  }
+
+  /** The file name of a media playlist, in its rendition's folder. */
+  public static final String MEDIA_PLAYLIST_NAME = "media.m3u8";
+  /** The file name of the multivariant playlist, in its broadcast's folder. */
+  public static final String MULTIVARIANT_PLAYLIST_NAME = "master.m3u8";
+
+  /**
+   * The key of the HLS media playlist of one rendition: {@code {broadcast}/{rendition}/media.m3u8}.
+   * Its segment URIs are relative to that folder. A pure function, like {@link #keyOf}.
+   *
+   * @throws IllegalArgumentException if either identifier is invalid
+   */
+  public static String mediaPlaylistKey(String broadcastId, String rendition) {
+    return broadcastPrefix(broadcastId) + Identifiers.requireValid("rendition", rendition) + "/"
+        + MEDIA_PLAYLIST_NAME;
+  }
+
+  /**
+   * The key of the HLS multivariant playlist of a broadcast: {@code {broadcast}/master.m3u8}. It
+   * lists each rendition's media playlist by the relative URI {@code {rendition}/media.m3u8}.
+   *
+   * @throws IllegalArgumentException if the identifier is invalid
+   */
+  public static String multivariantPlaylistKey(String broadcastId) {
+    return broadcastPrefix(broadcastId) + MULTIVARIANT_PLAYLIST_NAME;
   }
 
   /** The prefix under which every key of the broadcast lies, ending with {@code /}. */

@@ -12,6 +12,7 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.Purged;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
@@ -52,6 +53,7 @@ public final class JdbiStateStore implements StateStore {
   private final Leases leases;
   private final Queries queries;
   private final Retention retention;
+  private final Playlists playlists;
 
   private JdbiStateStore(Jdbi jdbi) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
@@ -61,6 +63,7 @@ public final class JdbiStateStore implements StateStore {
     this.leases = new Leases(jdbi);
     this.queries = new Queries(jdbi);
     this.retention = new Retention(jdbi);
+    this.playlists = new Playlists(jdbi);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -209,6 +212,11 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public int settleWaiting(Instant at) {
     return confirmations.settleWaiting(at);
+  }
+
+  @Override
+  public PlaylistStore playlists() {
+    return playlists;
   }
 
   @Override

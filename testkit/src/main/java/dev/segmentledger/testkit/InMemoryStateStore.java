@@ -14,6 +14,7 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.Purged;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
@@ -56,6 +57,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<Long, Integer> abandoned = new HashMap<>();
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
+  private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
+      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended());
   private long lastRowId;
 
   @Override
@@ -223,6 +226,7 @@ public final class InMemoryStateStore implements StateStore {
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
+    playlists.rowChanged(row.id(), confirmation.confirmedAt());
     return true;
   }
 
@@ -268,6 +272,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     leases.remove(rowId);
     rows.put(rowId, withState(row, terminalState, reason, detail));
+    playlists.rowChanged(row.id(), at);
     return true;
   }
 
@@ -291,6 +296,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
         row.mediaDuration(), identity));
+    playlists.rowChanged(row.id(), at);
     return true;
   }
 
@@ -325,6 +331,7 @@ public final class InMemoryStateStore implements StateStore {
       leases.remove(row.rowId());
       rows.put(row.rowId(), withState(row, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
           "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
+      playlists.rowChanged(row.id(), at);
     }
     return old.size();
   }
@@ -357,6 +364,7 @@ public final class InMemoryStateStore implements StateStore {
       } else if (init == ItemState.REJECTED || init == ItemState.EXCLUDED) {
         rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.INIT_FAILED,
             "the rendition's init is " + init));
+        playlists.rowChanged(row.id(), at);
         changed++;
       }
     }
@@ -373,6 +381,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     Instant createdAt = current == null ? micros(at) : current.createdAt();
     broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at)));
+    playlists.broadcastChanged(broadcastId, at);
     return true;
   }
 
@@ -420,6 +429,11 @@ public final class InMemoryStateStore implements StateStore {
       }
     }
     return new Purged(deleted, done);
+  }
+
+  @Override
+  public PlaylistStore playlists() {
+    return playlists;
   }
 
   @Override

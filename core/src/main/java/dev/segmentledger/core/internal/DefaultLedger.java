@@ -64,6 +64,8 @@ public final class DefaultLedger implements ManualLedger {
   private final Reconciler reconciler;
   /** Null without a configured retention. */
   private final Retainer retainer;
+  private final PlaylistPublisher playlists;
+  private final PlaylistScheduler playlistRounds;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
 
   public DefaultLedger(LedgerConfig config, boolean manual) {
@@ -98,6 +100,15 @@ public final class DefaultLedger implements ManualLedger {
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), this::running);
+    if (config.publishPlaylists()) {
+      this.playlists = new PlaylistPublisher(store, config.objectSink(), breaker, config.breakerDelay(), clock,
+          config.nodeId(), config.leaseDuration(), config.backoff(), events, config.sweepBatchSize());
+      this.playlistRounds = new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+      events.onPlaylistsChanged(playlistRounds::nudge);
+    } else {
+      this.playlists = null;
+      this.playlistRounds = null;
+    }
   }
 
   @Override
@@ -153,6 +164,9 @@ public final class DefaultLedger implements ManualLedger {
     Identifiers.requireValid("broadcastId", broadcastId);
     requireOpen();
     ReconciliationReport report = reconciler.reconcileAndRepair(broadcastId);
+    if (report.playlistsRepublished() > 0 && playlistRounds != null) {
+      playlistRounds.nudge();
+    }
     if (report.reopened() > 0) {
       log.warn("reconciler re-opened {} rows of broadcast {} for upload:\n{}", report.reopened(), broadcastId,
           report.describe());
@@ -203,7 +217,8 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public LedgerStats stats() {
-    return events.snapshot(queue.size(), queue.inFlight(), breaker.state());
+    return events.snapshot(queue.size(), queue.inFlight(), breaker.state(),
+        playlists == null ? 0 : playlists.awaiting());
   }
 
   @Override
@@ -223,9 +238,13 @@ public final class DefaultLedger implements ManualLedger {
     if (retainer != null) {
       retainer.start();
     }
-    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}, retention {}",
-        config.nodeId(), config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
-        config.leaseDuration(), config.retention() == null ? "off" : config.retention());
+    if (playlistRounds != null) {
+      playlistRounds.start();
+    }
+    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}, retention {}, "
+        + "playlists {}", config.nodeId(), config.workers(), config.queueCapacity(), config.sweepBatchSize(),
+        config.sweepInterval(), config.leaseDuration(), config.retention() == null ? "off" : config.retention(),
+        config.publishPlaylists() ? "published" : "off");
   }
 
   @Override
@@ -238,6 +257,12 @@ public final class DefaultLedger implements ManualLedger {
   public int drainQueue() {
     requireOpen();
     return workers.drain();
+  }
+
+  @Override
+  public int publishPlaylists() {
+    requireOpen();
+    return playlists == null ? 0 : playlists.round();
   }
 
   @Override
@@ -260,6 +285,9 @@ public final class DefaultLedger implements ManualLedger {
     }
     workers.awaitStop(config.shutdownTimeout());
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
+    if (playlistRounds != null) {
+      playlistRounds.stop(); // after the last confirms; what they changed is published by the next start
+    }
     guard.close();
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());
   }

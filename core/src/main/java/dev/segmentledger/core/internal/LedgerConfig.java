@@ -17,7 +17,8 @@ import java.util.List;
  * {@code maxAbandonedAttempts} is how many attempts on a row may end without an outcome before it
  * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting
  * unfinished uploads; {@code retention}, if not null, is how long after its end a complete broadcast's
- * rows are kept. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * rows are kept; {@code publishPlaylists} whether playlists are published (only ever true
+ * with a repackager). Only {@link DefaultLedger} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -41,7 +42,8 @@ public record LedgerConfig(
     Duration leaseDuration,
     int maxAbandonedAttempts,
     Duration abortUnfinishedUploadsAfter,
-    Duration retention) {
+    Duration retention,
+    boolean publishPlaylists) {
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {

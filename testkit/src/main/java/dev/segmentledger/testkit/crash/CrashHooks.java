@@ -106,6 +106,10 @@ public final class CrashHooks {
    * it whole for its digests first (the first pass, before any request), then each part from its
    * offset (skipped bytes count as position, not as sent), so the part that crosses the middle is
    * the second pass.
+   *
+   * <p>A playlist PUT (a key ending in {@code .m3u8}) passes {@link CrashPoint#BEFORE_PLAYLIST_PUT}
+   * before it is forwarded and {@link CrashPoint#AFTER_PLAYLIST_PUT_BEFORE_RECORD} once the sink
+   * returned, both counted on the PLAYBACK axis, and never {@link CrashPoint#DURING_PUT_BODY}.
    */
   public ObjectSink wrap(ObjectSink sink) {
     return new ForwardingObjectSink() {
@@ -116,13 +120,14 @@ public final class CrashHooks {
 
       @Override
       public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+        if (isPlaylist(key)) { // playlists are not items: they pass the playlist points only
+          pass(CrashPoint.BEFORE_PLAYLIST_PUT, Axis.PLAYBACK, key);
+          StoredObjectInfo stored = sink.put(key, content, mayExist);
+          pass(CrashPoint.AFTER_PLAYLIST_PUT_BEFORE_RECORD, Axis.PLAYBACK, key);
+          return stored;
+        }
         return sink.put(key, halfWayHook(key, content), mayExist);
       }
-
-
-
-
-
     };
   }
 
@@ -176,6 +181,10 @@ public final class CrashHooks {
     };
   }
 
+  private static boolean isPlaylist(String key) {
+    return key.endsWith(".m3u8");
+  }
+
   private static Axis axisOfKey(String key) {
     if (key.endsWith("/init.mp4")) {
       return Axis.INIT;
@@ -202,7 +211,7 @@ public final class CrashHooks {
     };
   }
 
-  /** The listener that fires the accept, stored and confirmed points. */
+  /** The listener that fires the accept, stored, confirmed and playlist-recorded points. */
   public LedgerListener listener() {
     return new LedgerListener() {
       @Override
@@ -218,6 +227,12 @@ public final class CrashHooks {
       @Override
       public void onConfirmed(LedgerItem item) {
         pass(CrashPoint.AFTER_CONFIRM, item.id().axis(), item.id());
+      }
+
+      @Override
+      public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
+        pass(CrashPoint.AFTER_PLAYLIST_RECORD, Axis.PLAYBACK,
+            broadcastId + "/" + (rendition == null ? "master" : rendition) + " entries=" + entries);
       }
     };
   }

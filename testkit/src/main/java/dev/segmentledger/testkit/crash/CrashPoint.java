@@ -20,7 +20,16 @@ public enum CrashPoint {
   /** The confirm committed. */
   AFTER_CONFIRM(EnumSet.allOf(Axis.class)),
   /** The repackager is producing the PLAYBACK or INIT file. */
-  DURING_REPACKAGE(EnumSet.of(Axis.PLAYBACK, Axis.INIT));
+  DURING_REPACKAGE(EnumSet.of(Axis.PLAYBACK, Axis.INIT)),
+  /**
+   * A playlist (media or multivariant; counted on the PLAYBACK axis) is about to be PUT: its entry
+   * count is already recorded as intended, the object not yet written.
+   */
+  BEFORE_PLAYLIST_PUT(EnumSet.of(Axis.PLAYBACK)),
+  /** A playlist PUT returned success; its publication is not yet recorded in the ledger. */
+  AFTER_PLAYLIST_PUT_BEFORE_RECORD(EnumSet.of(Axis.PLAYBACK)),
+  /** A playlist's publication was recorded in the ledger. */
+  AFTER_PLAYLIST_RECORD(EnumSet.of(Axis.PLAYBACK));
 
   private final Set<Axis> axes;
 
