@@ -107,10 +107,7 @@ class DatabaseFaultsTest {
       pool = Wiring.pool(pg.jdbcUrl(), null, null, 4);
       store = JdbiStateStore.create(Jdbi.create(pool)).migrate();
       Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
-      // No playlists here: their publication's reads on this pool of 4 slow the registration down
-      // enough that the uploads finish during it, and the faults (which start after it) never fire.
       ledger = Wiring.ledger(store, sink, root, new FakeRepackager(), events)
-          .publishPlaylists(false)
           .listener(new LedgerListener() {
             @Override
             public void onStored(LedgerItem item, StoredObjectInfo object) {
