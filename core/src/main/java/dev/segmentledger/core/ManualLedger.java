@@ -22,4 +22,14 @@ public interface ManualLedger extends Ledger {
 
   /** The number of items currently waiting in the queue. */
   int queued();
+
+  /**
+   * Runs one round of playlist publication on the caller's thread: claims up to a sweep batch of
+   * playlists whose ledger state changed since their last publication and publishes each (see
+   * {@link LedgerBuilder#publishPlaylists}). Does nothing if publication is off or there is no
+   * repackager.
+   *
+   * @return the number of playlists published
+   */
+  int publishPlaylists();
 }

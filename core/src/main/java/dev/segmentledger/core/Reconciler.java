@@ -5,6 +5,7 @@ import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
 import dev.segmentledger.core.ReconciliationReport.Unfinished;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
@@ -169,8 +170,15 @@ public final class Reconciler {
       }
     }
     List<Difference> unrecognized = new ArrayList<>();
+    List<Difference> playlists = new ArrayList<>();
+    for (PlaylistRecord record : store.playlists().find(broadcastId)) {
+      comparePlaylist(record, objectsByKey, repair).ifPresent(playlists::add);
+    }
     for (StoredObjectInfo object : objectsByKey.values()) {
       Optional<ItemId> id = ObjectKeys.idOf(object.key()).filter(i -> i.broadcastId().equals(broadcastId));
+      if (id.isEmpty() && isPlaylistKey(broadcastId, object.key())) {
+        continue; // a playlist: compared with its record above
+      }
       if (id.isEmpty()) {
         unrecognized.add(new Difference(Kind.UNRECOGNIZED_KEY, object.key(), null, object, false));
         continue;
@@ -191,7 +199,57 @@ public final class Reconciler {
     for (UnfinishedUpload upload : uploads) {
       unfinished.add(judge(broadcastId, upload, checkedAt, repair));
     }
-    return new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized, unfinished, notListed);
+    return new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized, unfinished, notListed,
+        playlists);
+  }
+
+  /** Whether {@code key} is the multivariant playlist of the broadcast or a media playlist of one of its renditions. */
+  private static boolean isPlaylistKey(String broadcastId, String key) {
+    if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcastId))) {
+      return true;
+    }
+    String prefix = ObjectKeys.broadcastPrefix(broadcastId);
+    String suffix = "/" + ObjectKeys.MEDIA_PLAYLIST_NAME;
+    if (!key.startsWith(prefix) || !key.endsWith(suffix) || key.length() <= prefix.length() + suffix.length()) {
+      return false;
+    }
+    String rendition = key.substring(prefix.length(), key.length() - suffix.length());
+    try {
+      return key.equals(ObjectKeys.mediaPlaylistKey(broadcastId, rendition));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The difference between a playlist the ledger records as published and its object, if any. A
+   * playlist never published, awaiting a newer publication or leased now is not compared: its object
+   * is about to change. A repair asks for the playlist to be published again.
+   */
+  private Optional<Difference> comparePlaylist(PlaylistRecord record, Map<String, StoredObjectInfo> objects,
+      boolean repair) {
+    if (record.published() == 0 || record.publishedChecksum() == null || record.awaitingPublication()
+        || record.leaseOwner() != null) {
+      return Optional.empty();
+    }
+    String key = record.multivariant() ? ObjectKeys.multivariantPlaylistKey(record.broadcastId())
+        : ObjectKeys.mediaPlaylistKey(record.broadcastId(), record.rendition());
+    StoredObjectInfo object = objects.get(key);
+    if (object != null && object.checksum() == null) {
+      object = sink.head(key).orElse(null);
+    }
+    Kind kind;
+    if (object == null) {
+      kind = Kind.PLAYLIST_MISSING;
+    } else if (object.checksum() != null && !object.checksum().equals(record.publishedChecksum())) {
+      kind = Kind.PLAYLIST_DIFFERENT;
+    } else {
+      return Optional.empty();
+    }
+    if (repair) {
+      store.playlists().requestPublication(record.broadcastId(), record.rendition(), clock.instant());
+    }
+    return Optional.of(new Difference(kind, key, null, object, repair));
   }
 
   /** An unfinished upload as reported, aborted first if this is a repair and it is old enough. */

@@ -35,9 +35,20 @@ import java.util.Optional;
  *     not listed
  * @param unfinishedUploadsNotListed {@code null} if the unfinished uploads were listed; otherwise why
  *     not (the sink does not support them, or the listing failed)
+ * @param playlists the playlists of the broadcast whose object is missing or not the one the
+ *     ledger recorded as published ({@link Kind#PLAYLIST_MISSING}, {@link Kind#PLAYLIST_DIFFERENT});
+ *     a playlist awaiting a newer publication, or being published, is not compared
  */
 public record ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
-    List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed) {
+    List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed,
+    List<Difference> playlists) {
+
+  /** A report without playlist differences (a ledger that publishes none, or all as recorded). */
+  public ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
+      List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed) {
+    this(broadcastId, checkedAt, repair, axes, unrecognizedObjects, unfinishedUploads, unfinishedUploadsNotListed,
+        List.of());
+  }
 
   public ReconciliationReport {
     Objects.requireNonNull(broadcastId, "broadcastId");
@@ -50,6 +61,12 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     }
     unrecognizedObjects = List.copyOf(unrecognizedObjects);
     unfinishedUploads = List.copyOf(unfinishedUploads);
+    playlists = List.copyOf(playlists);
+    for (Difference d : playlists) {
+      if (!d.kind().isPlaylist()) {
+        throw new IllegalArgumentException("not a playlist difference: " + d);
+      }
+    }
     if (unfinishedUploadsNotListed != null && !unfinishedUploads.isEmpty()) {
       throw new IllegalArgumentException("unfinished uploads given although not listed");
     }
@@ -133,7 +150,19 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
      */
     ORPHAN(false),
     /** An object under the broadcast's prefix whose key is not a contract key. Reported only. */
-    UNRECOGNIZED_KEY(false);
+    UNRECOGNIZED_KEY(false),
+    /**
+     * A playlist the ledger records as published (and not awaiting a newer publication) whose key
+     * holds no object. Repairable: the playlist is published again.
+     */
+    PLAYLIST_MISSING(true),
+    /**
+     * A playlist the ledger records as published whose object has another checksum than the one
+     * recorded at its publication: it is not what the ledger published (an older or foreign text,
+     * possibly listing fewer entries). Compared only when the sink reports a checksum. Repairable:
+     * the playlist is published again.
+     */
+    PLAYLIST_DIFFERENT(true);
 
     private final boolean repairable;
 
@@ -141,9 +170,17 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
       this.repairable = repairable;
     }
 
-    /** Whether the repair re-opens the row of a difference of this kind. */
+    /**
+     * Whether the repair re-opens the row of a difference of this kind (for a playlist: requests its
+     * publication again).
+     */
     public boolean isRepairable() {
       return repairable;
+    }
+
+    /** Whether this is a difference of a playlist rather than of a row's object. */
+    public boolean isPlaylist() {
+      return this == PLAYLIST_MISSING || this == PLAYLIST_DIFFERENT;
     }
   }
 
@@ -162,10 +199,10 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     public Difference {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(key, "key");
-      if (kind.isRepairable() && row == null) {
+      if (kind.isRepairable() && !kind.isPlaylist() && row == null) {
         throw new IllegalArgumentException(kind + " needs a row");
       }
-      if (kind != Kind.OBJECT_MISSING && object == null) {
+      if (kind != Kind.OBJECT_MISSING && kind != Kind.PLAYLIST_MISSING && object == null) {
         throw new IllegalArgumentException(kind + " needs an object");
       }
       if (reopened && !kind.isRepairable()) {
@@ -192,10 +229,13 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
         case ORPHAN -> key + " (" + object.sizeBytes() + " bytes): "
             + (row == null ? "no row" : "row " + row.rowId() + " is " + row.state());
         case UNRECOGNIZED_KEY -> key + " (" + object.sizeBytes() + " bytes)";
+        case PLAYLIST_MISSING -> key + ": playlist recorded as published, no object";
+        case PLAYLIST_DIFFERENT -> key + " (" + object.sizeBytes() + " bytes): object checksum " + object.checksum()
+            + " is not the published playlist's";
       };
       // keys and checksums listed from the bucket are outside input
       String shown = Printable.escape(line);
-      return reopened ? shown + " [re-opened]" : shown;
+      return reopened ? shown + (kind.isPlaylist() ? " [publication requested]" : " [re-opened]") : shown;
     }
 
     @Override
@@ -238,13 +278,14 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     return axes.get(Objects.requireNonNull(axis, "axis"));
   }
 
-  /** Every difference: each axis in axis order, then the unrecognized objects. */
+  /** Every difference: each axis in axis order, then the unrecognized objects, then the playlists. */
   public List<Difference> differences() {
     List<Difference> all = new ArrayList<>();
     for (Axis axis : Axis.values()) {
       all.addAll(axes.get(axis).differences());
     }
     all.addAll(unrecognizedObjects);
+    all.addAll(playlists);
     return List.copyOf(all);
   }
 
@@ -255,7 +296,12 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
 
   /** The number of rows the repair re-opened (0 for a report-only run). */
   public int reopened() {
-    return (int) differences().stream().filter(Difference::reopened).count();
+    return (int) differences().stream().filter(d -> d.reopened() && !d.kind().isPlaylist()).count();
+  }
+
+  /** The number of playlists whose publication the repair requested again (0 for a report-only run). */
+  public int playlistsRepublished() {
+    return (int) playlists.stream().filter(Difference::reopened).count();
   }
 
   /** Whether the unfinished uploads under the prefix were listed ({@link #unfinishedUploads()} is complete). */
@@ -290,6 +336,7 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
       report.orphans().forEach(d -> out.append("\n    object without a confirmed row: ").append(d.describe()));
     }
     unrecognizedObjects.forEach(d -> out.append("\n  object with a key outside the contract: ").append(d.describe()));
+    playlists.forEach(d -> out.append("\n  playlist: ").append(d.describe()));
     if (unfinishedUploadsNotListed != null) {
       out.append("\n  unfinished uploads not listed: ").append(unfinishedUploadsNotListed);
     } else if (!unfinishedUploads.isEmpty()) {

@@ -9,6 +9,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.spi.Confirmation;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -52,6 +53,7 @@ final class Confirmations {
           .map((rs, ctx) -> LedgerItemMapper.itemId(rs))
           .findOne();
       confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> releaseWaiting(handle, Set.of(init)));
+      confirmed.ifPresent(id -> Playlists.bump(handle, List.of(id), c.confirmedAt()));
       return confirmed.isPresent();
     });
   }
@@ -75,6 +77,7 @@ final class Confirmations {
       Sql.planForTheseArrays(handle);
       Set<Long> ids = new HashSet<>();
       Set<ItemId> inits = new HashSet<>();
+      List<ItemId> changed = new ArrayList<>();
       handle.createQuery(CONFIRM_ALL)
           .bindArray("ids", Long.class, confirmations.stream().map(Confirmation::rowId).toList())
           .bindArray("states", String.class, confirmations.stream().map(c -> c.expectedState().name()).toList())
@@ -83,6 +86,7 @@ final class Confirmations {
           .bindArray("confirmedAts", Long.class,
               confirmations.stream().map(c -> epochMicros(c.confirmedAt())).toList())
           .map((rs, ctx) -> {
+            changed.add(LedgerItemMapper.itemId(rs));
             if (Axis.INIT.name().equals(rs.getString("axis"))) {
               inits.add(ItemId.init(rs.getString("broadcast_id"), rs.getString("rendition")));
             }
@@ -92,6 +96,7 @@ final class Confirmations {
       if (!inits.isEmpty()) {
         releaseWaiting(handle, inits);
       }
+      Playlists.bump(handle, changed, confirmations.get(0).confirmedAt());
       return ids;
     }));
     boolean[] results = new boolean[confirmations.size()];
@@ -123,10 +128,13 @@ final class Confirmations {
         + " AND i.axis = 'INIT' AND i.broadcast_id = p.broadcast_id AND i.rendition = p.rendition AND i.sequence = 0";
     return jdbi.inTransaction(handle -> handle.createUpdate("UPDATE " + TABLE + " p SET state = 'PENDING'"
             + join + " AND i.state = 'CONFIRMED'").execute()
-        + handle.createUpdate("UPDATE " + TABLE + " p SET state = 'REJECTED', reason = 'INIT_FAILED',"
-            + " last_error = 'the rendition''s init is ' || i.state, terminal_at = :at"
-            + join + " AND i.state IN ('REJECTED', 'EXCLUDED')")
+        + handle.createQuery("WITH changed AS (UPDATE " + TABLE + " p SET state = 'REJECTED',"
+            + " reason = 'INIT_FAILED', last_error = 'the rendition''s init is ' || i.state, terminal_at = :at"
+            + join + " AND i.state IN ('REJECTED', 'EXCLUDED') RETURNING p.broadcast_id, p.rendition, p.axis)"
+            + Playlists.BUMP + " SELECT count(*) FROM changed")
         .bind("at", micros(at))
-        .execute());
+        .bind("bumpAt", micros(at))
+        .mapTo(Integer.class)
+        .one());
   }
 }

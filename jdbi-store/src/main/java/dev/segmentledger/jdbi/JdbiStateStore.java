@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
@@ -50,6 +51,7 @@ public final class JdbiStateStore implements StateStore {
   private final Transitions transitions;
   private final Leases leases;
   private final Queries queries;
+  private final Playlists playlists;
 
   private JdbiStateStore(Jdbi jdbi) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
@@ -58,6 +60,7 @@ public final class JdbiStateStore implements StateStore {
     this.transitions = new Transitions(jdbi);
     this.leases = new Leases(jdbi);
     this.queries = new Queries(jdbi);
+    this.playlists = new Playlists(jdbi);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -212,6 +215,11 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public int settleWaiting(Instant at) {
     return confirmations.settleWaiting(at);
+  }
+
+  @Override
+  public PlaylistStore playlists() {
+    return playlists;
   }
 
   @Override

@@ -210,18 +210,27 @@ final class Registration {
     return ItemId.init(id.broadcastId(), id.rendition());
   }
 
-  /** {@link JdbiStateStore#endBroadcast}: one upsert that sets {@code ended_at} unless it is set. */
+  /**
+   * {@link JdbiStateStore#endBroadcast}: one upsert that sets {@code ended_at} unless it is set and,
+   * in the same transaction, the increment of the broadcast's playlists.
+   */
   boolean endBroadcast(String broadcastId, Instant at) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(at, "at");
-    return jdbi.withHandle(handle -> handle.createQuery("INSERT INTO " + BROADCASTS
-            + " (broadcast_id, created_at, ended_at) VALUES (:id, :at, :at)"
-            + " ON CONFLICT (broadcast_id) DO UPDATE SET ended_at = EXCLUDED.ended_at"
-            + " WHERE " + BROADCASTS + ".ended_at IS NULL RETURNING broadcast_id")
-        .bind("id", broadcastId)
-        .bind("at", micros(at))
-        .mapTo(String.class)
-        .findOne()
-        .isPresent());
+    return jdbi.inTransaction(handle -> {
+      boolean ended = handle.createQuery("INSERT INTO " + BROADCASTS
+              + " (broadcast_id, created_at, ended_at) VALUES (:id, :at, :at)"
+              + " ON CONFLICT (broadcast_id) DO UPDATE SET ended_at = EXCLUDED.ended_at"
+              + " WHERE " + BROADCASTS + ".ended_at IS NULL RETURNING broadcast_id")
+          .bind("id", broadcastId)
+          .bind("at", micros(at))
+          .mapTo(String.class)
+          .findOne()
+          .isPresent();
+      if (ended) {
+        Playlists.bumpBroadcast(handle, broadcastId, at); // the end may complete every playlist
+      }
+      return ended;
+    });
   }
 }

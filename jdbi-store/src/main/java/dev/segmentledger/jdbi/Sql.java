@@ -22,6 +22,7 @@ import org.jdbi.v3.core.Handle;
 final class Sql {
   static final String TABLE = "segment_ledger_item";
   static final String BROADCASTS = "segment_ledger_broadcast";
+  static final String PLAYLISTS = "segment_ledger_playlist";
 
   /** The columns a {@link LedgerItemMapper} reads; a read or a {@code RETURNING} of a whole row. */
   static final String COLUMNS = LedgerItemMapper.COLUMNS;
@@ -40,7 +41,7 @@ final class Sql {
 
   /** The fragments a {@code .sql} resource may name as {@code ${name}}. */
   private static final Map<String, String> FRAGMENTS = Map.of("columns", COLUMNS, "insertColumns", INSERT_COLUMNS,
-      "noLease", NO_LEASE);
+      "noLease", NO_LEASE, "playlistColumns", Playlists.COLUMNS);
 
   private Sql() {}
 

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
 
 /**
@@ -54,9 +55,13 @@ final class Transitions {
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
-    return endAttempt(rowId, expectedState, leaseOwner, reason, detail,
-        "state = :terminalState, terminal_at = :at",
-        update -> update
+    return compareAndSetAlteringPlaylists(rowId, expectedState,
+        "state = :terminalState, terminal_at = :at, reason = :reason, last_error = :detail, " + NO_LEASE,
+        HELD_BY_CALLER, at,
+        query -> query
+            .bind("leaseOwner", leaseOwner)
+            .bind("reason", reason.name())
+            .bind("detail", detail)
             .bind("terminalState", terminalState.name())
             .bind("at", micros(at)));
   }
@@ -86,11 +91,11 @@ final class Transitions {
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
-    return compareAndSet(rowId, expectedState,
+    return compareAndSetAlteringPlaylists(rowId, expectedState,
         "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
             + " confirmed_at = NULL, checksum = NULL, abandoned_attempts = 0,"
-            + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "",
-        update -> update
+            + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
+        query -> query
             .bind("reason", reason.name())
             .bind("detail", detail)
             .bind("at", micros(at)));
@@ -117,12 +122,15 @@ final class Transitions {
     if (limit <= 0) {
       throw new IllegalArgumentException("limit must be > 0, got " + limit);
     }
-    return jdbi.withHandle(handle -> handle.createUpdate(EXCLUDE_REGISTERED_BEFORE)
+    return jdbi.withHandle(handle -> handle.createQuery("WITH changed AS (" + EXCLUDE_REGISTERED_BEFORE
+            + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed")
         .bind("at", micros(at))
+        .bind("bumpAt", micros(at))
         .bind("threshold", micros(threshold))
         .bind("thresholdText", micros(threshold).toString())
         .bind("limit", limit)
-        .execute());
+        .mapTo(Integer.class)
+        .one());
   }
 
   private static void requireUnconfirmed(ItemState expectedState) {
@@ -131,6 +139,22 @@ final class Transitions {
       throw new IllegalArgumentException("expectedState must be an unconfirmed state (PENDING or WAITING), got "
           + expectedState);
     }
+  }
+
+  /**
+   * A {@link #compareAndSet} that alters playlists: in the same statement, it increments the
+   * playlists the changed row belongs to ({@link Playlists#BUMP}), so a publisher sees the change.
+   */
+  private boolean compareAndSetAlteringPlaylists(long rowId, ItemState expectedState, String assignments,
+      String condition, Instant at, UnaryOperator<Query> binds) {
+    return jdbi.withHandle(handle -> binds.apply(handle.createQuery("WITH changed AS (UPDATE " + TABLE
+            + " SET " + assignments + " WHERE id = :id AND state = :expectedState" + condition
+            + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed"))
+        .bind("id", rowId)
+        .bind("expectedState", expectedState.name())
+        .bind("bumpAt", micros(at))
+        .mapTo(Integer.class)
+        .one()) == 1;
   }
 
   /**

@@ -26,7 +26,7 @@ class FlywayMigrationTest {
   @BeforeEach
   void emptySchema() {
     jdbi = Jdbi.create(PG.dataSource());
-    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast,"
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist,"
         + " segment_ledger_schema_history, app_recorder, flyway_schema_history"));
   }
 
@@ -79,7 +79,8 @@ class FlywayMigrationTest {
   }
 
   private void assertBothApplied() {
-    assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts", "3:operations queries"),
+    assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts", "3:operations queries",
+        "4:playlists"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

@@ -29,7 +29,7 @@ class SchemaMigrationsTest {
   @BeforeEach
   void emptySchema() {
     jdbi = Jdbi.create(PG.dataSource());
-    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_schema_version"));
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist, segment_ledger_schema_version"));
   }
 
   /** Every version shipped, in order. */

@@ -12,6 +12,7 @@ import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
@@ -49,6 +50,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<Long, Lease> leases = new HashMap<>();
   /** Attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
   private final Map<Long, Integer> abandoned = new HashMap<>();
+  private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
+      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended());
   private long lastRowId;
 
   @Override
@@ -217,6 +220,7 @@ public final class InMemoryStateStore implements StateStore {
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
+    playlists.rowChanged(row.id(), confirmedAt);
     return true;
   }
 
@@ -262,6 +266,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     leases.remove(rowId);
     rows.put(rowId, withState(row, terminalState, reason, detail));
+    playlists.rowChanged(row.id(), at);
     return true;
   }
 
@@ -285,6 +290,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
         row.mediaDuration(), identity));
+    playlists.rowChanged(row.id(), at);
     return true;
   }
 
@@ -319,6 +325,7 @@ public final class InMemoryStateStore implements StateStore {
       leases.remove(row.rowId());
       rows.put(row.rowId(), withState(row, ItemState.EXCLUDED, Reason.PAST_CUTOFF,
           "registered at " + row.registeredAt() + ", before the cutoff " + threshold));
+      playlists.rowChanged(row.id(), at);
     }
     return old.size();
   }
@@ -351,6 +358,7 @@ public final class InMemoryStateStore implements StateStore {
       } else if (init == ItemState.REJECTED || init == ItemState.EXCLUDED) {
         rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.INIT_FAILED,
             "the rendition's init is " + init));
+        playlists.rowChanged(row.id(), at);
         changed++;
       }
     }
@@ -367,7 +375,13 @@ public final class InMemoryStateStore implements StateStore {
     }
     Instant createdAt = current == null ? micros(at) : current.createdAt();
     broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at)));
+    playlists.broadcastChanged(broadcastId, at);
     return true;
+  }
+
+  @Override
+  public PlaylistStore playlists() {
+    return playlists;
   }
 
   @Override

@@ -85,4 +85,9 @@ public final class LedgerEvents implements LedgerListener {
   public void onCircuitOpened(Reason reason, String detail) {
     signal();
   }
+
+  @Override
+  public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
+    signal();
+  }
 }

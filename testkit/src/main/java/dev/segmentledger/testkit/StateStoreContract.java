@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Nested;
  * <p>The tests are grouped by SPI area into {@code @Nested} classes, which a subclass inherits and
  * which run on the store of {@link #newEmptyStore()}: {@link Registration}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
- * {@link CutoffAndBroadcasts}, {@link OperationsQueries} and {@link Leases}. Surefire lists each
+ * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases} and {@link Playlists}. Surefire lists each
  * test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
  * subclass ({@code -Dtest=MyStoreContractTest}) runs every group.
  *
@@ -137,6 +137,17 @@ public abstract class StateStoreContract {
   @Nested
   public class Leases extends LeaseGroup {
     Leases() {
+      super(StateStoreContract.this);
+    }
+  }
+
+  /**
+   * Playlist publication ({@code playlists()}): which changes increment which playlist, and the
+   * leased, compare-and-set publication records.
+   */
+  @Nested
+  public class Playlists extends PlaylistsGroup {
+    Playlists() {
       super(StateStoreContract.this);
     }
   }

@@ -62,6 +62,8 @@ public final class DefaultLedger implements ManualLedger {
   private final SweepScheduler sweeps;
   private final Reopener reopener;
   private final Reconciler reconciler;
+  private final PlaylistPublisher playlists;
+  private final PlaylistScheduler playlistRounds;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
 
   public DefaultLedger(LedgerConfig config, boolean manual) {
@@ -94,6 +96,15 @@ public final class DefaultLedger implements ManualLedger {
         this::running);
     this.reopener = new Reopener(store, clock, this::sweepSoon);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
+    if (config.publishPlaylists()) {
+      this.playlists = new PlaylistPublisher(store, config.objectSink(), breaker, config.breakerDelay(), clock,
+          config.nodeId(), config.leaseDuration(), config.backoff(), events, config.sweepBatchSize());
+      this.playlistRounds = new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+      events.onPlaylistsChanged(playlistRounds::nudge);
+    } else {
+      this.playlists = null;
+      this.playlistRounds = null;
+    }
   }
 
   @Override
@@ -149,6 +160,9 @@ public final class DefaultLedger implements ManualLedger {
     Identifiers.requireValid("broadcastId", broadcastId);
     requireOpen();
     ReconciliationReport report = reconciler.reconcileAndRepair(broadcastId);
+    if (report.playlistsRepublished() > 0 && playlistRounds != null) {
+      playlistRounds.nudge();
+    }
     if (report.reopened() > 0) {
       log.warn("reconciler re-opened {} rows of broadcast {} for upload:\n{}", report.reopened(), broadcastId,
           report.describe());
@@ -190,7 +204,8 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public LedgerStats stats() {
-    return events.snapshot(queue.size(), queue.inFlight(), breaker.state());
+    return events.snapshot(queue.size(), queue.inFlight(), breaker.state(),
+        playlists == null ? 0 : playlists.awaiting());
   }
 
   @Override
@@ -204,6 +219,9 @@ public final class DefaultLedger implements ManualLedger {
     leases.takeBackAll();
     workers.start();
     sweeps.start();
+    if (playlistRounds != null) {
+      playlistRounds.start();
+    }
     log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}", config.nodeId(),
         config.workers(), config.queueCapacity(), config.sweepBatchSize(), config.sweepInterval(),
         config.leaseDuration());
@@ -219,6 +237,12 @@ public final class DefaultLedger implements ManualLedger {
   public int drainQueue() {
     requireOpen();
     return workers.drain();
+  }
+
+  @Override
+  public int publishPlaylists() {
+    requireOpen();
+    return playlists == null ? 0 : playlists.round();
   }
 
   @Override
@@ -238,6 +262,9 @@ public final class DefaultLedger implements ManualLedger {
     sweeps.stop();
     workers.awaitStop(config.shutdownTimeout());
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
+    if (playlistRounds != null) {
+      playlistRounds.stop(); // after the last confirms; what they changed is published by the next start
+    }
     guard.close();
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());
   }

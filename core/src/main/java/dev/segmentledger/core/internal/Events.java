@@ -24,6 +24,8 @@ final class Events implements LedgerListener {
 
   private final List<LedgerListener> listeners;
   private final Map<Axis, Counters> counters = new EnumMap<>(Axis.class);
+  /** Called after this node confirmed or made terminal a PLAYBACK or INIT row: its playlists changed. */
+  private volatile Runnable playlistsChanged = () -> {};
 
   Events(List<LedgerListener> listeners) {
     this.listeners = listeners;
@@ -32,10 +34,29 @@ final class Events implements LedgerListener {
     }
   }
 
-  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit) {
+  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit, long playlistsAwaiting) {
     Map<Axis, LedgerStats.AxisStats> byAxis = new EnumMap<>(Axis.class);
     counters.forEach((axis, c) -> byAxis.put(axis, c.snapshot()));
-    return new LedgerStats(byAxis, queued, inFlight, circuit);
+    return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting);
+  }
+
+  /** Sets what runs when this node changed a row that playlists list (the playlist publisher's nudge). */
+  void onPlaylistsChanged(Runnable nudge) {
+    this.playlistsChanged = nudge;
+  }
+
+  private void playlistsMayHaveChanged(LedgerItem item) {
+    if (item.id().axis() != Axis.ORIGINAL) {
+      playlistsChanged.run();
+    }
+  }
+
+  @Override
+  public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
+    log.debug("playlist {}/{} published: {} entries{}", broadcastId, rendition == null ? "master" : rendition,
+        entries, complete ? ", complete" : "");
+    fanOut("playlist", broadcastId + "/" + rendition,
+        l -> l.onPlaylistPublished(broadcastId, rendition, entries, complete));
   }
 
   @Override
@@ -75,6 +96,7 @@ final class Events implements LedgerListener {
   @Override
   public void onConfirmed(LedgerItem item) {
     counters.get(item.id().axis()).confirmed.increment();
+    playlistsMayHaveChanged(item);
     fanOut("item", item.id(), l -> l.onConfirmed(item));
   }
 
@@ -93,6 +115,9 @@ final class Events implements LedgerListener {
   public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
     Counters c = counters.get(item.id().axis());
     (terminal ? c.rejected : c.failed).increment();
+    if (terminal) {
+      playlistsMayHaveChanged(item);
+    }
     fanOut("item", item.id(), l -> l.onFailed(item, reason, detail, terminal));
   }
 

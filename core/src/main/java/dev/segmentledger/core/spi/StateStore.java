@@ -294,4 +294,13 @@ public interface StateStore {
    * @return the number of leases ended
    */
   int releaseAllOf(String owner, Instant dueAt);
+
+  // ---- Playlists ----------------------------------------------------------------------------
+
+  /**
+   * The playlist publication state kept with the rows (see {@link PlaylistStore}, and
+   * docs/design.md, "Playlists"). The same object on every call; thread-safe. The store keeps it
+   * up to date whether or not a ledger publishes playlists.
+   */
+  PlaylistStore playlists();
 }

@@ -127,4 +127,9 @@ class StubStore implements StateStore {
   public Backlog backlog(Instant now) {
     throw new UnsupportedOperationException();
   }
+
+  @Override
+  public dev.segmentledger.core.spi.PlaylistStore playlists() {
+    throw new UnsupportedOperationException();
+  }
 }

@@ -1,0 +1,73 @@
+package dev.segmentledger.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the {@link PlaylistPublisher}'s rounds on a thread of its own: at the sweep interval (which
+ * also picks up playlists other nodes left behind, or whose backoff ended), and at once when nudged
+ * after this node confirmed or failed a PLAYBACK or INIT row. Nudges coalesce: at most one round
+ * waits to run. While the {@link SinkBreaker} is open no round runs. A failed round is logged and
+ * the next one runs as planned. Thread-safe; started and stopped once.
+ */
+final class PlaylistScheduler {
+  private static final Logger log = LoggerFactory.getLogger(PlaylistScheduler.class);
+
+  private final PlaylistPublisher publisher;
+  private final SinkBreaker breaker;
+  private final Duration interval;
+  private final AtomicBoolean roundWaiting = new AtomicBoolean();
+  private volatile ScheduledExecutorService thread;
+
+  PlaylistScheduler(PlaylistPublisher publisher, SinkBreaker breaker, Duration interval) {
+    this.publisher = publisher;
+    this.breaker = breaker;
+    this.interval = interval;
+  }
+
+  void start() {
+    thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("segment-ledger-playlists-"));
+    thread.scheduleWithFixedDelay(this::roundSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the thread, interrupting a round in progress (its leases expire; nothing is lost). */
+  void stop() {
+    ScheduledExecutorService current = thread;
+    if (current != null) {
+      current.shutdownNow();
+    }
+  }
+
+  /** A round soon, unless one is already waiting; does nothing unless started. */
+  void nudge() {
+    ScheduledExecutorService current = thread;
+    if (current != null && roundWaiting.compareAndSet(false, true)) {
+      try {
+        current.execute(this::roundSafely);
+      } catch (RejectedExecutionException e) {
+        roundWaiting.set(false); // stopping: the records wait in the store
+      }
+    }
+  }
+
+  private void roundSafely() {
+    roundWaiting.set(false);
+    if (!breaker.pause().isZero()) {
+      return;
+    }
+    try {
+      int published = publisher.round();
+      if (published > 0) {
+        log.debug("published {} playlists", published);
+      }
+    } catch (RuntimeException | LinkageError | AssertionError e) {
+      log.warn("playlist round failed; retrying next round", e);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.segmentledger.core.spi;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The ledger's publication state of one playlist: a media playlist of a (broadcast, rendition), or
+ * the multivariant playlist of a broadcast ({@code rendition == null}). Immutable.
+ *
+ * <p>{@code wanted} counts the changes of the ledger that alter the playlist (a confirm or terminal
+ * failure of a PLAYBACK or INIT row, a re-open, the end of the broadcast); the store increments it
+ * in the transaction of the change itself. {@code published} is the value of {@code wanted} that the
+ * last recorded publication covered: the playlist is awaiting publication while
+ * {@code wanted > published}.
+ *
+ * @param broadcastId the broadcast
+ * @param rendition the rendition of a media playlist; {@code null} for the multivariant playlist
+ * @param wanted the change count of the playlist's ledger state
+ * @param published the change count the last recorded publication covered (0: never published)
+ * @param publishedEntries the most entries ever published or about to be (recorded before each PUT):
+ *     no publication may list fewer
+ * @param publishedFinal whether a final (complete) playlist was published or is about to be
+ * @param publishedChecksum the {@code sha256:<base64>} of the text last recorded as published, or
+ *     {@code null}
+ * @param leaseOwner the publisher holding the playlist now, or {@code null}
+ * @param leaseUntil the end of that lease; without an owner, the time before which the playlist is not
+ *     due again (backoff after a failure); {@code null} if due
+ * @param attempts failed publications since the last success
+ * @param lastError the last failure, or {@code null}
+ * @param updatedAt when the record last changed
+ */
+public record PlaylistRecord(String broadcastId, String rendition, long wanted, long published,
+    int publishedEntries, boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil,
+    int attempts, String lastError, Instant updatedAt) {
+
+  public PlaylistRecord {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+  }
+
+  /** Whether this is the broadcast's multivariant playlist. */
+  public boolean multivariant() {
+    return rendition == null;
+  }
+
+  /** Whether the ledger changed since the last recorded publication. */
+  public boolean awaitingPublication() {
+    return wanted > published;
+  }
+}

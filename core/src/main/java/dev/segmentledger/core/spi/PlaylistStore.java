@@ -1,0 +1,82 @@
+package dev.segmentledger.core.spi;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The playlist publication part of a {@link StateStore} ({@link StateStore#playlists()}): one
+ * {@link PlaylistRecord} per media playlist and per multivariant playlist, leased to one publisher
+ * at a time like rows. The store creates the records and increments their {@code wanted} count
+ * itself, atomically with the change that alters the playlist:
+ *
+ * <ul>
+ *   <li>a PLAYBACK or INIT row confirmed ({@link StateStore#confirm}, {@link StateStore#confirmAll}),
+ *       made terminal ({@link StateStore#markTerminal}, {@link StateStore#excludeRegisteredBefore},
+ *       {@link StateStore#settleWaiting}) or re-opened ({@link StateStore#reopen}) increments its
+ *       rendition's media playlist and its broadcast's multivariant playlist, creating them if absent;
+ *   <li>any of those changes to a row (any axis) of an ended broadcast, and {@link
+ *       StateStore#endBroadcast} itself, increment every existing playlist of the broadcast (its
+ *       completion changes them all).
+ * </ul>
+ *
+ * <p>Every update below is a compare-and-set on the lease holder: it changes nothing and returns
+ * {@code false} unless {@code owner} holds the lease that ends at exactly {@code heldUntil} (as
+ * returned by {@link #claimDue}). Implementations must be thread-safe. The multivariant playlist is
+ * named by a {@code null} rendition throughout.
+ */
+public interface PlaylistStore {
+
+  /**
+   * Claims up to {@code limit} playlists awaiting publication ({@code wanted > published}) that are
+   * due (no lease, or one that ended by {@code now}, and not in backoff): each is leased to
+   * {@code owner} until {@code leaseUntil}. Of concurrent claims each playlist goes to at most one
+   * caller. Returns the claimed records as they are after the claim (with the {@code wanted} this
+   * publication will cover), oldest change first.
+   */
+  List<PlaylistRecord> claimDue(String owner, Instant leaseUntil, Instant now, int limit);
+
+  /**
+   * Records, before the PUT, what is about to be published: {@code publishedEntries} becomes at
+   * least {@code entries} and {@code publishedFinal} becomes true if {@code complete}. After a crash
+   * between the PUT and {@link #recordPublished}, the next publisher so never lists fewer entries
+   * than a reader may have seen. Compare-and-set on the lease.
+   */
+  boolean recordIntent(String broadcastId, String rendition, String owner, Instant heldUntil, int entries,
+      boolean complete);
+
+  /**
+   * Records a publication covering change count {@code coveredWanted}: {@code published} becomes at
+   * least that, the checksum is stored, attempts and last error are cleared and the lease ends.
+   * Compare-and-set on the lease.
+   */
+  boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil, long coveredWanted,
+      String checksum, Instant at);
+
+  /**
+   * Records a failed publication: increments {@code attempts}, sets {@code lastError}, ends the lease
+   * and makes the playlist due again at {@code nextAttemptAt}. Compare-and-set on the lease.
+   */
+  boolean recordFailure(String broadcastId, String rendition, String owner, Instant heldUntil, String detail,
+      Instant nextAttemptAt, Instant at);
+
+  /**
+   * Gives a lease back without a publication attempt (the breaker refused it, or the lease was too
+   * short to PUT safely): the playlist is due again at {@code dueAt}. Compare-and-set on the lease.
+   */
+  boolean release(String broadcastId, String rendition, String owner, Instant heldUntil, Instant dueAt);
+
+  /**
+   * Increments {@code wanted} of one playlist, creating its record if absent, so that it is
+   * published again (the reconciler's repair of a missing or different playlist object).
+   */
+  void requestPublication(String broadcastId, String rendition, Instant at);
+
+  /** The records of one broadcast: its media playlists by rendition, then its multivariant one. */
+  List<PlaylistRecord> find(String broadcastId);
+
+  /**
+   * The number of playlists awaiting publication across every broadcast. A store on a database
+   * must answer it from an index holding only such playlists.
+   */
+  long countAwaitingPublication();
+}

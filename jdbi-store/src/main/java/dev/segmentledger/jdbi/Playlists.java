@@ -1,0 +1,193 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.Sql.PLAYLISTS;
+import static dev.segmentledger.jdbi.Sql.micros;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.spi.PlaylistRecord;
+import dev.segmentledger.core.spi.PlaylistStore;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Update;
+
+/**
+ * The playlists part of {@link JdbiStateStore} (table {@code segment_ledger_playlist}, migration
+ * V4): the {@link PlaylistStore} itself, and the increments of {@code wanted} that the other parts
+ * make in the transactions of their own changes ({@link #BUMP}, {@link #bump},
+ * {@link #bumpBroadcast}). The multivariant playlist is stored under the rendition {@code ''}.
+ * Every lease update is one compare-and-set on {@code (lease_owner, lease_until)}. Stateless over
+ * its {@link Jdbi}; thread-safe.
+ */
+final class Playlists implements PlaylistStore {
+  /** The columns {@link #map} reads. */
+  static final String COLUMNS = "broadcast_id, rendition, wanted, published, published_entries, published_final,"
+      + " published_checksum, lease_owner, lease_until, attempts, last_error, updated_at";
+
+  /**
+   * CTEs to append after a CTE {@code changed (broadcast_id, rendition, axis)} of changed rows:
+   * they increment the playlists the change alters (see {@code playlist-bump.sql}). Binds {@code bumpAt}.
+   */
+  static final String BUMP = Sql.load("playlist-bump.sql");
+
+  private static final String CLAIM = Sql.load("playlist-claim.sql");
+  private static final String HELD = " WHERE broadcast_id = :broadcastId AND rendition = :rendition"
+      + " AND lease_owner = :owner AND lease_until = :heldUntil";
+
+  private final Jdbi jdbi;
+
+  Playlists(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  /**
+   * Increments the playlists that the change of the rows {@code ids} alters, in the caller's
+   * transaction on {@code handle}: one statement. Does nothing for no ids.
+   */
+  static void bump(Handle handle, Collection<ItemId> ids, Instant at) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    handle.createQuery("WITH changed AS (SELECT * FROM unnest(:broadcastIds::varchar[], :renditions::varchar[],"
+            + " :axes::varchar[]) AS u(broadcast_id, rendition, axis))" + BUMP + " SELECT count(*) FROM bumped")
+        .bindArray("broadcastIds", String.class, ids.stream().map(ItemId::broadcastId).toList())
+        .bindArray("renditions", String.class, ids.stream().map(ItemId::rendition).toList())
+        .bindArray("axes", String.class, ids.stream().map(id -> id.axis().name()).toList())
+        .bind("bumpAt", micros(at))
+        .mapTo(Long.class)
+        .one();
+  }
+
+  /** Increments every playlist of {@code broadcastId} (it ended), in the caller's transaction. */
+  static void bumpBroadcast(Handle handle, String broadcastId, Instant at) {
+    handle.createUpdate("UPDATE " + PLAYLISTS + " SET wanted = wanted + 1, updated_at = :at"
+            + " WHERE broadcast_id = :broadcastId")
+        .bind("broadcastId", broadcastId)
+        .bind("at", micros(at))
+        .execute();
+  }
+
+  @Override
+  public List<PlaylistRecord> claimDue(String owner, Instant leaseUntil, Instant now, int limit) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    Objects.requireNonNull(now, "now");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createQuery(CLAIM)
+        .bind("owner", owner)
+        .bind("leaseUntil", micros(leaseUntil))
+        .bind("now", micros(now))
+        .bind("limit", limit)
+        .map((rs, ctx) -> map(rs))
+        .list()
+        .stream()
+        .sorted(java.util.Comparator.comparing(PlaylistRecord::updatedAt))
+        .toList());
+  }
+
+  @Override
+  public boolean recordIntent(String broadcastId, String rendition, String owner, Instant heldUntil, int entries,
+      boolean complete) {
+    return held(broadcastId, rendition, owner, heldUntil,
+        "published_entries = GREATEST(published_entries, :entries), published_final = published_final OR :complete",
+        u -> u.bind("entries", entries).bind("complete", complete));
+  }
+
+  @Override
+  public boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, String checksum, Instant at) {
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "published = GREATEST(published, :covered), published_checksum = :checksum, attempts = 0,"
+            + " last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
+        u -> u.bind("covered", coveredWanted).bind("checksum", checksum).bind("at", micros(at)));
+  }
+
+  @Override
+  public boolean recordFailure(String broadcastId, String rendition, String owner, Instant heldUntil, String detail,
+      Instant nextAttemptAt, Instant at) {
+    Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "attempts = attempts + 1, last_error = :detail, lease_owner = NULL, lease_until = :next, updated_at = :at",
+        u -> u.bind("detail", detail).bind("next", micros(nextAttemptAt)).bind("at", micros(at)));
+  }
+
+  @Override
+  public boolean release(String broadcastId, String rendition, String owner, Instant heldUntil, Instant dueAt) {
+    Objects.requireNonNull(dueAt, "dueAt");
+    return held(broadcastId, rendition, owner, heldUntil, "lease_owner = NULL, lease_until = :due",
+        u -> u.bind("due", micros(dueAt)));
+  }
+
+  @Override
+  public void requestPublication(String broadcastId, String rendition, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    jdbi.useHandle(handle -> handle.createUpdate("INSERT INTO " + PLAYLISTS + " AS p (broadcast_id, rendition,"
+            + " wanted, updated_at) VALUES (:broadcastId, :rendition, 1, :at) ON CONFLICT (broadcast_id, rendition)"
+            + " DO UPDATE SET wanted = p.wanted + 1, updated_at = EXCLUDED.updated_at")
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", internal(rendition))
+        .bind("at", micros(at))
+        .execute());
+  }
+
+  @Override
+  public List<PlaylistRecord> find(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + PLAYLISTS
+            + " WHERE broadcast_id = :broadcastId ORDER BY rendition = '', rendition")
+        .bind("broadcastId", broadcastId)
+        .map((rs, ctx) -> map(rs))
+        .list());
+  }
+
+  @Override
+  public long countAwaitingPublication() {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM " + PLAYLISTS
+            + " WHERE wanted > published")
+        .mapTo(Long.class)
+        .one());
+  }
+
+  private boolean held(String broadcastId, String rendition, String owner, Instant heldUntil, String assignments,
+      java.util.function.UnaryOperator<Update> binds) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(heldUntil, "heldUntil");
+    return Sql.updatedOne(jdbi.withHandle(handle -> binds.apply(handle.createUpdate("UPDATE " + PLAYLISTS
+            + " SET " + assignments + HELD))
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", internal(rendition))
+        .bind("owner", owner)
+        .bind("heldUntil", micros(heldUntil))
+        .execute()));
+  }
+
+  private static PlaylistRecord map(ResultSet rs) throws SQLException {
+    String rendition = rs.getString("rendition");
+    return new PlaylistRecord(rs.getString("broadcast_id"), rendition.isEmpty() ? null : rendition,
+        rs.getLong("wanted"), rs.getLong("published"), rs.getInt("published_entries"),
+        rs.getBoolean("published_final"), rs.getString("published_checksum"), rs.getString("lease_owner"),
+        instant(rs, "lease_until"), rs.getInt("attempts"), rs.getString("last_error"),
+        instant(rs, "updated_at"));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
+  private static String internal(String rendition) {
+    return rendition == null ? "" : rendition;
+  }
+}

@@ -1,0 +1,191 @@
+package dev.segmentledger.testkit;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.spi.PlaylistRecord;
+import dev.segmentledger.core.spi.PlaylistStore;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+
+/**
+ * The {@link PlaylistStore} of an {@link InMemoryStateStore}: every method synchronizes on that
+ * store, so that a change of rows and the increment of the playlists it alters are one atomic step.
+ * Thread-safe.
+ */
+final class InMemoryPlaylists implements PlaylistStore {
+  private static final String MULTIVARIANT = "";
+
+  private final Object lock;
+  private final Predicate<String> ended;
+  /** By broadcast, then rendition ({@value #MULTIVARIANT} for the multivariant playlist). */
+  private final TreeMap<String, TreeMap<String, PlaylistRecord>> records = new TreeMap<>();
+
+  /** @param ended whether a broadcast has ended; called with {@code lock} held */
+  InMemoryPlaylists(Object lock, Predicate<String> ended) {
+    this.lock = lock;
+    this.ended = ended;
+  }
+
+  /** The ledger changed row {@code id}: increments the playlists that change with it. Call with the lock held. */
+  void rowChanged(ItemId id, Instant at) {
+    if (id.axis() != Axis.ORIGINAL) {
+      bump(id.broadcastId(), id.rendition(), at);
+      bump(id.broadcastId(), MULTIVARIANT, at);
+    }
+    if (ended.test(id.broadcastId())) {
+      broadcastChanged(id.broadcastId(), at);
+    }
+  }
+
+  /** The broadcast ended or completed: increments each of its playlists once. Call with the lock held. */
+  void broadcastChanged(String broadcastId, Instant at) {
+    TreeMap<String, PlaylistRecord> of = records.get(broadcastId);
+    if (of != null) {
+      for (String rendition : List.copyOf(of.keySet())) {
+        bump(broadcastId, rendition, at);
+      }
+    }
+  }
+
+  private void bump(String broadcastId, String rendition, Instant at) {
+    TreeMap<String, PlaylistRecord> of = records.computeIfAbsent(broadcastId, b -> new TreeMap<>());
+    PlaylistRecord r = of.get(rendition);
+    of.put(rendition, r == null
+        ? new PlaylistRecord(broadcastId, external(rendition), 1, 0, 0, false, null, null, null, 0, null, micros(at))
+        : new PlaylistRecord(broadcastId, r.rendition(), r.wanted() + 1, r.published(), r.publishedEntries(),
+            r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(),
+            micros(at)));
+  }
+
+  @Override
+  public List<PlaylistRecord> claimDue(String owner, Instant leaseUntil, Instant now, int limit) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    Objects.requireNonNull(now, "now");
+    StoreArguments.requirePositiveLimit(limit);
+    synchronized (lock) {
+      List<PlaylistRecord> due = records.values().stream().flatMap(m -> m.values().stream())
+          .filter(r -> r.awaitingPublication() && (r.leaseUntil() == null || !r.leaseUntil().isAfter(now)))
+          .sorted(Comparator.comparing(PlaylistRecord::updatedAt))
+          .limit(limit)
+          .toList();
+      List<PlaylistRecord> claimed = new ArrayList<>();
+      for (PlaylistRecord r : due) {
+        PlaylistRecord c = new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(),
+            r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), owner, micros(leaseUntil), r.attempts(),
+            r.lastError(), r.updatedAt());
+        put(c);
+        claimed.add(c);
+      }
+      return claimed;
+    }
+  }
+
+  @Override
+  public boolean recordIntent(String broadcastId, String rendition, String owner, Instant heldUntil, int entries,
+      boolean complete) {
+    return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
+        r.wanted(), r.published(), Math.max(r.publishedEntries(), entries), r.publishedFinal() || complete,
+        r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(), r.updatedAt()));
+  }
+
+  @Override
+  public boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, String checksum, Instant at) {
+    Objects.requireNonNull(at, "at");
+    return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
+        r.wanted(), Math.max(r.published(), coveredWanted), r.publishedEntries(), r.publishedFinal(), checksum, null,
+        null, 0, null, micros(at)));
+  }
+
+  @Override
+  public boolean recordFailure(String broadcastId, String rendition, String owner, Instant heldUntil, String detail,
+      Instant nextAttemptAt, Instant at) {
+    Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    Objects.requireNonNull(at, "at");
+    return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
+        r.wanted(), r.published(), r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), null,
+        micros(nextAttemptAt), r.attempts() + 1, detail, micros(at)));
+  }
+
+  @Override
+  public boolean release(String broadcastId, String rendition, String owner, Instant heldUntil, Instant dueAt) {
+    Objects.requireNonNull(dueAt, "dueAt");
+    return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
+        r.wanted(), r.published(), r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), null,
+        micros(dueAt), r.attempts(), r.lastError(), r.updatedAt()));
+  }
+
+  @Override
+  public void requestPublication(String broadcastId, String rendition, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    synchronized (lock) {
+      bump(broadcastId, internal(rendition), at);
+    }
+  }
+
+  @Override
+  public List<PlaylistRecord> find(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    synchronized (lock) {
+      TreeMap<String, PlaylistRecord> of = records.get(broadcastId);
+      if (of == null) {
+        return List.of();
+      }
+      List<PlaylistRecord> result = new ArrayList<>(of.tailMap(MULTIVARIANT, false).values());
+      if (of.containsKey(MULTIVARIANT)) {
+        result.add(of.get(MULTIVARIANT));
+      }
+      return result;
+    }
+  }
+
+  @Override
+  public long countAwaitingPublication() {
+    synchronized (lock) {
+      return records.values().stream().flatMap(m -> m.values().stream())
+          .filter(PlaylistRecord::awaitingPublication).count();
+    }
+  }
+
+  /** Applies {@code change} if {@code owner} holds the lease ending at {@code heldUntil}. */
+  private boolean update(String broadcastId, String rendition, String owner, Instant heldUntil,
+      UnaryOperator<PlaylistRecord> change) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(heldUntil, "heldUntil");
+    synchronized (lock) {
+      TreeMap<String, PlaylistRecord> of = records.get(broadcastId);
+      PlaylistRecord r = of == null ? null : of.get(internal(rendition));
+      if (r == null || !owner.equals(r.leaseOwner()) || !micros(heldUntil).equals(r.leaseUntil())) {
+        return false;
+      }
+      put(change.apply(r));
+      return true;
+    }
+  }
+
+  private void put(PlaylistRecord r) {
+    records.computeIfAbsent(r.broadcastId(), b -> new TreeMap<>()).put(internal(r.rendition()), r);
+  }
+
+  private static String internal(String rendition) {
+    return rendition == null ? MULTIVARIANT : rendition;
+  }
+
+  private static String external(String rendition) {
+    return rendition.isEmpty() ? null : rendition;
+  }
+
+  private static Instant micros(Instant instant) {
+    return instant.truncatedTo(ChronoUnit.MICROS);
+  }
+}
