@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
@@ -20,7 +21,8 @@ import org.jdbi.v3.core.Jdbi;
  * its ledger upload them (and recover any earlier unconfirmed row of the broadcast), with crash
  * hooks armed at one point. Run in a child JVM; it prints the crash marker and parks there until
  * the parent kills it with SIGKILL. If the point is never reached it prints {@code ALL-CONFIRMED}
- * once every row of the broadcast is terminal, and exits 0.
+ * once every row of the broadcast is terminal and none of its playlists awaits publication, and
+ * exits 0.
  *
  * <p>Arguments: jdbcUrl user password root bucket broadcast count point axis [first [occurrence
  * [putLog]]] (user and password empty when the URL carries them; segments {@code first ..
@@ -52,8 +54,9 @@ public final class CrashingRecorder {
         ItemId id = ItemId.original(broadcast, "720p", i);
         ledger.register(id, Wiring.record(root, id));
       }
-      events.awaitUntil("all confirmed", () -> store.findByBroadcast(broadcast).stream()
-          .allMatch(row -> row.state().isTerminal()), Duration.ofSeconds(60));
+      events.awaitUntil("all confirmed and the playlists published", () -> store.findByBroadcast(broadcast).stream()
+          .allMatch(row -> row.state().isTerminal()) && store.playlists().find(broadcast).stream()
+          .noneMatch(PlaylistRecord::awaitingPublication), Duration.ofSeconds(60));
     }
     System.out.println(DONE);
   }

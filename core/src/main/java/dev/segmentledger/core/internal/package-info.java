@@ -19,6 +19,8 @@
  * PUTs it through {@code SinkBreaker}. <b>Confirm:</b> {@code Confirmer} confirms by compare-and-set
  * in a {@code GroupCommit} and releases the handle. {@code Failures} records every failure on its
  * row; {@code SweepScheduler} runs {@code Sweeper} rounds that re-collect unconfirmed rows;
- * {@code Reopener} re-opens terminal rows.
+ * {@code Reopener} re-opens terminal rows. <b>Playlists:</b> {@code PlaylistScheduler} runs
+ * {@code PlaylistPublisher} rounds that claim the playlists the store marked as changed, render them
+ * ({@code PlaylistTexts}) and PUT them through the same sink and breaker.
  */
 package dev.segmentledger.core.internal;
