@@ -53,8 +53,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * its rows fail terminally (MISSING_FILE) unless a node was quicker. (Truncating it instead fails
  * only its ORIGINAL: the PLAYBACK row is produced from the truncated file, whose registered size
  * the producer does not check.) Meanwhile a kill loop
- * SIGKILLs a random started node every 1.5 to 3 s (while at least one other has started) and
- * restarts it, under the same node id (it takes back its leases at once) or a new one (its leases
+ * SIGKILLs a random started node every 1.5 to 3 s and restarts it at once, under the same node id (it takes back its leases at once) or a new one (its leases
  * must expire), at random; every third incarnation
  * is also armed to halt itself at one of the playlist crash points
  * ({@link CrashPoint#BEFORE_PLAYLIST_PUT}, {@link CrashPoint#AFTER_PLAYLIST_PUT_BEFORE_RECORD},
@@ -116,7 +115,7 @@ class PlaylistMonotonicityTest {
           nodes.stopKilling();
           assertTrue(recorder.endBroadcast(BROADCAST), "the broadcast ends");
           long ending = System.nanoTime();
-          awaitFinalPlaylists(recorder, reader, nodes, sequences, Duration.ofSeconds(90));
+          awaitFinalPlaylists(recorder, reader, nodes, sequences, Duration.ofSeconds(120));
           System.out.printf("playlists: final playlists %.1f s after the end of the broadcast%n", seconds(ending));
         } finally {
           reader.stop();
@@ -414,9 +413,9 @@ class PlaylistMonotonicityTest {
     }
 
     /**
-     * SIGKILLs a random node that has started and starts it again, under the same id or a new one;
-     * only while another node has started too, so that the broadcast always moves on (on a loaded
-     * machine a node takes many seconds to start). Returns whether it killed one.
+     * SIGKILLs a random node that has started (killing JVMs still loading classes proves little) and
+     * starts it again at once, under the same id or a new one. Returns whether it killed one: not
+     * while no node has started yet (on a loaded machine a node takes many seconds to start).
      */
     boolean killOne() throws InterruptedException {
       List<Integer> started = new ArrayList<>();
@@ -425,7 +424,7 @@ class PlaylistMonotonicityTest {
           started.add(i);
         }
       }
-      if (started.size() < 2) {
+      if (started.isEmpty()) {
         return false;
       }
       int node = started.get(random.nextInt(started.size()));
