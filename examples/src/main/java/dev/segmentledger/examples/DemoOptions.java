@@ -17,9 +17,11 @@ import java.util.Map;
  *     null: in-process S3Proxy. Credentials then come from the AWS SDK's default chain.
  * @param bucket the bucket ({@code --bucket} / {@code SEGMENT_LEDGER_S3_BUCKET}), default {@code recordings}
  * @param region the region ({@code --region} / {@code AWS_REGION}), default {@code us-east-1}
+ * @param serve {@code --serve=true}: keep the embedded servers up after the run, so that the printed
+ *     playlist URL can be opened in a player, until the demo is stopped
  */
 record DemoOptions(Path dataDir, String jdbcUrl, String jdbcUser, String jdbcPassword, URI s3Endpoint, String bucket,
-    String region) {
+    String region, boolean serve) {
 
   static DemoOptions parse(List<String> args, Map<String, String> env) {
     Map<String, String> given = Args.parse(args.toArray(String[]::new));
@@ -31,7 +33,8 @@ record DemoOptions(Path dataDir, String jdbcUrl, String jdbcUser, String jdbcPas
         pick(given, "jdbc-password", env, "SEGMENT_LEDGER_JDBC_PASSWORD", ""),
         endpoint == null ? null : URI.create(endpoint),
         pick(given, "bucket", env, "SEGMENT_LEDGER_S3_BUCKET", "recordings"),
-        pick(given, "region", env, "AWS_REGION", "us-east-1"));
+        pick(given, "region", env, "AWS_REGION", "us-east-1"),
+        Boolean.parseBoolean(pick(given, "serve", env, "SEGMENT_LEDGER_DEMO_SERVE", "false")));
   }
 
   private static String pick(Map<String, String> given, String arg, Map<String, String> env, String var,

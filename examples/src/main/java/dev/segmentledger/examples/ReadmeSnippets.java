@@ -11,6 +11,7 @@ import dev.segmentledger.s3.ObjectOptions;
 import dev.segmentledger.s3.S3ObjectSink;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -67,10 +68,12 @@ final class ReadmeSnippets {
           ObjectOptions.Builder options = defaults.toBuilder() // keeps the content type by extension
               .sseKms("arn:aws:kms:eu-west-1:111122223333:key/recordings")
               .expectedBucketOwner("111122223333");
-          Axis axis = ObjectKeys.idOf(key).map(ItemId::axis).orElse(null);
-          if (axis == Axis.ORIGINAL) { // archive copies: rarely read
+          Optional<ItemId> id = ObjectKeys.idOf(key);
+          if (id.isEmpty()) { // a playlist (.m3u8): rewritten while the broadcast is live
+            options.cacheControl("no-cache");
+          } else if (id.get().axis() == Axis.ORIGINAL) { // archive copies: rarely read
             options.storageClass(StorageClass.STANDARD_IA).tag("kind", "original");
-          } else { // what players fetch: never changes once written
+          } else { // init and segments, what players fetch: never change once written
             options.cacheControl("public, max-age=31536000, immutable");
           }
           return options.build();

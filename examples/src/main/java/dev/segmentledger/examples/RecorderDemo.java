@@ -1,16 +1,14 @@
 package dev.segmentledger.examples;
 
 import dev.segmentledger.core.Axis;
-import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
-import dev.segmentledger.core.Ledger;
-import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.PlaybackView;
+import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.testkit.PlaybackBucketServer;
 import dev.segmentledger.testkit.TestMedia;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -33,14 +31,18 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * The recorder demo: a 60-second broadcast recorded as 15 chunks, repackaged and uploaded on all
  * three axes by an uploader process that is killed with SIGKILL after storing an object and
- * before confirming it, then restarted. Prints progress, the per-axis table and where the HLS
- * playlist is. Exits 0 only if the ledger and the bucket agree (difference 0).
+ * before confirming it, then restarted; the ledger also publishes the broadcast's HLS playlists to
+ * the bucket. Prints progress, the per-axis table and the HTTP URL of the multivariant playlist on
+ * the S3 server, which ffprobe then reads over HTTP. Exits 0 only if the ledger and the bucket agree
+ * (difference 0) and, with ffmpeg, ffprobe reads the whole broadcast from that URL (else 1 and 3).
+ * With {@code --serve} it keeps the embedded servers up afterwards, for a player, until stopped.
  *
  * <p>Embedded defaults: PostgreSQL 16 (zonky) and S3Proxy storing under the data folder. See
  * {@link DemoOptions} to point it at a real PostgreSQL and S3 instead.
  */
 public final class RecorderDemo {
   private static final int CHUNKS = 15;
+  private static final Duration BROADCAST = Duration.ofSeconds(60);
   private static final int KILL_AT_STORED_ORIGINAL = 8;
 
   private RecorderDemo() {}
@@ -56,7 +58,7 @@ public final class RecorderDemo {
     Path root = Files.createDirectories(options.dataDir().resolve("recordings")).toRealPath();
     say("Segment Ledger demo: broadcast %s, data under %s", broadcast, options.dataDir());
     EmbeddedPostgres embeddedPg = null;
-    EmbeddedS3 embeddedS3 = null;
+    PlaybackBucketServer embeddedS3 = null;
     try {
       String jdbcUrl = options.jdbcUrl();
       if (jdbcUrl == null) {
@@ -69,9 +71,11 @@ public final class RecorderDemo {
       boolean embedded = options.s3Endpoint() == null;
       String endpoint;
       if (embedded) {
-        embeddedS3 = new EmbeddedS3(options.dataDir().resolve("bucket-store"));
-        endpoint = embeddedS3.endpoint().toString();
-        say("S3: in-process S3Proxy at %s, objects under %s (pass --s3-endpoint=... for your own)", endpoint,
+        embeddedS3 = PlaybackBucketServer.onDisk(options.dataDir().resolve("bucket-store"), S3Clients.ACCESS_KEY,
+            S3Clients.SECRET_KEY);
+        endpoint = embeddedS3.signedEndpoint().toString();
+        say("S3: in-process S3Proxy at %s (signed, for the uploader) and %s (anonymous reads, for players),"
+            + " objects under %s (pass --s3-endpoint=... for your own)", endpoint, embeddedS3.anonymousEndpoint(),
             options.dataDir().resolve("bucket-store"));
       } else {
         endpoint = options.s3Endpoint().toString();
@@ -114,10 +118,15 @@ public final class RecorderDemo {
         S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(options.bucket()).build();
         ReconciliationReport report = Reconciler.create(store, sink, Clock.systemUTC()).reconcile(broadcast);
         printTable(broadcast, store, report, events);
-        writePlaylist(options, root, store, sink, s3, broadcast);
         say(report.isConsistent() ? "Reconciler: difference 0, every confirmed row has its object, every object its row."
             : "Reconciler: DIFFERENCES FOUND:%n%s", report.describe());
-        return report.isConsistent() ? 0 : 1;
+        URI url = playbackUrl(embeddedS3, options.s3Endpoint(), options.bucket(),
+            ObjectKeys.multivariantPlaylistKey(broadcast));
+        boolean plays = printPlaybackUrl(url, ffmpeg);
+        if (options.serve()) {
+          serveUntilStopped(url);
+        }
+        return !report.isConsistent() ? 1 : plays ? 0 : 3;
       }
     } finally {
       if (embeddedS3 != null) {
@@ -133,7 +142,7 @@ public final class RecorderDemo {
   private static boolean record(Path dir) throws Exception {
     Files.createDirectories(dir);
     if (ffmpegPresent()) {
-      TestMedia.recordChunks(Path.of("ffmpeg"), dir, Duration.ofSeconds(60), Duration.ofSeconds(4));
+      TestMedia.recordChunks(Path.of("ffmpeg"), dir, BROADCAST, Duration.ofSeconds(4));
       say("Recorder: 60 s of test pattern with audio recorded by ffmpeg as %d MPEG-TS chunks in %s", CHUNKS, dir);
       return true;
     }
@@ -193,35 +202,48 @@ public final class RecorderDemo {
   }
 
   /**
-   * Writes the HLS playlist and downloads the init and segments it lists from the bucket beside
-   * it, so the folder plays exactly what S3 holds; with ffmpeg present, decodes it once.
+   * Prints the URL of the broadcast's multivariant playlist, which the ledger itself published to
+   * the bucket, as a player reads it: over plain HTTP from the S3 server (the embedded server's
+   * anonymous port; for your own S3 the path-style URL, which plays if the bucket or a CDN in front
+   * of it allows anonymous reads). With ffmpeg present, ffprobe reads that URL, over HTTP only, and
+   * must find the broadcast's duration. Returns whether it did (true without ffmpeg: nothing to
+   * check against synthetic files).
    */
-  private static void writePlaylist(DemoOptions options, Path root, StateStore store, S3ObjectSink sink, S3Client s3,
-      String broadcast) throws IOException, InterruptedException {
-    PlaybackView playback;
-    try (ManualLedger view = Ledger.builder().stateStore(store).objectSink(sink).allowedRoot(root).buildManual()) {
-      playback = view.playback(broadcast, "720p");
+  private static boolean printPlaybackUrl(URI url, boolean ffmpeg) throws IOException, InterruptedException {
+    say("HLS: %s plays from the S3 server over HTTP (the playlists are the ones the ledger published)", url);
+    if (!ffmpeg) {
+      say("ffprobe: skipped, the synthetic chunks are not media (install ffmpeg)");
+      return true;
     }
-    Path folder = Files.createDirectories(options.dataDir().resolve("hls"));
-    List<String> keys = new ArrayList<>();
-    keys.add(ItemId.init(broadcast, "720p").objectKey());
-    playback.segments().forEach(segment -> keys.add(segment.key()));
-    for (String key : keys) {
-      Path target = folder.resolve(key);
-      Files.createDirectories(target.getParent());
-      Files.deleteIfExists(target);
-      s3.getObject(b -> b.bucket(options.bucket()).key(key), target);
+    Process probe = new ProcessBuilder("ffprobe", "-v", "error", "-protocol_whitelist", "http,tcp", "-show_entries",
+        "format=duration", "-of", "csv=p=0", url.toString()).redirectErrorStream(true).start();
+    String out = new String(probe.getInputStream().readAllBytes()).strip();
+    boolean exited = probe.waitFor() == 0;
+    double seconds = -1;
+    try {
+      seconds = Double.parseDouble(out);
+    } catch (NumberFormatException e) {
+      // not a duration: reported below
     }
-    Path playlist = folder.resolve(broadcast).resolve("720p").resolve("index.m3u8");
-    Files.writeString(playlist, playback.mediaPlaylist().orElseThrow());
-    say("HLS playlist: %s (%d segments; init and segments downloaded from the bucket beside it)", playlist,
-        playback.segments().size());
-    if (ffmpegPresent()) {
-      Process probe = new ProcessBuilder("ffprobe", "-v", "error", "-protocol_whitelist", "file", "-show_entries",
-          "format=duration", "-of", "csv=p=0", playlist.toString()).redirectErrorStream(true).start();
-      String out = new String(probe.getInputStream().readAllBytes()).strip();
-      say(probe.waitFor() == 0 ? "ffprobe plays it: %s s" : "ffprobe could not play it: %s", out);
+    boolean plays = exited && Math.abs(seconds - BROADCAST.toSeconds()) < 1.0;
+    say(plays ? "ffprobe over HTTP: %s s of media at that URL" : "ffprobe over HTTP could NOT read %s s: %s",
+        plays ? out : BROADCAST.toSeconds(), out);
+    return plays;
+  }
+
+  /** The path-style HTTP URL of {@code key}: the anonymous port of the embedded server, or {@code endpoint}. */
+  private static URI playbackUrl(PlaybackBucketServer embedded, URI endpoint, String bucket, String key) {
+    if (embedded != null) {
+      return embedded.url(bucket, key);
     }
+    String base = endpoint == null ? "https://" + bucket + ".s3.amazonaws.com/" : endpoint + "/" + bucket + "/";
+    return URI.create(base + key);
+  }
+
+  /** Blocks until the process is stopped, for {@code --serve}: the URL keeps playing meanwhile. */
+  private static void serveUntilStopped(URI url) throws InterruptedException {
+    say("Serving %s until you stop the demo (Ctrl-C)", url);
+    new java.util.concurrent.CountDownLatch(1).await();
   }
 
   private static void say(String format, Object... args) {

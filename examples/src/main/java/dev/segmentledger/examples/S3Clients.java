@@ -12,6 +12,10 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /** The S3 client the demo's uploader uses: the user's endpoint, or the embedded server. */
 final class S3Clients {
+  /** The embedded S3 server's demo-only credentials. */
+  static final String ACCESS_KEY = "segment-ledger-demo";
+  static final String SECRET_KEY = "segment-ledger-demo-secret";
+
   private S3Clients() {}
 
   /**
@@ -27,7 +31,7 @@ final class S3Clients {
           .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
     }
     builder.credentialsProvider(embedded
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY))
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY))
         : DefaultCredentialsProvider.builder().build());
     return builder.build();
   }

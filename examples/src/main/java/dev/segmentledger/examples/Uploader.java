@@ -60,6 +60,7 @@ public final class Uploader {
     int crashAfter = Integer.parseInt(a.getOrDefault("crash-after-stored", "0"));
 
     LedgerEvents events = new LedgerEvents();
+    EventPrinter printer = new EventPrinter();
     LedgerBuilder builder = Ledger.builder()
         .stateStore(store)
         .objectSink(sink)
@@ -69,7 +70,7 @@ public final class Uploader {
         // The same node id across restarts: a restarted uploader takes back at once the uploads
         // it held when it was killed, instead of waiting for their leases to expire.
         .nodeId("demo-uploader")
-        .listener(new EventPrinter())
+        .listener(printer)
         .listener(events);
     if (crashAfter > 0) {
       CrashHooks hooks = new CrashHooks(CrashPoint.AFTER_PUT_BEFORE_CONFIRM, Axis.ORIGINAL, crashAfter,
@@ -91,6 +92,9 @@ public final class Uploader {
       }
       events.awaitUntil("the broadcast is complete",
           () -> ledger.broadcastStatus(broadcast).phase() == BroadcastStatus.Phase.COMPLETE, Duration.ofMinutes(5));
+      // Its playlists are final (VOD, ENDLIST) only once published after completion: wait for both.
+      events.awaitUntil("the final playlists are published",
+          () -> printer.finalMedia && printer.finalMultivariant, Duration.ofMinutes(5));
       LedgerStats stats = ledger.stats();
       for (Axis axis : Axis.values()) {
         LedgerStats.AxisStats s = stats.axis(axis);
@@ -110,6 +114,22 @@ public final class Uploader {
 
   /** Progress: one line per event, which the demo counts per axis. */
   private static final class EventPrinter implements LedgerListener {
+    volatile boolean finalMedia;
+    volatile boolean finalMultivariant;
+
+    @Override
+    public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
+      System.out.println("PLAYLIST " + broadcastId + "/" + (rendition == null ? "(multivariant)" : rendition) + " "
+          + entries + " entries" + (complete ? ", final" : ""));
+      if (complete) {
+        if (rendition == null) {
+          finalMultivariant = true;
+        } else {
+          finalMedia = true;
+        }
+      }
+    }
+
     @Override
     public void onAccepted(LedgerItem item) {
       print("accepted", item);

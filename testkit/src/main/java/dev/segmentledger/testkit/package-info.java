@@ -23,8 +23,10 @@
  * schema per test class; never skips), {@link dev.segmentledger.testkit.SettableClock},
  * {@link dev.segmentledger.testkit.LedgerEvents} (wait on ledger events instead of sleeping),
  * {@link dev.segmentledger.testkit.ConsistencyAssertions} (the core {@code Reconciler}'s report,
- * report-only, as a test assertion) and {@link dev.segmentledger.testkit.TestMedia} (a synthetic
- * recorded broadcast, made with ffmpeg).
+ * report-only, as a test assertion), {@link dev.segmentledger.testkit.TestMedia} (a synthetic
+ * recorded broadcast, made with ffmpeg) and {@link dev.segmentledger.testkit.PlaybackBucketServer}
+ * (an in-process S3 server with an anonymous port that players read the bucket from; needs S3Proxy,
+ * an optional dependency, on the class path).
  *
  * <p>The project's own rig (the {@code FaultProxy} wire fault relay, the acceptance-protocol
  * harness) is not here: it is the unpublished {@code test-rig} module.

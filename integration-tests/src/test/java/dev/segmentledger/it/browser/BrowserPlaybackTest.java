@@ -15,6 +15,8 @@ import dev.segmentledger.it.browser.BrowserPlayback.Tools;
 import dev.segmentledger.it.browser.FfprobeOverHttp.Probe;
 import dev.segmentledger.it.browser.MultivariantPlaylist.Variant;
 import dev.segmentledger.s3.ObjectOptions;
+import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.testkit.PlaybackBucketServer;
 import dev.segmentledger.testkit.TestMedia;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -66,8 +68,9 @@ class BrowserPlaybackTest {
     FfmpegRepackager repackager = FfmpegRepackager.builder()
         .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
 
-    try (PlaybackBucketServer server = PlaybackBucketServer.start(); S3Client s3 = server.client()) {
-      String bucket = server.createBucket(s3);
+    try (PlaybackBucketServer server = bucketServer();
+        S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
+      String bucket = server.createBucket("playback");
       Map<String, String> expectedTypes = new LinkedHashMap<>();
 
       String initKey = ObjectKeys.keyOf(ItemId.init(BROADCAST_ID, RENDITION));
@@ -135,8 +138,9 @@ class BrowserPlaybackTest {
     List<Path> chunks = TestMedia.recordChunks(Cli.FFMPEG, dir.resolve("recording"), CHUNK, CHUNK);
     FfmpegRepackager repackager = FfmpegRepackager.builder()
         .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
-    try (PlaybackBucketServer server = PlaybackBucketServer.start(); S3Client s3 = server.client()) {
-      String bucket = server.createBucket(s3);
+    try (PlaybackBucketServer server = bucketServer();
+        S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
+      String bucket = server.createBucket("playback");
       Map<String, String> types = new LinkedHashMap<>();
       RepackagedFile init = repackager.init(chunks.get(0), dir.resolve("init.mp4"));
       put(s3, bucket, ObjectKeys.keyOf(ItemId.init(BROADCAST_ID, RENDITION)), init.path(), types);
@@ -169,6 +173,11 @@ class BrowserPlaybackTest {
     }
   }
 
+  /** S3Proxy with a signed port for uploads and an anonymous one for the browser (testkit). */
+  static PlaybackBucketServer bucketServer() throws Exception {
+    return PlaybackBucketServer.inMemory(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+  }
+
   private static double seconds(long since) {
     return (System.nanoTime() - since) / 1e9;
   }
@@ -186,7 +195,7 @@ class BrowserPlaybackTest {
   }
 
   /** Each object answers a plain, unsigned GET with 200 and the content type it was stored with. */
-  private static void assertServedAnonymously(PlaybackBucketServer server, String bucket,
+  static void assertServedAnonymously(PlaybackBucketServer server, String bucket,
       Map<String, String> expectedTypes) throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (Map.Entry<String, String> e : expectedTypes.entrySet()) {
