@@ -122,12 +122,14 @@ class DatabaseFaultsTest {
             }
           })
           .build();
-      ledger.start();
+      // Registered before the ledger starts: every upload, and so every fault, comes after it,
+      // however fast the uploads are.
       for (int i = 0; i < ITEMS; i++) {
         ItemId id = ItemId.original(BROADCAST, "720p", i);
         ledger.register(id, Wiring.record(root, id));
       }
       registered = true;
+      ledger.start();
     }
 
     /** Confirmed rows in the store; -1 while the query fails (the test's connections are cut too). */
