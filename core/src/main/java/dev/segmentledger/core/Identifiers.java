@@ -1,7 +1,5 @@
 package dev.segmentledger.core;
 
-import java.util.regex.Pattern;
-
 /**
  * Validation of the identifiers that form object keys (broadcast and rendition ids).
  *
@@ -13,8 +11,6 @@ public final class Identifiers {
   /** The longest identifier accepted. */
   public static final int MAX_LENGTH = 64;
 
-  private static final Pattern VALID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_LENGTH - 1) + "}");
-
   /** How much of a refused value its message shows. */
   private static final int DESCRIBED_CODE_POINTS = 80;
 
@@ -22,7 +18,23 @@ public final class Identifiers {
 
   /** Whether {@code value} is a valid identifier. */
   public static boolean isValid(String value) {
-    return value != null && VALID.matcher(value).matches();
+    // A loop rather than a regular expression: every ItemId checks two identifiers, and a row read
+    // back builds one, so this runs several times per item (issue 19: the Matcher was among the
+    // largest allocations per item). Same language as [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
+    if (value == null || value.isEmpty() || value.length() > MAX_LENGTH || !isLetterOrDigit(value.charAt(0))) {
+      return false;
+    }
+    for (int i = 1; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (!isLetterOrDigit(c) && c != '.' && c != '_' && c != '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isLetterOrDigit(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
   }
 
   /**

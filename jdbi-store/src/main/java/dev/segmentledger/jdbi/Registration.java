@@ -48,6 +48,14 @@ final class Registration {
       + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity)"
       + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
 
+  /**
+   * Creates a broadcast's row unless it exists, and reads and locks it FOR SHARE: {@code created}
+   * if this statement inserted it, else {@code ended} (NULL if the row is not visible to this
+   * statement, see {@link #lockLiveBroadcast}). With a non-NULL {@code :planMode}, also sets
+   * {@code plan_cache_mode} for the rest of the transaction.
+   */
+  private static final String LOCK_BROADCAST = Sql.load("lock-broadcast.sql");
+
   private final Jdbi jdbi;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
   private final BatchRegistration batch = new BatchRegistration();
@@ -103,18 +111,21 @@ final class Registration {
    * same order.
    */
   private List<RegisterResult> insertInOrder(Handle handle, List<NewItem> items, Instant broadcastsCreatedAt) {
-    // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders.
+    boolean arrays = items.size() > ROW_BY_ROW_MAX;
+    // In a fixed order, so that batches of many broadcasts cannot lock them in opposite orders. The
+    // first lock also sets the plan mode of a batch (Sql.planForTheseArrays), in the same round trip.
+    boolean first = true;
     for (String broadcastId : items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList()) {
-      lockLiveBroadcast(handle, broadcastId, broadcastsCreatedAt);
+      lockLiveBroadcast(handle, broadcastId, broadcastsCreatedAt, first && arrays);
+      first = false;
     }
-    if (items.size() <= ROW_BY_ROW_MAX) {
+    if (!arrays) {
       List<RegisterResult> results = new ArrayList<>(items.size());
       for (NewItem item : items) {
         results.add(insertOne(handle, item));
       }
       return results;
     }
-    Sql.planForTheseArrays(handle);
     Set<ItemId> confirmedInits = batch.lockInitsOfWaiting(handle, items);
     Map<ItemId, LedgerItem> created = batch.insertAll(handle, items, confirmedInits);
     Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
@@ -132,21 +143,42 @@ final class Registration {
     return results;
   }
 
-  private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at) {
-    handle.createUpdate("INSERT INTO " + BROADCASTS + " (broadcast_id, created_at) VALUES (:id, :at)"
-            + " ON CONFLICT (broadcast_id) DO NOTHING")
+  /**
+   * Creates the broadcast's row unless it exists and locks it against {@code endBroadcast} (FOR
+   * SHARE) until the transaction ends; throws if it has ended. One round trip in the usual case
+   * ({@link #LOCK_BROADCAST}): the insert and the locking read in one statement, with, if
+   * {@code planForArrays}, the plan mode of {@link Sql#planForTheseArrays} set in the same
+   * statement ({@code set_config(..., true)} is {@code SET LOCAL}). The read of that statement
+   * cannot see a row that a concurrent transaction committed after the statement began (the insert
+   * waited for it and skipped it); then, and only then, a second statement reads and locks it in a
+   * fresh snapshot, as the read alone always did. A row this statement created is this
+   * transaction's own and not ended.
+   */
+  private static void lockLiveBroadcast(Handle handle, String broadcastId, Instant at, boolean planForArrays) {
+    LockedBroadcast locked = handle.createQuery(LOCK_BROADCAST)
         .bind("id", broadcastId)
         .bind("at", micros(at))
-        .execute();
-    boolean ended = handle.createQuery("SELECT ended_at IS NOT NULL FROM " + BROADCASTS
-            + " WHERE broadcast_id = :id FOR SHARE")
-        .bind("id", broadcastId)
-        .mapTo(Boolean.class)
+        .bind("planMode", planForArrays ? Sql.FORCE_CUSTOM_PLAN : null)
+        .map((rs, ctx) -> new LockedBroadcast(rs.getBoolean("created"), (Boolean) rs.getObject("ended")))
         .one();
+    boolean ended;
+    if (locked.created()) {
+      ended = false;
+    } else if (locked.ended() != null) {
+      ended = locked.ended();
+    } else { // committed by another transaction while this statement ran: read it again, locking it
+      ended = handle.createQuery("SELECT ended_at IS NOT NULL FROM " + BROADCASTS
+              + " WHERE broadcast_id = :id FOR SHARE")
+          .bind("id", broadcastId)
+          .mapTo(Boolean.class)
+          .one();
+    }
     if (ended) {
       throw new BroadcastEndedException(broadcastId);
     }
   }
+
+  private record LockedBroadcast(boolean created, Boolean ended) {}
 
   /** Inserts one row, or returns the existing row of its identity. */
   private RegisterResult insertOne(Handle handle, NewItem item) {

@@ -121,6 +121,9 @@ final class Sql {
    * {@link org.jdbi.v3.core.Jdbi}, which Jdbi then reuses.
    */
   static void planForTheseArrays(Handle handle) {
-    handle.execute("SET LOCAL plan_cache_mode = force_custom_plan");
+    handle.execute("SET LOCAL plan_cache_mode = " + FORCE_CUSTOM_PLAN);
   }
+
+  /** The {@code plan_cache_mode} of {@link #planForTheseArrays}. */
+  static final String FORCE_CUSTOM_PLAN = "force_custom_plan";
 }
