@@ -2,10 +2,12 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
+import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.PlaybackView;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,5 +62,19 @@ final class BroadcastViews {
     }
     return new PlaybackView(broadcastId, rendition, initConfirmed,
         status.phase() == BroadcastStatus.Phase.COMPLETE, initConfirmed ? segments : List.of());
+  }
+
+  /** The status of {@code broadcastId} as {@code store} holds it now. */
+  static BroadcastStatus status(StateStore store, String broadcastId) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    return status(broadcastId, store.findBroadcast(broadcastId), store.findByBroadcast(broadcastId));
+  }
+
+  /** What a player may see of one rendition of {@code broadcastId}, as {@code store} holds it now. */
+  static PlaybackView playback(StateStore store, String broadcastId, String rendition) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    Identifiers.requireValid("rendition", rendition);
+    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
+    return playback(broadcastId, rendition, status(broadcastId, store.findBroadcast(broadcastId), rows), rows);
   }
 }

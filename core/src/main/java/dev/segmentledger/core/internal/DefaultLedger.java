@@ -62,9 +62,8 @@ public final class DefaultLedger implements ManualLedger {
   private final SweepScheduler sweeps;
   private final Reopener reopener;
   private final Reconciler reconciler;
-  /** Null without a configured retention. */
-  private final Retainer retainer;
-  private final PlaylistPublisher playlists;
+  private final Retainer retainer; // null without a retention
+  private final PlaylistPublisher playlists; // this and the next: null without playlist publication
   private final PlaylistScheduler playlistRounds;
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
 
@@ -100,14 +99,12 @@ public final class DefaultLedger implements ManualLedger {
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), this::running);
-    if (config.publishPlaylists()) {
-      this.playlists = new PlaylistPublisher(store, config.objectSink(), breaker, config.breakerDelay(), clock,
-          config.nodeId(), config.leaseDuration(), config.backoff(), events, config.sweepBatchSize());
-      this.playlistRounds = new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+    this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
+        config.breakerDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
+        config.sweepBatchSize());
+    this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+    if (playlistRounds != null) {
       events.onPlaylistsChanged(playlistRounds::nudge);
-    } else {
-      this.playlists = null;
-      this.playlistRounds = null;
     }
   }
 
@@ -140,17 +137,12 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public BroadcastStatus broadcastStatus(String broadcastId) {
-    Identifiers.requireValid("broadcastId", broadcastId);
-    return BroadcastViews.status(broadcastId, store.findBroadcast(broadcastId), store.findByBroadcast(broadcastId));
+    return BroadcastViews.status(store, broadcastId);
   }
 
   @Override
   public PlaybackView playback(String broadcastId, String rendition) {
-    Identifiers.requireValid("broadcastId", broadcastId);
-    Identifiers.requireValid("rendition", rendition);
-    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
-    BroadcastStatus status = BroadcastViews.status(broadcastId, store.findBroadcast(broadcastId), rows);
-    return BroadcastViews.playback(broadcastId, rendition, status, rows);
+    return BroadcastViews.playback(store, broadcastId, rendition);
   }
 
   @Override
@@ -241,10 +233,7 @@ public final class DefaultLedger implements ManualLedger {
     if (playlistRounds != null) {
       playlistRounds.start();
     }
-    log.info("ledger {} started: {} workers, queue capacity {}, sweep batch {} every {}, lease {}, retention {}, "
-        + "playlists {}", config.nodeId(), config.workers(), config.queueCapacity(), config.sweepBatchSize(),
-        config.sweepInterval(), config.leaseDuration(), config.retention() == null ? "off" : config.retention(),
-        config.publishPlaylists() ? "published" : "off");
+    log.info("ledger {} started: {}", config.nodeId(), config.summary());
   }
 
   @Override

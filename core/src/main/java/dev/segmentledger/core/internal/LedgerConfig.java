@@ -45,6 +45,13 @@ public record LedgerConfig(
     Duration retention,
     boolean publishPlaylists) {
 
+  /** The settings a started ledger logs, in one line. */
+  String summary() {
+    return workers + " workers, queue capacity " + queueCapacity + ", sweep batch " + sweepBatchSize + " every "
+        + sweepInterval + ", lease " + leaseDuration + ", retention " + (retention == null ? "off" : retention)
+        + ", playlists " + (publishPlaylists ? "published" : "off");
+  }
+
   /** Whether PLAYBACK and INIT rows are produced for each original. */
   public boolean repackaging() {
     return repackager != null;

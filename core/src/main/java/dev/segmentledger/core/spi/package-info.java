@@ -12,6 +12,8 @@
  *       key (s3-sink: {@code S3ObjectSink}).
  *   <li>{@link dev.segmentledger.core.spi.Repackager}: makes a rendition's init segment and a
  *       playback segment from a recorded original (ffmpeg-repackager: {@code FfmpegRepackager}).
+ *   <li>{@link dev.segmentledger.core.spi.PlaylistStore}: the publication state of the HLS
+ *       playlists the ledger writes to the bucket, reached through {@code StateStore.playlists()}.
  *   <li>{@link dev.segmentledger.core.spi.UploadContent}: the verified bytes of one item, handed
  *       by the ledger to {@code ObjectSink.put}.
  * </ul>
@@ -29,6 +31,10 @@
  *       ended).
  *   <li>{@link dev.segmentledger.core.spi.RepackagedFile}: a file a repackager wrote, with its size
  *       and duration.
+ *   <li>{@link dev.segmentledger.core.spi.Page}, {@link dev.segmentledger.core.spi.RowQuery} and
+ *       {@link dev.segmentledger.core.spi.Backlog}: the operations queries across broadcasts.
+ *   <li>{@link dev.segmentledger.core.spi.PlaylistRecord}: one playlist's publication record.
+ *   <li>{@link dev.segmentledger.core.spi.Purged}: what one retention purge removed.
  *   <li>{@link dev.segmentledger.core.spi.Sha256Checksum}: the {@code sha256:<base64>} notation of
  *       the checksums the project's sinks report.
  * </ul>
