@@ -66,9 +66,21 @@ final class PlaybackProducer {
     } catch (IOException e) {
       throw new RepackageException("cannot create " + target.getParent() + ": " + e, e);
     }
-    RepackagedFile out = item.id().axis() == Axis.INIT
-        ? repackager.init(origin, target)
-        : repackager.segment(origin, item.id().sequence(), target);
+    Optional<LedgerItem> original = registeredOriginal(item);
+    RepackagedFile out;
+    if (original.isEmpty()) {
+      out = repackage(item, origin, target);
+    } else {
+      // The original as registered, not whatever is at its path now: a file that shrank, grew or was
+      // replaced since is refused with that reason, before and after the repackager reads it.
+      try (VerifiedFile registered = guard.open(Path.of(item.originPath()), original.get().sizeBytes(),
+          original.get().fileIdentity())) {
+        out = repackage(item, origin, target);
+        registered.verifyUnchanged();
+      } catch (IOException e) {
+        throw new RepackageException("closing " + item.originPath() + " failed: " + e, e);
+      }
+    }
     if (!store.recordProduced(item.rowId(), ItemState.PENDING, item.sizeBytes(), target.toString(), out.sizeBytes(),
         out.duration())) {
       return Optional.empty();
@@ -76,6 +88,28 @@ final class PlaybackProducer {
     return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
         item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
         item.confirmedAt(), item.checksum(), out.duration()));
+  }
+
+  private RepackagedFile repackage(LedgerItem item, Path origin, Path target) throws RepackageException {
+    return item.id().axis() == Axis.INIT
+        ? repackager.init(origin, target)
+        : repackager.segment(origin, item.id().sequence(), target);
+  }
+
+  /**
+   * The ORIGINAL row the derived {@code item} is made from, if it is stored with a known size: for a
+   * PLAYBACK row the original of its sequence, for an INIT row the original of its rendition
+   * recorded at its origin path. Empty for a derived row registered without such an original.
+   */
+  private Optional<LedgerItem> registeredOriginal(LedgerItem item) {
+    ItemId id = item.id();
+    Optional<LedgerItem> original = id.axis() == Axis.PLAYBACK
+        ? store.find(ItemId.original(id.broadcastId(), id.rendition(), id.sequence()))
+        : store.findByBroadcast(id.broadcastId()).stream()
+            .filter(row -> row.id().axis() == Axis.ORIGINAL && row.id().rendition().equals(id.rendition())
+                && item.originPath().equals(row.sourcePath()))
+            .findFirst();
+    return original.filter(row -> row.sizeKnown() && item.originPath().equals(row.sourcePath()));
   }
 
   private static boolean hasSize(Path file, long size) {
