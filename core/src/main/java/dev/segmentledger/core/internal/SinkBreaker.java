@@ -4,6 +4,7 @@ import dev.failsafe.CircuitBreaker;
 import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Reason;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -12,12 +13,18 @@ import java.util.function.Consumer;
  * transient and configuration failures count; a sink that answers with a refusal of one item is
  * healthy. Each opening is reported once with the last failure counted before it (its cause).
  * The breaker never touches rows: an upload it refuses is simply not attempted, and the row
- * stays PENDING for the sweeper. Thread-safe.
+ * stays PENDING for the sweeper. While the one half-open probe is in flight, {@link #pause()} asks
+ * for a short wait too: otherwise the other workers would take queued rows only to have them
+ * refused and pushed back by a whole open delay just as the sink recovers (issue 21). Thread-safe.
  */
 final class SinkBreaker {
   private final CircuitBreaker<Object> breaker;
   /** The last failure counted: the cause reported when the breaker opens. */
   private volatile Cause lastFailure = new Cause(Reason.SINK_TRANSIENT, "unknown");
+  /** How long work waits before looking again while the half-open probe is in flight. */
+  static final Duration PROBE_WAIT = Duration.ofMillis(20);
+  /** Whether a permit was granted while not closed (the probe) and its outcome is not yet recorded. */
+  private final AtomicBoolean probing = new AtomicBoolean();
 
   SinkBreaker(int consecutiveFailures, Duration openDelay, Consumer<CircuitState> onChange,
       BiConsumer<Reason, String> onOpened) {
@@ -36,27 +43,48 @@ final class SinkBreaker {
   }
 
   /**
-   * How long work should pause: the rest of the open delay, or zero once a probe may run.
+   * How long work should pause: the rest of the open delay, zero once a probe may run, and
+   * {@link #PROBE_WAIT} while the probe is in flight.
    * (Failsafe moves an open breaker to half-open only when a permit is asked for after the delay,
    * so callers must not wait for the state to change by itself.)
    */
   Duration pause() {
-    return breaker.isOpen() ? breaker.getRemainingDelay() : Duration.ZERO;
+    if (breaker.isOpen()) {
+      return breaker.getRemainingDelay();
+    }
+    return probing.get() ? PROBE_WAIT : Duration.ZERO;
+  }
+
+  /**
+   * How long a row this breaker refused should wait before it is due again: the rest of the open
+   * delay while open, {@link #PROBE_WAIT} while the probe runs or once the delay is over. Never a
+   * whole open delay after the sink may already be back.
+   */
+  Duration refusedRowWait() {
+    Duration pause = pause();
+    return pause.isZero() ? PROBE_WAIT : pause;
   }
 
   /** Whether an upload may be attempted now; if so, its outcome must be recorded. */
   boolean tryAcquire() {
-    return breaker.tryAcquirePermit();
+    boolean closed = breaker.isClosed();
+    boolean permitted = breaker.tryAcquirePermit();
+    if (permitted && !closed) {
+      probing.set(true);
+    }
+    return permitted;
   }
 
   void recordSuccess() {
     breaker.recordSuccess();
+    probing.set(false);
   }
 
   /** Counts a failure; {@code reason} and {@code detail} are reported if it opens the breaker. */
   void recordFailure(Reason reason, String detail) {
     lastFailure = new Cause(reason, detail);
     breaker.recordFailure();
+    probing.set(false);
   }
 
   private record Cause(Reason reason, String detail) {}
