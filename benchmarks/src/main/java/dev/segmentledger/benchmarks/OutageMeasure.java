@@ -515,9 +515,12 @@ public final class OutageMeasure {
       c.put("loadavg_end", LoadAvg.now());
 
       List<BenchResult> r = new ArrayList<>();
+      boolean underLoad = recovered != null && recovered.nanos() <= loadEnd;
+      c.put("recovered_under_load", underLoad);
       r.add(BenchResult.info(name + ".backlog_recovered_s", recoverySeconds, "s",
           "fault end to the first sample with the unconfirmed rows (SQL) back at the steady level (" + level + "); peak "
-              + peak, c));
+              + peak + (underLoad ? "" : "; NOT under load: the load stopped after " + s.maxRecovery().toSeconds()
+              + " s without recovery, this is the drain without it"), c));
       r.add(BenchResult.info(name + ".breaker_closed_s", breakerSeconds, "s",
           transitions == 0 ? "the breaker never opened" : "fault end until the breaker was closed for good (" + transitions
               + " transitions)", c));
