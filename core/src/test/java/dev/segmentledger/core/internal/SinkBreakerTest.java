@@ -64,7 +64,23 @@ class SinkBreakerTest {
     assertTrue(breaker.tryAcquire());
     breaker.recordFailure(Reason.SINK_TRANSIENT, "down");
     Duration wait = breaker.refusedRowWait();
-    assertTrue(wait.compareTo(Duration.ofSeconds(10)) <= 0 && wait.compareTo(Duration.ofSeconds(5)) > 0, wait::toString);
+    assertTrue(wait.compareTo(Duration.ofSeconds(10)) <= 0 && wait.compareTo(Duration.ofSeconds(4)) > 0, wait::toString);
+  }
+
+  @Test
+  void eachOpeningLastsBetweenHalfAndAllOfTheDelayAtRandom() {
+    java.util.Set<Long> seconds10ths = new java.util.HashSet<>();
+    for (int i = 0; i < 20; i++) {
+      SinkBreaker breaker = new SinkBreaker(1, Duration.ofSeconds(10), s -> { }, (r, d) -> { });
+      assertTrue(breaker.tryAcquire());
+      breaker.recordFailure(Reason.SINK_TRANSIENT, "down");
+      Duration pause = breaker.pause();
+      assertTrue(pause.compareTo(Duration.ofSeconds(10)) <= 0 && pause.compareTo(Duration.ofMillis(4_000)) > 0,
+          pause::toString);
+      assertFalse(breaker.tryAcquire(), "no probe before the opening is over");
+      seconds10ths.add(pause.toMillis() / 100);
+    }
+    assertTrue(seconds10ths.size() > 5, "openings of different lengths, not in step: " + seconds10ths);
   }
 
   @Test
