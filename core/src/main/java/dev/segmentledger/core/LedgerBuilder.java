@@ -155,7 +155,8 @@ public final class LedgerBuilder {
    * The circuit breaker around the sink: after {@code consecutiveFailures} transient or
    * configuration sink failures ({@link Reason#SINK_TRANSIENT}, {@link Reason#SINK_CONFIGURATION})
    * in a row it opens, and logs and reports its cause once ({@link LedgerListener#onCircuitOpened}); workers stop taking work and the sweeper stops accepting for
-   * {@code openDelay}; then one probe upload closes it (or re-opens it). Rows are never touched by
+   * a random time between half of {@code openDelay} and {@code openDelay} (random so that probes do
+   * not fall in step with an endpoint that flaps); then one probe upload closes it (or re-opens it). Rows are never touched by
    * the breaker. Default: 5 failures, 10 seconds. The delay is measured by Failsafe on the
    * monotonic system timer, not the ledger's clock.
    */

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -34,6 +38,15 @@ import java.util.function.Predicate;
  * every matching request with {@code 403 AccessDenied} until {@link #allowAccess}, as a bucket
  * policy would. {@link #requests()} lists
  * every request seen, so a test can assert that a PUT was (or was not) sent.
+ *
+ * <p><b>Lasting conditions</b> (for outage scenarios; each stays until changed or
+ * {@link #clearConditions}): {@link #refuseConnections} closes the listening port (connects are
+ * refused) until {@link #acceptConnections} opens it again on the same port; {@link #blackHole}
+ * accepts connections and never answers; {@link #slowDown} answers a fraction of the matching
+ * requests with {@code 503 SlowDown}; {@link #delay} holds every request before relaying it;
+ * {@link #loseAcknowledgements} relays a fraction of the matching requests and then resets the
+ * client connection instead of relaying the reply. {@link #onRequest} observes every request (for
+ * counting without keeping a list).
  *
  * <p>Thread-safe. Not for production: plain HTTP only, no TLS, loopback only.
  */
@@ -71,7 +84,14 @@ public final class FaultProxy implements AutoCloseable {
   private record Scheduled(Fault fault, Predicate<Request> when) {}
 
   private final InetSocketAddress upstream;
-  private final ServerSocket server;
+  private final int port;
+  private volatile ServerSocket server;
+  private volatile boolean blackHole;
+  private volatile Condition slowDown = Condition.NONE;
+  private volatile Condition lostAcknowledgement = Condition.NONE;
+  private volatile long delayNanos;
+  private volatile Consumer<Request> observer = r -> { };
+  private volatile boolean keepRequests = true;
   private final ExecutorService connections = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "fault-proxy");
     t.setDaemon(true);
@@ -84,8 +104,19 @@ public final class FaultProxy implements AutoCloseable {
 
   private FaultProxy(InetSocketAddress upstream) throws IOException {
     this.upstream = upstream;
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    connections.execute(this::acceptLoop);
+    ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.server = socket;
+    this.port = socket.getLocalPort();
+    connections.execute(() -> acceptLoop(socket));
+  }
+
+  /** A lasting fault applied to a fraction of the requests that match. */
+  private record Condition(double fraction, Predicate<Request> when) {
+    static final Condition NONE = new Condition(0, r -> false);
+
+    boolean hits(Request request) {
+      return fraction > 0 && when.test(request) && ThreadLocalRandom.current().nextDouble() < fraction;
+    }
   }
 
   /** Starts a relay on a free loopback port in front of {@code upstream}. */
@@ -95,7 +126,86 @@ public final class FaultProxy implements AutoCloseable {
 
   /** The address clients should use instead of the upstream's. */
   public URI uri() {
-    return URI.create("http://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
+    return URI.create("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + port);
+  }
+
+  /**
+   * Closes the listening port: new connections are refused (as by a server that is down) until
+   * {@link #acceptConnections()}. Connections already open finish normally.
+   */
+  public synchronized FaultProxy refuseConnections() throws IOException {
+    server.close();
+    return this;
+  }
+
+  /** Listens again on the same port after {@link #refuseConnections()}; does nothing if listening. */
+  public synchronized FaultProxy acceptConnections() throws IOException {
+    if (!server.isClosed()) {
+      return this;
+    }
+    ServerSocket socket = new ServerSocket();
+    socket.setReuseAddress(true);
+    socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+    server = socket;
+    connections.execute(() -> acceptLoop(socket));
+    return this;
+  }
+
+  /**
+   * While on, every new connection is accepted and read but never answered nor forwarded, until the
+   * client gives up (its timeout fires). Connections held when it is switched off stay unanswered.
+   */
+  public FaultProxy blackHole(boolean on) {
+    blackHole = on;
+    return this;
+  }
+
+  /** Answers {@code fraction} (0 to 1) of the requests matching {@code when} with {@code 503 SlowDown}. */
+  public FaultProxy slowDown(double fraction, Predicate<Request> when) {
+    slowDown = new Condition(checkFraction(fraction), Objects.requireNonNull(when, "when"));
+    return this;
+  }
+
+  /** Holds every request for {@code delay} before relaying it (after reading its head). */
+  public FaultProxy delay(Duration delay) {
+    delayNanos = delay.toNanos();
+    return this;
+  }
+
+  /**
+   * Relays {@code fraction} (0 to 1) of the requests matching {@code when} and then resets the
+   * client connection instead of relaying the reply: the server acted, the client cannot know.
+   */
+  public FaultProxy loseAcknowledgements(double fraction, Predicate<Request> when) {
+    lostAcknowledgement = new Condition(checkFraction(fraction), Objects.requireNonNull(when, "when"));
+    return this;
+  }
+
+  /** Ends every lasting condition: listening, no black hole, no SlowDown, no delay, no lost replies. */
+  public synchronized FaultProxy clearConditions() throws IOException {
+    blackHole = false;
+    slowDown = Condition.NONE;
+    lostAcknowledgement = Condition.NONE;
+    delayNanos = 0;
+    return acceptConnections();
+  }
+
+  /**
+   * Calls {@code observer} with every request received (on the relay's thread; it must be fast and
+   * thread-safe). With {@code keepList false}, {@link #requests()} stays empty from now on, so that
+   * a long run does not keep every request in memory.
+   */
+  public FaultProxy onRequest(Consumer<Request> observer, boolean keepList) {
+    this.observer = Objects.requireNonNull(observer, "observer");
+    this.keepRequests = keepList;
+    return this;
+  }
+
+  private static double checkFraction(double fraction) {
+    if (!(fraction >= 0 && fraction <= 1)) {
+      throw new IllegalArgumentException("fraction must be in [0, 1], got " + fraction);
+    }
+    return fraction;
   }
 
   /** Applies {@code fault} once, to the next request matching {@code when}. */
@@ -140,7 +250,7 @@ public final class FaultProxy implements AutoCloseable {
     connections.shutdownNow();
   }
 
-  private void acceptLoop() {
+  private void acceptLoop(ServerSocket server) {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
@@ -165,6 +275,10 @@ public final class FaultProxy implements AutoCloseable {
     try (client) {
       InputStream fromClient = client.getInputStream();
       OutputStream toClient = client.getOutputStream();
+      if (blackHole) {
+        fromClient.transferTo(OutputStream.nullOutputStream()); // until the client gives up
+        return;
+      }
       List<String> head = readHead(fromClient);
       if (head.isEmpty()) {
         return;
@@ -190,7 +304,10 @@ public final class FaultProxy implements AutoCloseable {
       }
       forwarded.add("Connection: close");
       Request request = new Request(line[0], line.length > 1 ? line[1] : "", length);
-      requests.add(request);
+      if (keepRequests) {
+        requests.add(request);
+      }
+      observer.accept(request);
       if (chunked) {
         reply(toClient, 501, "NotImplemented", "FaultProxy needs Content-Length");
         return;
@@ -204,7 +321,16 @@ public final class FaultProxy implements AutoCloseable {
         reply(toClient, 403, "AccessDenied", "Access Denied (a policy injected by FaultProxy)");
         return;
       }
+      long delay = delayNanos;
+      if (delay > 0) {
+        TimeUnit.NANOSECONDS.sleep(delay);
+      }
       Fault fault = faultFor(request);
+      if (fault == null && slowDown.hits(request)) {
+        fault = Fault.SLOW_DOWN;
+      } else if (fault == null && lostAcknowledgement.hits(request)) {
+        fault = Fault.LOST_ACKNOWLEDGEMENT;
+      }
       if (fault == null) {
         relay(forwarded, fromClient, length, toClient);
         return;
@@ -233,6 +359,8 @@ public final class FaultProxy implements AutoCloseable {
       }
     } catch (IOException e) {
       // The client went away or was reset on purpose; nothing to report to anyone.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closing
     } finally {
       open.remove(client);
     }

@@ -33,7 +33,7 @@ final class Uploader {
   private final Events events;
   private final Clock clock;
 
-  /** @param breakerDelay how long a row the open breaker refused waits (the breaker's open delay) */
+  /** @param breakerDelay the longest a row the breaker refused waits (the breaker's open delay) */
   Uploader(PathGuard guard, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Leases leases,
       Failures failures, Events events, Clock clock) {
     this.guard = guard;
@@ -57,10 +57,12 @@ final class Uploader {
     Instant putStarted = clock.instant(); // taken again just before the PUT
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
       if (!breaker.tryAcquire()) {
-        // Circuit open or its one probe already running: not attempted. The row is due again after
-        // the breaker's delay, so that the sweeper does not hand it straight back meanwhile.
+        // Circuit open or its one probe already running: not attempted. The row is due again when
+        // the breaker may let it through (the rest of the open delay; a moment while the probe runs),
+        // so that the sweeper does not hand it straight back meanwhile, nor a whole delay too late.
         log.debug("circuit open: {} not attempted, stays PENDING for the sweeper", item.id());
-        leases.release(item, breakerDelay);
+        Duration wait = breaker.refusedRowWait();
+        leases.release(item, wait.compareTo(breakerDelay) < 0 ? wait : breakerDelay);
         return null;
       }
       putStarted = clock.instant();

@@ -1,0 +1,59 @@
+package dev.segmentledger.benchmarks;
+
+import dev.segmentledger.rig.FaultProxy;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One S3 misbehaviour of issue 21, applied to the {@link FaultProxy} in front of the S3 endpoint
+ * for {@link #duration()} and then cleared. Flapping is driven by the runner: {@link #set} is
+ * called with {@code down} alternating every {@link #flapPeriod()}.
+ *
+ * @param name the measure name (for {@code --scenarios=})
+ * @param description what the endpoint does, for the results
+ * @param duration how long the fault lasts (full scale)
+ * @param flapPeriod for flapping, the length of each up and each down phase; else {@code null}
+ * @param fault what the proxy does while the fault is on
+ */
+record OutageScenario(String name, String description, Duration duration, Duration flapPeriod, Fault fault) {
+
+  /** Switches the fault on ({@code down}) or off on the proxy. */
+  @FunctionalInterface
+  interface Fault {
+    void set(FaultProxy proxy, boolean down) throws IOException;
+  }
+
+  void set(FaultProxy proxy, boolean down) throws IOException {
+    fault.set(proxy, down);
+  }
+
+  /** The six scenarios of issue 21, in its order. */
+  static List<OutageScenario> all() {
+    return List.of(
+        new OutageScenario("refused", "full outage: the port refuses connections", Duration.ofSeconds(60), null,
+            (p, down) -> {
+              if (down) {
+                p.refuseConnections();
+              } else {
+                p.acceptConnections();
+              }
+            }),
+        new OutageScenario("black_hole", "black hole: connections accepted, never answered (client timeouts)",
+            Duration.ofSeconds(60), null, (p, down) -> p.blackHole(down)),
+        new OutageScenario("slow_down", "throttling: 50 % of PUTs answered 503 SlowDown", Duration.ofSeconds(120), null,
+            (p, down) -> p.slowDown(down ? 0.5 : 0, r -> r.method().equals("PUT"))),
+        new OutageScenario("slow_server", "slow server: +500 ms before every request is relayed",
+            Duration.ofSeconds(120), null, (p, down) -> p.delay(down ? Duration.ofMillis(500) : Duration.ZERO)),
+        new OutageScenario("lost_ack", "lost acknowledgements: 10 % of PUTs reach the server, the reply is reset",
+            Duration.ofSeconds(120), null, (p, down) -> p.loseAcknowledgements(down ? 0.1 : 0, r -> r.method().equals("PUT"))),
+        new OutageScenario("flapping", "flapping: 5 s refused / 5 s up", Duration.ofSeconds(120), Duration.ofSeconds(5),
+            (p, down) -> {
+              if (down) {
+                p.refuseConnections();
+              } else {
+                p.acceptConnections();
+              }
+            }));
+  }
+}
