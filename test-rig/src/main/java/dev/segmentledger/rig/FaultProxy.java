@@ -19,10 +19,13 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -86,6 +89,8 @@ public final class FaultProxy implements AutoCloseable {
   private final InetSocketAddress upstream;
   private final int port;
   private volatile ServerSocket server;
+  /** The thread accepting on {@link #server}; the port is only really closed once it has returned. */
+  private volatile Future<?> acceptor;
   private volatile boolean blackHole;
   private volatile Condition slowDown = Condition.NONE;
   private volatile Condition lostAcknowledgement = Condition.NONE;
@@ -107,7 +112,7 @@ public final class FaultProxy implements AutoCloseable {
     ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.server = socket;
     this.port = socket.getLocalPort();
-    connections.execute(() -> acceptLoop(socket));
+    this.acceptor = connections.submit(() -> acceptLoop(socket));
   }
 
   /** A lasting fault applied to a fraction of the requests that match. */
@@ -135,6 +140,15 @@ public final class FaultProxy implements AutoCloseable {
    */
   public synchronized FaultProxy refuseConnections() throws IOException {
     server.close();
+    // A thread blocked in accept() keeps the listening socket alive in the kernel until it returns,
+    // and may accept one more connection meanwhile: wait for it, so refusal holds on return.
+    try {
+      acceptor.get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("the accepting thread did not stop", e);
+    }
     return this;
   }
 
@@ -147,7 +161,7 @@ public final class FaultProxy implements AutoCloseable {
     socket.setReuseAddress(true);
     socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
     server = socket;
-    connections.execute(() -> acceptLoop(socket));
+    acceptor = connections.submit(() -> acceptLoop(socket));
     return this;
   }
 
@@ -254,6 +268,10 @@ public final class FaultProxy implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
+        if (server.isClosed()) { // accepted while closing: refused after all
+          client.close();
+          return;
+        }
         open.add(client);
         connections.execute(() -> serve(client));
       } catch (IOException e) {
