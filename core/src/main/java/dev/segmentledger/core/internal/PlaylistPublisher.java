@@ -153,9 +153,10 @@ final class PlaylistPublisher {
       events.onPlaylistPublished(broadcast, rendition, text.entries(), text.complete());
       return true;
     } catch (SinkException e) {
-      fail(record, until, key, e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause());
+      fail(record, until, key, e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause(),
+          e.kind() == SinkException.Kind.CONFIGURATION);
     } catch (RuntimeException e) { // the store failed, or a sink broke its contract: retried later
-      fail(record, until, key, String.valueOf(e));
+      fail(record, until, key, String.valueOf(e), false);
     }
     return false;
   }
@@ -192,7 +193,8 @@ final class PlaylistPublisher {
     };
   }
 
-  private void fail(PlaylistRecord record, Instant until, String key, String rawDetail) {
+  /** @param configuration a refusal of the sink's configuration: the breaker logs its cause once per opening */
+  private void fail(PlaylistRecord record, Instant until, String key, String rawDetail, boolean configuration) {
     String detail = Printable.escape(rawDetail);
     Instant now = clock.instant();
     try {
@@ -201,7 +203,11 @@ final class PlaylistPublisher {
     } catch (RuntimeException e) {
       log.warn("could not record the failed publication of {}; its lease expires and it is retried", key, e);
     }
-    log.info("playlist {} not published (attempt {}): {}", key, record.attempts() + 1, detail);
+    if (configuration) {
+      log.debug("playlist {} not published (attempt {}): {}", key, record.attempts() + 1, detail);
+    } else {
+      log.info("playlist {} not published (attempt {}): {}", key, record.attempts() + 1, detail);
+    }
   }
 
   private static UploadContent content(byte[] bytes) {

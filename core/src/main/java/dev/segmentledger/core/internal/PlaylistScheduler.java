@@ -39,8 +39,18 @@ final class PlaylistScheduler {
   /** Stops the thread, interrupting a round in progress (its leases expire; nothing is lost). */
   void stop() {
     ScheduledExecutorService current = thread;
-    if (current != null) {
+    if (current == null) {
+      return;
+    }
+    // Let a round in flight finish its PUT rather than interrupt it half-written; bounded.
+    current.shutdown();
+    try {
+      if (!current.awaitTermination(5, TimeUnit.SECONDS)) {
+        current.shutdownNow();
+      }
+    } catch (InterruptedException e) {
       current.shutdownNow();
+      Thread.currentThread().interrupt();
     }
   }
 
