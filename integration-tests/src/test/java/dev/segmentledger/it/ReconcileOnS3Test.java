@@ -94,7 +94,9 @@ class ReconcileOnS3Test {
 
   /** A started three-axis ledger with {@code segments} originals of {@code b} uploaded and confirmed. */
   private Ledger uploaded(String b, int segments) throws InterruptedException {
-    Ledger ledger = Wiring.ledger(store, sink, root, new FakeRepackager(), events).build();
+    // Items only: playlists written in the background while the test lists the bucket would race
+    // S3Proxy's filesystem store (a LIST answered 400); playlists have their own tests.
+    Ledger ledger = Wiring.ledger(store, sink, root, new FakeRepackager(), events).publishPlaylists(false).build();
     ledger.start();
     for (int i = 0; i < segments; i++) {
       ItemId id = ItemId.original(b, "720p", i);
