@@ -5,7 +5,6 @@ import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Printable;
-import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
@@ -163,34 +162,12 @@ final class PlaylistPublisher {
 
   /** The PUT through the breaker, counted as an item's PUT is ({@link Uploader}). */
   private StoredObjectInfo put(String key, byte[] bytes) {
-    StoredObjectInfo stored;
-    try {
-      stored = sink.put(key, content(bytes), true);
-      breaker.recordSuccess();
-    } catch (SinkException e) {
-      if (e.isRetryable()) {
-        breaker.recordFailure(reasonOf(e), e.getMessage());
-      } else {
-        breaker.recordSuccess(); // the sink answered: the refusal is this object's
-      }
-      throw e;
-    } catch (RuntimeException | Error e) {
-      breaker.recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e)); // a half-open probe must record an outcome
-      throw e;
-    }
+    StoredObjectInfo stored = breaker.call(() -> sink.put(key, content(bytes), true));
     if (stored.sizeBytes() != bytes.length) {
       throw SinkException.retryable("sink reports " + stored.sizeBytes() + " bytes at " + key + ", PUT "
           + bytes.length, null);
     }
     return stored;
-  }
-
-  private static Reason reasonOf(SinkException e) {
-    return switch (e.kind()) {
-      case TRANSIENT -> Reason.SINK_TRANSIENT;
-      case PERMANENT -> Reason.SINK_PERMANENT;
-      case CONFIGURATION -> Reason.SINK_CONFIGURATION;
-    };
   }
 
   /** @param configuration a refusal of the sink's configuration: the breaker logs its cause once per opening */

@@ -3,11 +3,13 @@ package dev.segmentledger.core.internal;
 import dev.failsafe.CircuitBreaker;
 import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.SinkException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Failure pressure against the sink, regulated by a Failsafe {@link CircuitBreaker}. Only
@@ -104,6 +106,45 @@ final class SinkBreaker {
     lastFailure = new Cause(reason, detail);
     breaker.recordFailure();
     probing.set(false);
+  }
+
+  /**
+   * Runs one sink call that holds a permit and records its outcome, whatever it is: a retryable
+   * refusal (transient, or a configuration every object fails on) and anything unexpected count as
+   * failures; any other answer, even a refusal of this one object, counts as a success (the sink is
+   * reachable). A half-open probe therefore always records an outcome. Rethrows what the call threw.
+   */
+  <T> T call(Supplier<T> sinkCall) {
+    T result;
+    try {
+      result = sinkCall.get();
+    } catch (SinkException e) {
+      if (e.isRetryable()) {
+        recordFailure(reasonOf(e), describe(e));
+      } else {
+        recordSuccess();
+      }
+      throw e;
+    } catch (RuntimeException | Error e) {
+      recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e));
+      throw e;
+    }
+    recordSuccess();
+    return result;
+  }
+
+  /** The row's reason for a sink refusal of kind {@link SinkException#kind()}. */
+  static Reason reasonOf(SinkException e) {
+    return switch (e.kind()) {
+      case TRANSIENT -> Reason.SINK_TRANSIENT;
+      case PERMANENT -> Reason.SINK_PERMANENT;
+      case CONFIGURATION -> Reason.SINK_CONFIGURATION;
+    };
+  }
+
+  /** The refusal's message and cause, as recorded on the row. */
+  static String describe(SinkException e) {
+    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
   }
 
   private record Cause(Reason reason, String detail) {}

@@ -71,7 +71,7 @@ final class Uploader {
       failures.record(item, e.reason(), e.getMessage());
       return null;
     } catch (SinkException e) {
-      failures.record(item, reasonOf(e), describe(e));
+      failures.record(item, SinkBreaker.reasonOf(e), SinkBreaker.describe(e));
       return null;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
@@ -112,32 +112,6 @@ final class Uploader {
   }
 
   private StoredObjectInfo putThroughBreaker(LedgerItem item, VerifiedFile file, boolean mayExist) {
-    try {
-      StoredObjectInfo stored = sink.put(item.objectKey(), file, mayExist);
-      breaker.recordSuccess();
-      return stored;
-    } catch (SinkException e) {
-      if (e.isRetryable()) { // transient, or a configuration every item fails on
-        breaker.recordFailure(reasonOf(e), describe(e));
-      } else {
-        breaker.recordSuccess(); // the sink answered: it is reachable, the refusal is this item's
-      }
-      throw e;
-    } catch (RuntimeException | Error e) {
-      breaker.recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e)); // a half-open probe must always record an outcome
-      throw e;
-    }
-  }
-
-  private static Reason reasonOf(SinkException e) {
-    return switch (e.kind()) {
-      case TRANSIENT -> Reason.SINK_TRANSIENT;
-      case PERMANENT -> Reason.SINK_PERMANENT;
-      case CONFIGURATION -> Reason.SINK_CONFIGURATION;
-    };
-  }
-
-  private static String describe(SinkException e) {
-    return e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause();
+    return breaker.call(() -> sink.put(item.objectKey(), file, mayExist));
   }
 }
