@@ -101,6 +101,9 @@ class OriginalFormatAndRecordingTimeTest {
         + "#EXTINF:4.000000,\nplayback/0000000004.m4s\n"), "after a discontinuity: " + vod);
     assertEquals(4, times(vod).size(), vod);
     assertTrue(vod.endsWith("#EXT-X-ENDLIST\n"), vod);
+
+    String view = ledger.playback("b1", "720p").mediaPlaylist().orElseThrow();
+    assertEquals(List.of("2026-11-30T17:00:00.250Z"), times(view), "the playback view stops at the gap: " + view);
   }
 
   private String text(String key) {
