@@ -66,7 +66,8 @@ public interface Ledger extends AutoCloseable {
    * @throws IllegalArgumentException if {@code file} is null or empty
    * @throws UnsupportedFileNameException if the file's name is not valid in the platform's file
    *     name encoding (it could not be stored exactly); nothing is written
-   * @throws RegistrationConflictException if the identity is registered with another size
+   * @throws RegistrationConflictException if the identity's position is registered with another
+   *     size or another {@linkplain MediaFormat format}
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
    *     unreachable, or the transaction could not complete); normally nothing is written, and
@@ -74,6 +75,18 @@ public interface Ledger extends AutoCloseable {
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);
+
+  /**
+   * Registers one closed file as {@link #register(ItemId, Path)} does, with what else the recorder
+   * knows of it (its {@linkplain ClosedFile#recordedAt() recording time}): the same as
+   * {@code registerAll(List.of(file)).get(0)}.
+   *
+   * @throws RegistrationConflictException if the position is registered with another size or format
+   * @see #register(ItemId, Path) the other exceptions
+   */
+  default Registration register(ClosedFile file) {
+    return registerAll(java.util.List.of(file)).get(0);
+  }
 
   /**
    * Registers many closed files at once, in one transaction: each as {@link #register} would, but
@@ -93,7 +106,8 @@ public interface Ledger extends AutoCloseable {
    *
    * @return one registration per file, in the list's order
    * @throws UnsupportedFileNameException if a file's name cannot be stored exactly; nothing is written
-   * @throws RegistrationConflictException if an identity is registered with another size; nothing is written
+   * @throws RegistrationConflictException if an identity's position is registered with another size or
+   *     format; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
    *     unreachable, or the transaction could not complete); normally nothing is written, and

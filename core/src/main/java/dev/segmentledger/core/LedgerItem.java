@@ -31,6 +31,9 @@ import java.util.Objects;
  *     modification time, as an opaque text), which the upload requires unchanged
  *     ({@link Reason#FILE_CHANGED}); {@code null} if not recorded (produced PLAYBACK and INIT files,
  *     rows refused at registration, platforms without file keys)
+ * @param recordedAt when the recording of the original's media began, as the recorder gave it at
+ *     registration ({@link ClosedFile#recordedAt()}); a PLAYBACK or INIT row has its original's.
+ *     {@code null} if the recorder did not give it
  */
 public record LedgerItem(
     long rowId,
@@ -47,7 +50,8 @@ public record LedgerItem(
     Instant confirmedAt,
     String checksum,
     Duration mediaDuration,
-    String fileIdentity) {
+    String fileIdentity,
+    Instant recordedAt) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;
@@ -60,7 +64,15 @@ public record LedgerItem(
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
   }
 
-  /** A row without a recorded file identity; see the canonical constructor. */
+  /** A row without a recording time; see the canonical constructor. */
+  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
+      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
+      String checksum, Duration mediaDuration, String fileIdentity) {
+    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
+        confirmedAt, checksum, mediaDuration, fileIdentity, null);
+  }
+
+  /** A row without a recorded file identity or recording time; see the canonical constructor. */
   public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
       int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
       String checksum, Duration mediaDuration) {

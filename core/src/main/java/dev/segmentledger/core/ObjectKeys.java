@@ -10,10 +10,14 @@ import java.util.regex.Pattern;
  * duplicate PUT overwrites identical bytes.
  *
  * <pre>
- *   ORIGINAL  {broadcast}/{rendition}/original/{sequence:10 digits}.ts
+ *   ORIGINAL  {broadcast}/{rendition}/original/{sequence:10 digits}.{ts|m4s|mp4}
  *   PLAYBACK  {broadcast}/{rendition}/playback/{sequence:10 digits}.m4s
  *   INIT      {broadcast}/{rendition}/init.mp4
  * </pre>
+ *
+ * <p>The extension of an original is its {@linkplain ItemId#format() format}'s
+ * ({@link MediaFormat#extension()}): {@code .ts} for MPEG-TS (the default), {@code .m4s} for an
+ * fMP4/CMAF segment, {@code .mp4} for an MP4 file. The other axes have one format each.
  *
  * <p>Playlists, published by the ledger when it repackages (see docs/design.md, "Playlists"), lie
  * beside the items but are not items: {@link #idOf} recognises none of them.
@@ -31,7 +35,7 @@ import java.util.regex.Pattern;
  */
 public final class ObjectKeys {
   private static final Pattern KEY = Pattern.compile(
-      "([^/]+)/([^/]+)/(?:(original)/(\\d{10,19})\\.ts|(playback)/(\\d{10,19})\\.m4s|(init)\\.mp4)");
+      "([^/]+)/([^/]+)/(?:(original)/(\\d{10,19})\\.(ts|m4s|mp4)|(playback)/(\\d{10,19})\\.m4s|(init)\\.mp4)");
 
   private ObjectKeys() {}
 
@@ -39,7 +43,7 @@ public final class ObjectKeys {
   public static String keyOf(ItemId id) {
     String base = id.broadcastId() + "/" + id.rendition() + "/";
     return switch (id.axis()) {
-      case ORIGINAL -> base + "original/" + sequence(id.sequence()) + ".ts";
+      case ORIGINAL -> base + "original/" + sequence(id.sequence()) + "." + id.format().extension();
       case PLAYBACK -> base + "playback/" + sequence(id.sequence()) + ".m4s";
       case INIT -> base + "init.mp4";
     };
@@ -96,9 +100,9 @@ public final class ObjectKeys {
     try {
       ItemId id;
       if (m.group(3) != null) {
-        id = ItemId.original(m.group(1), m.group(2), Long.parseLong(m.group(4)));
-      } else if (m.group(5) != null) {
-        id = ItemId.playback(m.group(1), m.group(2), Long.parseLong(m.group(6)));
+        id = ItemId.original(m.group(1), m.group(2), Long.parseLong(m.group(4)), formatOf(m.group(5)));
+      } else if (m.group(6) != null) {
+        id = ItemId.playback(m.group(1), m.group(2), Long.parseLong(m.group(7)));
       } else {
         id = ItemId.init(m.group(1), m.group(2));
       }
@@ -106,5 +110,15 @@ public final class ObjectKeys {
     } catch (IllegalArgumentException e) { // invalid identifier, or a sequence beyond a long
       return Optional.empty();
     }
+  }
+
+  /** The original's format of a key extension the pattern accepted. */
+  private static MediaFormat formatOf(String extension) {
+    for (MediaFormat format : MediaFormat.values()) {
+      if (format.extension().equals(extension)) {
+        return format;
+      }
+    }
+    throw new IllegalArgumentException("no format has the extension " + extension);
   }
 }

@@ -1,6 +1,9 @@
 package dev.segmentledger.core;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -32,15 +35,25 @@ public record PlaybackView(
    * @param sequence its sequence number
    * @param key its object key
    * @param duration its media duration
+   * @param recordedAt when its recording began ({@link LedgerItem#recordedAt()}); {@code null} if unknown
    */
-  public record Segment(long sequence, String key, Duration duration) {}
+  public record Segment(long sequence, String key, Duration duration, Instant recordedAt) {
+    /** A segment whose recording time is unknown. */
+    public Segment(long sequence, String key, Duration duration) {
+      this(sequence, key, duration, null);
+    }
+  }
+
+  private static final DateTimeFormatter PROGRAM_DATE_TIME =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   /**
    * An HLS media playlist (version 7, fMP4) listing the playable segments, with
    * {@code #EXT-X-ENDLIST} only when the broadcast is complete. URIs are relative to the
    * rendition's folder {@code {broadcast}/{rendition}/}, where the playlist is meant to be served
-   * from: the init is {@code init.mp4}, segments are {@code playback/{sequence}.m4s}. Empty if
-   * playback cannot open yet.
+   * from: the init is {@code init.mp4}, segments are {@code playback/{sequence}.m4s}. A segment
+   * whose recording time is known is preceded by {@code #EXT-X-PROGRAM-DATE-TIME} (UTC,
+   * milliseconds), as in the playlists the ledger publishes. Empty if playback cannot open yet.
    */
   public Optional<String> mediaPlaylist() {
     if (!canOpen) {
@@ -61,6 +74,9 @@ public record PlaybackView(
         .append("#EXT-X-MAP:URI=\"")
         .append(relative(folder, ObjectKeys.keyOf(ItemId.init(broadcastId, rendition)))).append("\"\n");
     for (Segment s : segments) {
+      if (s.recordedAt() != null) {
+        m3u8.append("#EXT-X-PROGRAM-DATE-TIME:").append(PROGRAM_DATE_TIME.format(s.recordedAt())).append('\n');
+      }
       m3u8.append(String.format(Locale.ROOT, "#EXTINF:%.6f,", s.duration().toNanos() / 1e9)).append('\n')
           .append(relative(folder, s.key())).append('\n');
     }

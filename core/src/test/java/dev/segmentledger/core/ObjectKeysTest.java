@@ -1,6 +1,7 @@
 package dev.segmentledger.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,40 @@ class ObjectKeysTest {
         "b1/720p/x/init.mp4", "")) {
       assertEquals(Optional.empty(), ObjectKeys.idOf(key), key);
     }
+  }
+
+  @Test
+  void anOriginalsKeyHasItsFormatsExtensionAndIdOfGivesTheFormatBack() {
+    assertEquals("b42/720p/original/0000000007.ts", ItemId.original("b42", "720p", 7, MediaFormat.MPEG_TS).objectKey());
+    assertEquals("b42/720p/original/0000000007.m4s", ItemId.original("b42", "720p", 7, MediaFormat.FMP4).objectKey());
+    assertEquals("b42/720p/original/0000000007.mp4", ItemId.original("b42", "720p", 7, MediaFormat.MP4).objectKey());
+    for (MediaFormat format : MediaFormat.values()) {
+      ItemId id = ItemId.original("b42", "720p", 7, format);
+      assertEquals(Optional.of(id), ObjectKeys.idOf(id.objectKey()), format.name());
+      assertEquals(format, ObjectKeys.idOf(id.objectKey()).orElseThrow().format());
+    }
+    for (String key : List.of("b1/720p/original/0000000001.cmfv", "b1/720p/original/0000000001.TS",
+        "b1/720p/original/0000000001.m4v", "b1/720p/playback/0000000001.mp4", "b1/720p/init.m4s",
+        "b1/720p/init.ts")) {
+      assertEquals(Optional.empty(), ObjectKeys.idOf(key), key);
+    }
+  }
+
+  @Test
+  void theFormatIsPartOfTheIdentityWithMpegTsTheDefaultOfAnOriginal() {
+    assertEquals(ItemId.original("b", "r", 1), ItemId.original("b", "r", 1, MediaFormat.MPEG_TS));
+    assertEquals(ItemId.original("b", "r", 1), new ItemId("b", Axis.ORIGINAL, "r", 1));
+    assertNotEquals(ItemId.original("b", "r", 1), ItemId.original("b", "r", 1, MediaFormat.FMP4));
+    assertEquals(0, ItemId.IDENTITY_ORDER.compare(ItemId.original("b", "r", 1),
+        ItemId.original("b", "r", 1, MediaFormat.FMP4)), "the order is of positions");
+    assertEquals(MediaFormat.FMP4, ItemId.playback("b", "r", 1).format());
+    assertEquals(MediaFormat.MP4, ItemId.init("b", "r").format());
+    assertEquals("b/ORIGINAL/r/1", ItemId.original("b", "r", 1).toString());
+    assertEquals("b/ORIGINAL/r/1 (FMP4)", ItemId.original("b", "r", 1, MediaFormat.FMP4).toString());
+    assertThrows(IllegalArgumentException.class,
+        () -> new ItemId("b", Axis.PLAYBACK, "r", 1, MediaFormat.MPEG_TS), "a playback segment is always fMP4");
+    assertThrows(IllegalArgumentException.class, () -> new ItemId("b", Axis.INIT, "r", 0, MediaFormat.FMP4));
+    assertThrows(NullPointerException.class, () -> ItemId.original("b", "r", 1, null));
   }
 
   @Test

@@ -89,7 +89,7 @@ class PlaylistPublicationTest {
     assertEquals(3, count(media, "#EXTINF:4.000000,"), media);
     assertTrue(media.contains("playback/0000000002.m4s\n"), media);
     assertFalse(media.contains("#EXT-X-ENDLIST"), media);
-    assertFalse(media.contains("#EXT-X-PROGRAM-DATE-TIME"), "the ledger does not know recording times");
+    assertFalse(media.contains("#EXT-X-PROGRAM-DATE-TIME"), "no recording time was given");
 
     String master = text(MASTER);
     assertEquals(2, count(master, "#EXT-X-STREAM-INF:BANDWIDTH="), master);

@@ -25,13 +25,63 @@ final class MediaProbe {
   /** One elementary stream: its input index, its type ({@code video}, {@code audio}, ...) and codec. */
   record MediaStream(int index, String type, String codec) {}
 
+  /**
+   * The streams and duration of {@code media}. The duration is the container's, except for an MP4
+   * (an original recorded as fragmented MP4, issue 17): there ffprobe's container duration counts
+   * from time zero rather than from the first sample when the fragments carry the recording's
+   * timeline ({@code tfdt}), so the duration is measured over the packets instead: the end of the
+   * last one minus the start of the first.
+   */
   ProbedMedia probe(Path media) throws RepackageException {
     String output = runner.run(List.of(
         ffprobe, "-v", "error",
-        "-show_entries", "stream=index,codec_type,codec_name:format=duration",
+        "-show_entries", "stream=index,codec_type,codec_name:format=duration,format_name",
         "-of", "compact",
         media.toString()));
-    return parse(output, media);
+    ProbedMedia probed = parse(output, media);
+    if (!isMp4(output)) {
+      return probed;
+    }
+    String packets = runner.run(List.of(
+        ffprobe, "-v", "error",
+        "-show_entries", "packet=pts_time,duration_time",
+        "-of", "csv=p=0",
+        media.toString()));
+    return new ProbedMedia(probed.streams(), packetSpan(packets, media));
+  }
+
+  /** Whether ffprobe's compact output names the MP4 family of containers ({@code mov,mp4,m4a,...}). */
+  static boolean isMp4(String output) {
+    for (String line : output.split("\\R")) {
+      if (line.startsWith("format|") && "mov,mp4,m4a,3gp,3g2,mj2".equals(fields(line).get("format_name"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The span of packets listed as {@code pts_time,duration_time} lines: the latest
+   * {@code pts + duration} minus the earliest {@code pts}. Lines without a time are skipped.
+   */
+  static Duration packetSpan(String csv, Path media) throws RepackageException {
+    BigDecimal first = null;
+    BigDecimal end = null;
+    for (String line : csv.split("\\R")) {
+      String[] cells = line.strip().split(",");
+      if (cells.length < 2 || cells[0].isEmpty() || cells[0].equals("N/A") || cells[1].equals("N/A")) {
+        continue;
+      }
+      BigDecimal pts = new BigDecimal(cells[0]);
+      BigDecimal until = pts.add(new BigDecimal(cells[1]));
+      first = first == null || pts.compareTo(first) < 0 ? pts : first;
+      end = end == null || until.compareTo(end) > 0 ? until : end;
+    }
+    if (first == null) {
+      throw new RepackageException("ffprobe reports no timed packet in " + media);
+    }
+    return Duration.ofNanos(end.subtract(first).movePointRight(9).setScale(0, java.math.RoundingMode.HALF_UP)
+        .longValueExact());
   }
 
   /**

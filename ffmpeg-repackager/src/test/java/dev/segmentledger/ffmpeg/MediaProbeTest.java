@@ -35,4 +35,14 @@ class MediaProbeTest {
   void missingDurationIsAFailure() {
     assertThrows(RepackageException.class, () -> MediaProbe.parse("format|duration=N/A\n", Path.of("x.ts")));
   }
+
+  @Test
+  void anMp4IsRecognisedByItsFormatNameAndMeasuredOverItsPackets() throws Exception {
+    assertEquals(true, MediaProbe.isMp4("stream|index=0|codec_type=video\nformat|duration=9.4|format_name=mov,mp4,m4a,3gp,3g2,mj2\n"));
+    assertEquals(false, MediaProbe.isMp4("format|duration=4.0|format_name=mpegts\n"));
+    // Packets out of order (B-frames) and of two streams: from the earliest start to the latest end.
+    String packets = "5.480000,0.040000\n5.405333,0.021333\n5.560000,0.040000\nN/A,0.040000\n\n9.440000,0.040000\n";
+    assertEquals(Duration.ofNanos(4_074_667_000L), MediaProbe.packetSpan(packets, Path.of("x.mp4")));
+    assertThrows(RepackageException.class, () -> MediaProbe.packetSpan("N/A,N/A\n", Path.of("x.mp4")));
+  }
 }

@@ -52,7 +52,10 @@ final class BatchRegistration {
         .list());
   }
 
-  /** One multi-row insert in the order of {@code items}; returns the rows it created by identity. */
+  /**
+   * One multi-row insert in the order of {@code items}; returns the rows it created by
+   * {@linkplain LedgerItemMapper#position position}.
+   */
   Map<ItemId, LedgerItem> insertAll(Handle handle, List<NewItem> items, Set<ItemId> confirmedInits) {
     int n = items.size();
     List<String> broadcastIds = new ArrayList<>(n);
@@ -70,6 +73,8 @@ final class BatchRegistration {
     List<String> leaseOwners = new ArrayList<>(n);
     List<Long> leaseUntils = new ArrayList<>(n);
     List<String> fileIdentities = new ArrayList<>(n);
+    List<String> formats = new ArrayList<>(n);
+    List<Long> recordedAts = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -91,6 +96,8 @@ final class BatchRegistration {
       leaseOwners.add(item.leaseOwner());
       leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
       fileIdentities.add(item.fileIdentity());
+      formats.add(LedgerItemMapper.formatColumn(id));
+      recordedAts.add(item.recordedAt() == null ? null : epochMicros(item.recordedAt()));
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery(INSERT_ALL)
@@ -109,17 +116,22 @@ final class BatchRegistration {
         .bindArray("leaseOwners", String.class, leaseOwners)
         .bindArray("leaseUntils", Long.class, leaseUntils)
         .bindArray("fileIdentities", String.class, fileIdentities)
+        .bindArray("formats", String.class, formats)
+        .bindArray("recordedAts", Long.class, recordedAts)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
-        .forEach(row -> created.put(row.id(), row));
+        .forEach(row -> created.put(LedgerItemMapper.position(row.id()), row));
     // The rows as stored, built from what was sent: only the generated id and the state come back.
+    // Keyed by position; the row of a position is the first item of the position in the batch.
     Map<ItemId, LedgerItem> rows = new HashMap<>();
     for (NewItem item : items) {
-      CreatedRow row = created.get(item.id());
-      if (row != null && !rows.containsKey(item.id())) {
-        rows.put(item.id(), new LedgerItem(row.rowId(), item.id(), item.sourcePath(), item.originPath(),
+      ItemId position = LedgerItemMapper.position(item.id());
+      CreatedRow row = created.get(position);
+      if (row != null && !rows.containsKey(position)) {
+        rows.put(position, new LedgerItem(row.rowId(), row.id(), item.sourcePath(), item.originPath(),
             item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
-            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity()));
+            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity(),
+            item.recordedAt() == null ? null : micros(item.recordedAt())));
       }
     }
     return rows;
@@ -127,7 +139,7 @@ final class BatchRegistration {
 
   private record CreatedRow(long rowId, ItemId id, ItemState state) {}
 
-  /** The rows of the given identities, by identity. */
+  /** The rows at the given positions, by {@linkplain LedgerItemMapper#position position}. */
   Map<ItemId, LedgerItem> findAll(Handle handle, List<ItemId> ids) {
     Map<ItemId, LedgerItem> found = new HashMap<>();
     handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
@@ -138,7 +150,7 @@ final class BatchRegistration {
         .bindArray("renditions", String.class, ids.stream().map(ItemId::rendition).toList())
         .bindArray("sequences", Long.class, ids.stream().map(ItemId::sequence).toList())
         .map(mapper)
-        .forEach(row -> found.put(row.id(), row));
+        .forEach(row -> found.put(LedgerItemMapper.position(row.id()), row));
     return found;
   }
 }

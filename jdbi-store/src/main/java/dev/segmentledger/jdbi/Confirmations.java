@@ -27,7 +27,7 @@ final class Confirmations {
   private static final String CONFIRM_ONE = "UPDATE " + TABLE
       + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
       + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
-      + " RETURNING broadcast_id, axis, rendition, sequence";
+      + " RETURNING broadcast_id, axis, rendition, sequence, media_format";
 
   private static final String CONFIRM_ALL = Sql.load("confirm-batch.sql");
 

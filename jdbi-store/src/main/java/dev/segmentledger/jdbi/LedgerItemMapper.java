@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.Reason;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,7 +21,7 @@ import org.jdbi.v3.core.statement.StatementContext;
 final class LedgerItemMapper implements RowMapper<LedgerItem> {
   static final String COLUMNS = "id, broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
       + " state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"
-      + " media_duration_micros, file_identity";
+      + " media_duration_micros, file_identity, media_format, recorded_at";
 
   @Override
   public LedgerItem map(ResultSet rs, StatementContext ctx) throws SQLException {
@@ -32,13 +33,29 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
         rs.getLong("size_bytes"), ItemState.valueOf(rs.getString("state")), rs.getInt("attempts"),
         reason == null ? null : Reason.valueOf(reason), rs.getString("last_error"), instant(rs, "registered_at"),
         instant(rs, "next_attempt_at"), instant(rs, "confirmed_at"), rs.getString("checksum"), duration,
-        rs.getString("file_identity"));
+        rs.getString("file_identity"), instant(rs, "recorded_at"));
   }
 
-  /** The identity columns (broadcast_id, axis, rendition, sequence) of the current row. */
+  /** The identity columns (broadcast_id, axis, rendition, sequence, media_format) of the current row. */
   static ItemId itemId(ResultSet rs) throws SQLException {
-    return new ItemId(rs.getString("broadcast_id"), Axis.valueOf(rs.getString("axis")), rs.getString("rendition"),
-        rs.getLong("sequence"));
+    Axis axis = Axis.valueOf(rs.getString("axis"));
+    String format = rs.getString("media_format");
+    return new ItemId(rs.getString("broadcast_id"), axis, rs.getString("rendition"), rs.getLong("sequence"),
+        format == null ? MediaFormat.defaultFor(axis) : MediaFormat.valueOf(format));
+  }
+
+  /** The value of the {@code media_format} column for {@code id}: NULL for its axis's default format. */
+  static String formatColumn(ItemId id) {
+    return id.format() == MediaFormat.defaultFor(id.axis()) ? null : id.format().name();
+  }
+
+  /**
+   * The position of {@code id} (broadcast, axis, rendition, sequence: the table's unique identity)
+   * as an identity of the axis's default format, to key rows by position whatever their format.
+   */
+  static ItemId position(ItemId id) {
+    return id.format() == MediaFormat.defaultFor(id.axis()) ? id
+        : new ItemId(id.broadcastId(), id.axis(), id.rendition(), id.sequence());
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -45,7 +45,8 @@ final class Registration {
 
   private static final String INSERT_ONE = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
       + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
-      + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity)"
+      + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity,"
+      + " :mediaFormat, :recordedAt)"
       + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
 
   /**
@@ -128,17 +129,20 @@ final class Registration {
     }
     Set<ItemId> confirmedInits = batch.lockInitsOfWaiting(handle, items);
     Map<ItemId, LedgerItem> created = batch.insertAll(handle, items, confirmedInits);
+    // Keyed by position: a row found there may have been registered with another format.
     Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
-        : batch.findAll(handle, items.stream().map(NewItem::id).filter(id -> !created.containsKey(id)).toList());
+        : batch.findAll(handle, items.stream().map(NewItem::id).map(LedgerItemMapper::position)
+            .filter(id -> !created.containsKey(id)).toList());
     List<RegisterResult> results = new ArrayList<>(items.size());
     Set<ItemId> reported = new HashSet<>();
     for (NewItem item : items) {
-      LedgerItem row = created.get(item.id());
-      if (row != null && reported.add(item.id())) {
+      ItemId position = LedgerItemMapper.position(item.id());
+      LedgerItem row = created.get(position);
+      if (row != null && reported.add(position)) {
         results.add(new RegisterResult(row, true));
         continue;
       }
-      results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(item.id()))));
+      results.add(alreadyRegistered(item, Optional.ofNullable(row != null ? row : existing.get(position))));
     }
     return results;
   }
@@ -199,6 +203,8 @@ final class Registration {
         .bind("leaseOwner", item.leaseOwner())
         .bind("leaseUntil", item.leased() ? micros(item.leaseUntil()) : null)
         .bind("fileIdentity", item.fileIdentity())
+        .bind("mediaFormat", LedgerItemMapper.formatColumn(item.id()))
+        .bind("recordedAt", item.recordedAt() == null ? null : micros(item.recordedAt()))
         .map(mapper)
         .findOne();
     if (created.isPresent()) {
@@ -211,12 +217,15 @@ final class Registration {
   }
 
   /**
-   * The result for an item whose insert conflicted: the existing row of its identity, unless the
-   * item names another size ({@link RegistrationConflictException}).
+   * The result for an item whose insert conflicted: the existing row at its position, unless the
+   * item names another format or another size ({@link RegistrationConflictException}).
    */
   private static RegisterResult alreadyRegistered(NewItem item, Optional<LedgerItem> existing) {
     LedgerItem row = existing.orElseThrow(() -> new IllegalStateException("insert of " + item.id()
         + " conflicted, but no row with that identity exists"));
+    if (!row.id().equals(item.id())) { // the same position in another format
+      throw new RegistrationConflictException(row, item.id());
+    }
     if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && row.sizeBytes() != item.sizeBytes()) {
       throw new RegistrationConflictException(row, item.sizeBytes());
     }

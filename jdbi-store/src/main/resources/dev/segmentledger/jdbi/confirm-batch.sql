@@ -7,4 +7,4 @@ UPDATE segment_ledger_item t SET state = 'CONFIRMED', checksum = v.checksum,
 FROM unnest(:ids::bigint[], :states::varchar[], :sizes::bigint[], :checksums::text[], :confirmedAts::bigint[])
   AS v(id, expected_state, expected_size, checksum, confirmed_us)
 WHERE t.id = v.id AND t.state = v.expected_state AND t.size_bytes = v.expected_size
-RETURNING t.id, t.broadcast_id, t.axis, t.rendition, t.sequence
+RETURNING t.id, t.broadcast_id, t.axis, t.rendition, t.sequence, t.media_format

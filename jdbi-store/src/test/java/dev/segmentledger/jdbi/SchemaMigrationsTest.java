@@ -1,10 +1,13 @@
 package dev.segmentledger.jdbi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.MediaFormat;
+import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,6 +67,44 @@ class SchemaMigrationsTest {
     assertEquals(null, row.fileIdentity(), "not recorded before V2: the upload checks the size only");
     assertTrue(JdbiStateStore.create(jdbi).claim(row.rowId(), "node-a", Instant.now().plusSeconds(60), Instant.now())
         .held(), "the upgraded row is claimed as any other");
+  }
+
+  @Test
+  void aLedgerOfTheFifthVersionKeepsItsRowsAsMpegTsWithoutRecordingTimeAndTakesTheNewColumns() {
+    jdbi.useHandle(handle -> {
+      handle.execute("CREATE TABLE segment_ledger_schema_version ("
+          + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+      for (String script : List.of("V1__ledger_item.sql", "V2__file_identity_and_abandoned_attempts.sql",
+          "V3__operations_queries.sql", "V4__playlists.sql", "V5__retention_and_distribution.sql")) {
+        handle.createScript(resource(script)).execute();
+        handle.execute("INSERT INTO segment_ledger_schema_version (version, script) VALUES (?, ?)",
+            Integer.parseInt(script.substring(1, 2)), script);
+      }
+      for (String axis : List.of("ORIGINAL", "PLAYBACK", "INIT")) {
+        handle.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"
+            + " size_bytes, state, registered_at, next_attempt_at) VALUES ('b1', ?, '720p', 0, '/rec/0', 10,"
+            + " 'PENDING', now(), now())", axis);
+      }
+    });
+
+    assertEquals(List.of(6), SchemaMigrations.migrate(jdbi));
+
+    JdbiStateStore store = JdbiStateStore.create(jdbi);
+    for (ItemId id : List.of(ItemId.original("b1", "720p", 0), ItemId.playback("b1", "720p", 0),
+        ItemId.init("b1", "720p"))) {
+      LedgerItem row = store.find(id).orElseThrow();
+      assertEquals(id, row.id(), "a row of V5 reads back in its axis's default format");
+      assertEquals(null, row.recordedAt());
+    }
+    ItemId fmp4 = ItemId.original("b1", "720p", 1, MediaFormat.FMP4);
+    Instant recorded = Instant.parse("2026-11-30T17:00:00.123456Z");
+    LedgerItem row = store.register(NewItem.pending(fmp4, "/rec/1.m4s", 10, Instant.now()).withRecordedAt(recorded))
+        .item();
+    assertEquals(fmp4, store.findByRowId(row.rowId()).orElseThrow().id());
+    assertEquals(recorded, store.findByRowId(row.rowId()).orElseThrow().recordedAt());
+    // The CHECK keeps formats to originals.
+    assertThrows(Exception.class, () -> jdbi.useHandle(handle -> handle.execute(
+        "UPDATE segment_ledger_item SET media_format = 'FMP4' WHERE axis = 'PLAYBACK'")));
   }
 
   @Test

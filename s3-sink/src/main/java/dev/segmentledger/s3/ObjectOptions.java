@@ -83,7 +83,9 @@ public final class ObjectOptions {
    * The content type of a key by its extension: {@code .ts} {@value #MPEG_TS}, {@code .m4s}
    * {@value #ISO_SEGMENT}, {@code .mp4} and {@code .m4v} {@value #MP4}, {@code .m4a} {@code
    * audio/mp4}, {@code .m3u8} {@value #HLS_PLAYLIST}, anything else {@value #OCTET_STREAM}
-   * (extensions compared without regard to case).
+   * (extensions compared without regard to case). For every key of the ledger's contract this is
+   * the {@link dev.segmentledger.core.MediaFormat#contentType() content type of the item's format},
+   * an original's included.
    */
   public static String defaultContentType(String key) {
     String name = Objects.requireNonNull(key, "key");

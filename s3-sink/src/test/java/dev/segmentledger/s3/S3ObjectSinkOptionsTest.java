@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.spi.SinkException;
 import java.time.Duration;
@@ -98,6 +99,26 @@ class S3ObjectSinkOptionsTest {
     assertEquals("video/iso.segment", head(strictClient, bucket, PLAYBACK).contentType());
     assertEquals("video/mp4", head(strictClient, bucket, INIT).contentType());
     assertEquals("video/mp2t", head(strictClient, bucket, LARGE).contentType(), "multipart");
+  }
+
+  @Test
+  void anOriginalsContentTypeFollowsItsFormatAndS3ProxyStoresAndReturnsIt() {
+    String bucket = strict.createBucket(strictClient);
+    S3ObjectSink sink = smallParts(strictClient, bucket).build();
+    int seed = 20;
+    for (MediaFormat format : MediaFormat.values()) {
+      String key = ObjectKeys.keyOf(ItemId.original("b1", "720p", 9, format));
+      String large = ObjectKeys.keyOf(ItemId.original("b1", "1080p", 9, format));
+      assertEquals(format.contentType(), ObjectOptions.defaultContentType(key), key);
+      sink.put(key, TestContent.of(TestContent.randomBytes(1000, seed++)), false);
+      sink.put(large, TestContent.of(TestContent.randomBytes((int) (6 * MIB), seed++)), false);
+      assertEquals(format.contentType(), head(strictClient, bucket, key).contentType(), key);
+      assertEquals(format.contentType(), head(strictClient, bucket, large).contentType(), "multipart " + large);
+      assertEquals(format.contentType(), strictClient.getObject(b -> b.bucket(bucket).key(key),
+          software.amazon.awssdk.core.sync.ResponseTransformer.toBytes()).response().contentType(), "GET " + key);
+    }
+    assertEquals(MediaFormat.FMP4.contentType(), ObjectOptions.defaultContentType(PLAYBACK));
+    assertEquals(MediaFormat.MP4.contentType(), ObjectOptions.defaultContentType(INIT));
   }
 
   @Test

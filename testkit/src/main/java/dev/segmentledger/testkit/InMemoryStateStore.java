@@ -67,7 +67,10 @@ public final class InMemoryStateStore implements StateStore {
     // Check everything first so that the batch is all or nothing.
     Map<ItemId, NewItem> earlier = new HashMap<>();
     for (NewItem item : items) {
-      NewItem first = earlier.putIfAbsent(item.id(), item);
+      NewItem first = earlier.putIfAbsent(position(item.id()), item);
+      if (first != null && !first.id().equals(item.id())) {
+        throw new RegistrationConflictException(pendingRow(first), item.id());
+      }
       if (first != null && item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && first.sizeBytes() != item.sizeBytes()) {
         throw new RegistrationConflictException(pendingRow(first), item.sizeBytes());
       }
@@ -75,9 +78,12 @@ public final class InMemoryStateStore implements StateStore {
       if (broadcast != null && broadcast.ended()) {
         throw new BroadcastEndedException(item.id().broadcastId());
       }
-      Long existingRowId = rowIds.get(item.id());
+      Long existingRowId = rowIds.get(position(item.id()));
       if (existingRowId != null) {
         LedgerItem existing = rows.get(existingRowId);
+        if (!existing.id().equals(item.id())) {
+          throw new RegistrationConflictException(existing, item.id());
+        }
         if (item.sizeBytes() != LedgerItem.UNKNOWN_SIZE && existing.sizeBytes() != item.sizeBytes()) {
           throw new RegistrationConflictException(existing, item.sizeBytes());
         }
@@ -104,8 +110,16 @@ public final class InMemoryStateStore implements StateStore {
         item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null);
   }
 
+  /**
+   * The position of {@code id} (broadcast, axis, rendition, sequence) as an identity of its axis's
+   * default format: rows are unique by position, whatever their format.
+   */
+  private static ItemId position(ItemId id) {
+    return new ItemId(id.broadcastId(), id.axis(), id.rendition(), id.sequence());
+  }
+
   private RegisterResult insert(NewItem item) {
-    Long existingRowId = rowIds.get(item.id());
+    Long existingRowId = rowIds.get(position(item.id()));
     if (existingRowId != null) {
       return new RegisterResult(rows.get(existingRowId), false);
     }
@@ -121,9 +135,10 @@ public final class InMemoryStateStore implements StateStore {
       leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt, false));
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
-        state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity());
+        state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity(),
+        item.recordedAt() == null ? null : micros(item.recordedAt()));
     rows.put(rowId, created);
-    rowIds.put(item.id(), rowId);
+    rowIds.put(position(item.id()), rowId);
     return new RegisterResult(created, true);
   }
 
@@ -153,7 +168,7 @@ public final class InMemoryStateStore implements StateStore {
   @Override
   public synchronized Optional<LedgerItem> find(ItemId id) {
     Objects.requireNonNull(id, "id");
-    return Optional.ofNullable(rowIds.get(id)).map(rows::get);
+    return Optional.ofNullable(rowIds.get(position(id))).map(rows::get);
   }
 
   @Override
@@ -222,7 +237,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity()));
+        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
@@ -254,7 +269,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity()));
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt()));
     return true;
   }
 
@@ -295,7 +310,7 @@ public final class InMemoryStateStore implements StateStore {
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
-        row.mediaDuration(), identity));
+        row.mediaDuration(), identity, row.recordedAt()));
     playlists.rowChanged(row.id(), at);
     return true;
   }
@@ -312,7 +327,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
         row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS),
-        row.fileIdentity()));
+        row.fileIdentity(), row.recordedAt()));
     return true;
   }
 
@@ -418,7 +433,7 @@ public final class InMemoryStateStore implements StateStore {
           break;
         }
         rows.remove(row.rowId());
-        rowIds.remove(row.id());
+        rowIds.remove(position(row.id()));
         leases.remove(row.rowId());
         abandoned.remove(row.rowId());
         deleted++;
@@ -472,7 +487,8 @@ public final class InMemoryStateStore implements StateStore {
       row = new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
           row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
               + " ended without an outcome: its process died or hung past its lease", row.registeredAt(),
-          row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity());
+          row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
+          row.recordedAt());
     }
     rows.put(rowId, withNextAttemptAt(row, until));
     return Claim.held(tookOver, count);
@@ -533,13 +549,13 @@ public final class InMemoryStateStore implements StateStore {
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity());
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
         row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
-        row.mediaDuration(), row.fileIdentity());
+        row.mediaDuration(), row.fileIdentity(), row.recordedAt());
   }
 
   private static Instant micros(Instant instant) {

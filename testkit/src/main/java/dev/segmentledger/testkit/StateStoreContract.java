@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Nested;
  * store that keeps microseconds (PostgreSQL) returns them unchanged.
  *
  * <p>The tests are grouped by SPI area into {@code @Nested} classes, which a subclass inherits and
- * which run on the store of {@link #newEmptyStore()}: {@link Registration}, {@link SweepAndReads},
+ * which run on the store of {@link #newEmptyStore()}: {@link Registration},
+ * {@link OriginalFormatAndRecordingTime}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
  * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases}, {@link Retention} and
  * {@link Playlists}. Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
@@ -78,6 +79,17 @@ public abstract class StateStoreContract {
   @Nested
   public class Registration extends RegistrationGroup {
     Registration() {
+      super(StateStoreContract.this);
+    }
+  }
+
+  /**
+   * What a registration stores besides the file: an original's format (its key's extension; the
+   * same position in another format is a conflict) and the recording time, kept by every transition.
+   */
+  @Nested
+  public class OriginalFormatAndRecordingTime extends OriginalFormatGroup {
+    OriginalFormatAndRecordingTime() {
       super(StateStoreContract.this);
     }
   }

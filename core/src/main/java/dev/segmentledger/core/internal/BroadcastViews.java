@@ -57,7 +57,7 @@ final class BroadcastViews {
         break;
       }
       Duration duration = row.mediaDuration() == null ? Duration.ZERO : row.mediaDuration();
-      segments.add(new PlaybackView.Segment(row.id().sequence(), row.objectKey(), duration));
+      segments.add(new PlaybackView.Segment(row.id().sequence(), row.objectKey(), duration, row.recordedAt()));
       expected++;
     }
     return new PlaybackView(broadcastId, rendition, initConfirmed,

@@ -5,6 +5,9 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +27,10 @@ import java.util.TreeMap;
  * listed as a gap. {@code EVENT} while the broadcast is not complete; {@code VOD} with
  * {@code #EXT-X-ENDLIST} once it is (then sequence holes are bridged with a discontinuity).
  * An entry's duration is the produced segment's, or the target duration if unknown.
- * No {@code #EXT-X-PROGRAM-DATE-TIME}: the ledger does not know when a segment was recorded.
+ * Each entry whose row has a {@linkplain LedgerItem#recordedAt() recording time} (the recorder
+ * gave it for the original) carries it as {@code #EXT-X-PROGRAM-DATE-TIME} (ISO 8601, UTC, in
+ * milliseconds); an entry without one has none (the player extrapolates from the last one).
+ * The tags change no entry: the count of entries, and thus the never-backwards rule, is the same.
  *
  * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose INIT is
  * confirmed, in rendition order, with a BANDWIDTH estimated as the peak of its confirmed segments'
@@ -43,7 +49,16 @@ final class PlaylistTexts {
    */
   record Text(String text, int entries, boolean complete) {}
 
+  /** {@code #EXT-X-PROGRAM-DATE-TIME}'s value: ISO 8601 in UTC with milliseconds, e.g. {@code 2026-11-30T18:00:00.000Z}. */
+  private static final DateTimeFormatter PROGRAM_DATE_TIME =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
   private PlaylistTexts() {}
+
+  /** The value of an {@code #EXT-X-PROGRAM-DATE-TIME} tag for {@code time}. */
+  static String programDateTime(Instant time) {
+    return PROGRAM_DATE_TIME.format(time);
+  }
 
   /**
    * The media playlist of {@code rendition}, or {@code null} if there is nothing to publish yet (its
@@ -98,6 +113,9 @@ final class PlaylistTexts {
       double seconds = d == null || d.isZero() ? target : d.toNanos() / 1e9;
       if (e.afterHole()) {
         m3u8.append("#EXT-X-DISCONTINUITY\n");
+      }
+      if (e.row().recordedAt() != null) {
+        m3u8.append("#EXT-X-PROGRAM-DATE-TIME:").append(programDateTime(e.row().recordedAt())).append('\n');
       }
       if (e.gap()) {
         m3u8.append("#EXT-X-GAP\n");

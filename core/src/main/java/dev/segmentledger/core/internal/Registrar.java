@@ -67,7 +67,9 @@ final class Registrar {
     for (int f = 0; f < files.size(); f++) {
       ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
       firstRowOf[f] = rows.size();
-      rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
+      for (NewItem row : rowsFor(file.id(), file.file(), now, leaseUntil)) {
+        rows.add(file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt())); // derived rows inherit it
+      }
     }
     List<RegisterResult> results;
     try {
@@ -119,6 +121,7 @@ final class Registrar {
    * reason if the file fails the boundary; PENDING with the file's identity, which the upload
    * requires unchanged), then, for an original when repackaging, the
    * rendition's INIT and the segment's PLAYBACK row. A PLAYBACK row always waits for its INIT.
+   * The caller adds the recording time to every row.
    * PENDING rows are leased to this instance until {@code leaseUntil}: it is about to upload them.
    *
    * @throws dev.segmentledger.core.UnsupportedFileNameException if the file's name cannot be

@@ -31,10 +31,13 @@ import java.util.Objects;
  *     exactly when {@code leaseOwner} is
  * @param fileIdentity the recorded file's identity at registration (see
  *     {@link LedgerItem#fileIdentity()}), stored with the row; {@code null} if not recorded
+ * @param recordedAt when the recording of the original's media began ({@link LedgerItem#recordedAt()}),
+ *     stored with the row; {@code null} if unknown
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
+    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
+    Instant recordedAt) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -55,7 +58,14 @@ public record NewItem(
     }
   }
 
-  /** A row without a file identity; see the canonical constructor. */
+  /** A row without a recording time; see the canonical constructor. */
+  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
+      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
+    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil,
+        fileIdentity, null);
+  }
+
+  /** A row without a file identity or recording time; see the canonical constructor. */
   public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
       String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
     this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil, null);
@@ -78,13 +88,19 @@ public record NewItem(
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
-        fileIdentity);
+        fileIdentity, recordedAt);
   }
 
   /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
   public NewItem withFileIdentity(String identity) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, identity);
+        leaseUntil, identity, recordedAt);
+  }
+
+  /** This row with the recording time {@code time} (may be {@code null}). */
+  public NewItem withRecordedAt(Instant time) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, fileIdentity, time);
   }
 
   /** Whether this row is leased from its insertion. */

@@ -24,9 +24,9 @@ public interface StateStore {
 
   /**
    * Inserts {@code items} atomically: either every item is registered or none is.
-   * Each item is inserted unless a row with the same {@link ItemId} exists; then the existing row
-   * is returned with {@code created == false} (idempotent registration). An identity listed twice
-   * is inserted once, from its first item in the list.
+   * Each item is inserted unless a row at the same position (broadcast, axis, rendition, sequence)
+   * exists; then the existing row is returned with {@code created == false} (idempotent
+   * registration). An identity listed twice is inserted once, from its first item in the list.
    *
    * <p>The rows are inserted, and their ids assigned, in {@link ItemId#IDENTITY_ORDER}, whatever
    * the order of the list; the results come back in the list's order. A store on a database locks
@@ -47,12 +47,15 @@ public interface StateStore {
    *       lease, exactly as if its owner had {@linkplain #claim claimed} it right after: its
    *       {@code nextAttemptAt} is the lease's end. An existing row is returned as it is.
    *   <li>The item's {@linkplain NewItem#fileIdentity() file identity} is stored with the row and
-   *       returned in {@link LedgerItem#fileIdentity()}.
+   *       returned in {@link LedgerItem#fileIdentity()}; so are its
+   *       {@linkplain ItemId#format() format} (in {@link LedgerItem#id()}) and its
+   *       {@linkplain NewItem#recordedAt() recording time}. A row found existing keeps its own.
    * </ul>
    *
    * @return one result per item, in the order of {@code items}
-   * @throws dev.segmentledger.core.RegistrationConflictException if an identity exists with a
-   *     different size and the new item's size is known; nothing is inserted
+   * @throws dev.segmentledger.core.RegistrationConflictException if a row exists at an item's
+   *     position with another format, or with a different size while the new item's size is known
+   *     (the same within the batch); nothing is inserted
    * @throws StoreException if the store fails (its database unreachable, or the transaction could
    *     not complete), with the driver's exception as the cause
    */
@@ -75,7 +78,11 @@ public interface StateStore {
   /** The row with the given store id. */
   Optional<LedgerItem> findByRowId(long rowId);
 
-  /** The row with the given identity. */
+  /**
+   * The row at the position of {@code id} (broadcast, axis, rendition, sequence), whatever its
+   * {@linkplain ItemId#format() format}: the row's own {@link LedgerItem#id()} names the format it
+   * was registered with, which may differ from {@code id}'s.
+   */
   Optional<LedgerItem> find(ItemId id);
 
   /** Every row of a broadcast, all axes, in row id order. Meant for checks and reports. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
+import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
@@ -30,6 +31,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -51,7 +53,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * the broadcast is complete and its final playlists are published, headless Chromium with hls.js
  * opens {@code {broadcast}/master.m3u8} from the S3 server over plain HTTP (the anonymous port) and
  * must play past 20 s of media with no fatal error; ffprobe over HTTP must read the same URL as
- * 30 s of media. The harness's own control (media no browser can decode fails) is in
+ * 30 s of media. The chunks are registered with their recording times, so the media playlist gives
+ * each segment its {@code #EXT-X-PROGRAM-DATE-TIME}. The harness's own control (media no browser can decode fails) is in
  * {@link BrowserPlaybackTest}.
  */
 class LedgerBrowserPlaybackTest {
@@ -62,6 +65,7 @@ class LedgerBrowserPlaybackTest {
   private static final String BROADCAST_ID = "issue17-ledger";
   private static final String RENDITION = "360p";
   private static final String PLAYLIST_TYPE = "application/vnd.apple.mpegurl";
+  private static final Instant RECORDED = Instant.parse("2026-11-30T17:00:00Z");
 
   @Test
   @Timeout(240)
@@ -102,8 +106,9 @@ class LedgerBrowserPlaybackTest {
           })
           .build()) {
         ledger.start();
-        for (int i = 0; i < chunks.size(); i++) {
-          ledger.register(ItemId.original(BROADCAST_ID, RENDITION, i), chunks.get(i));
+        for (int i = 0; i < chunks.size(); i++) { // with recording times: the playlist carries them
+          ledger.register(ClosedFile.of(ItemId.original(BROADCAST_ID, RENDITION, i), chunks.get(i),
+              RECORDED.plus(CHUNK.multipliedBy(i))));
         }
         ledger.endBroadcast(BROADCAST_ID);
         events.awaitUntil("the broadcast is complete and its final playlists are published",
@@ -134,6 +139,9 @@ class LedgerBrowserPlaybackTest {
       assertTrue(media.contains("#EXT-X-PLAYLIST-TYPE:VOD") && media.strip().endsWith("#EXT-X-ENDLIST"),
           "the final media playlist is VOD and ends the list:\n" + media);
       assertTrue(media.contains("#EXT-X-MAP:URI="), "the media playlist maps the init:\n" + media);
+      assertTrue(media.contains("#EXT-X-PROGRAM-DATE-TIME:2026-11-30T17:00:00.000Z\n#EXTINF:")
+          && media.contains("#EXT-X-PROGRAM-DATE-TIME:2026-11-30T17:00:25.000Z\n#EXTINF:"),
+          "each segment carries its recording time:\n" + media);
 
       Observation played = BrowserPlayback.play(tools, server.url(bucket, pageKey), playlist,
           Duration.ofSeconds(60), MUST_PLAY_PAST + 1, Path.of("target", "browser-playback-ledger"));
