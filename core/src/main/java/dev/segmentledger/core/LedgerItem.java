@@ -31,6 +31,8 @@ import java.util.Objects;
  *     modification time, as an opaque text), which the upload requires unchanged
  *     ({@link Reason#FILE_CHANGED}); {@code null} if not recorded (produced PLAYBACK and INIT files,
  *     rows refused at registration, platforms without file keys)
+ * @param storageGroup the {@linkplain LedgerBuilder#storageGroup storage group} of the node that
+ *     registered the row: only nodes of that group upload it; {@code null} for shared storage
  */
 public record LedgerItem(
     long rowId,
@@ -47,7 +49,8 @@ public record LedgerItem(
     Instant confirmedAt,
     String checksum,
     Duration mediaDuration,
-    String fileIdentity) {
+    String fileIdentity,
+    String storageGroup) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;
@@ -58,6 +61,14 @@ public record LedgerItem(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+  }
+
+  /** A row without a storage group; see the canonical constructor. */
+  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
+      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
+      String checksum, Duration mediaDuration, String fileIdentity) {
+    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
+        confirmedAt, checksum, mediaDuration, fileIdentity, null);
   }
 
   /** A row without a recorded file identity; see the canonical constructor. */

@@ -70,6 +70,7 @@ final class BatchRegistration {
     List<String> leaseOwners = new ArrayList<>(n);
     List<Long> leaseUntils = new ArrayList<>(n);
     List<String> fileIdentities = new ArrayList<>(n);
+    List<String> storageGroups = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -91,6 +92,7 @@ final class BatchRegistration {
       leaseOwners.add(item.leaseOwner());
       leaseUntils.add(item.leased() ? epochMicros(item.leaseUntil()) : null);
       fileIdentities.add(item.fileIdentity());
+      storageGroups.add(item.storageGroup());
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery(INSERT_ALL)
@@ -109,6 +111,7 @@ final class BatchRegistration {
         .bindArray("leaseOwners", String.class, leaseOwners)
         .bindArray("leaseUntils", Long.class, leaseUntils)
         .bindArray("fileIdentities", String.class, fileIdentities)
+        .bindArray("storageGroups", String.class, storageGroups)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(row.id(), row));
@@ -119,7 +122,7 @@ final class BatchRegistration {
       if (row != null && !rows.containsKey(item.id())) {
         rows.put(item.id(), new LedgerItem(row.rowId(), item.id(), item.sourcePath(), item.originPath(),
             item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
-            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity()));
+            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity(), item.storageGroup()));
       }
     }
     return rows;

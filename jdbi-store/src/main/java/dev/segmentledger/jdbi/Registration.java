@@ -45,7 +45,8 @@ final class Registration {
 
   private static final String INSERT_ONE = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
       + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
-      + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity)"
+      + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity,"
+      + " :storageGroup)"
       + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
 
   /**
@@ -199,6 +200,7 @@ final class Registration {
         .bind("leaseOwner", item.leaseOwner())
         .bind("leaseUntil", item.leased() ? micros(item.leaseUntil()) : null)
         .bind("fileIdentity", item.fileIdentity())
+        .bind("storageGroup", item.storageGroup())
         .map(mapper)
         .findOne();
     if (created.isPresent()) {

@@ -46,9 +46,11 @@ final class Registrar {
   private final Clock clock;
   /** Where derived files are produced; {@code null} without a repackager (no derived rows). */
   private final PlaybackProducer producer;
+  /** The storage group of this node, given to every row it writes; {@code null}: shared storage. */
+  private final String storageGroup;
 
   Registrar(PathGuard guard, Leases leases, RowWriter writer, Intake intake, Events events, Clock clock,
-      PlaybackProducer producer) {
+      PlaybackProducer producer, String storageGroup) {
     this.guard = guard;
     this.leases = leases;
     this.writer = writer;
@@ -56,6 +58,7 @@ final class Registrar {
     this.events = events;
     this.clock = clock;
     this.producer = producer;
+    this.storageGroup = storageGroup;
   }
 
   /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
@@ -67,7 +70,9 @@ final class Registrar {
     for (int f = 0; f < files.size(); f++) {
       ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
       firstRowOf[f] = rows.size();
-      rows.addAll(rowsFor(file.id(), file.file(), now, leaseUntil));
+      for (NewItem row : rowsFor(file.id(), file.file(), now, leaseUntil)) {
+        rows.add(row.inStorageGroup(storageGroup));
+      }
     }
     List<RegisterResult> results;
     try {

@@ -31,10 +31,14 @@ import java.util.Objects;
  *     exactly when {@code leaseOwner} is
  * @param fileIdentity the recorded file's identity at registration (see
  *     {@link LedgerItem#fileIdentity()}), stored with the row; {@code null} if not recorded
+ * @param storageGroup the {@linkplain dev.segmentledger.core.LedgerBuilder#storageGroup storage group}
+ *     whose nodes can read the row's file (for PLAYBACK and INIT, its original's file); {@code null}
+ *     for shared storage, which every node without a group reads
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
+    String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
+    String storageGroup) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -53,6 +57,13 @@ public record NewItem(
     if (sizeBytes == LedgerItem.UNKNOWN_SIZE && id.axis() == Axis.ORIGINAL) {
       throw new IllegalArgumentException("an ORIGINAL row needs a known size");
     }
+  }
+
+  /** A row without a storage group; see the canonical constructor. */
+  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
+      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
+    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil,
+        fileIdentity, null);
   }
 
   /** A row without a file identity; see the canonical constructor. */
@@ -78,13 +89,19 @@ public record NewItem(
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
-        fileIdentity);
+        fileIdentity, storageGroup);
   }
 
   /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
   public NewItem withFileIdentity(String identity) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, identity);
+        leaseUntil, identity, storageGroup);
+  }
+
+  /** This row in the storage group {@code group} ({@code null}: shared storage). */
+  public NewItem inStorageGroup(String group) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, fileIdentity, group);
   }
 
   /** Whether this row is leased from its insertion. */
