@@ -36,10 +36,12 @@ import org.jdbi.v3.core.statement.SqlStatement;
 final class Queries {
   /**
    * The sweep page of a node without a storage group: the due rows of no group. {@code state} is a
-   * literal so that the planner uses the partial index {@code segment_ledger_item_due_by_group}.
+   * literal so that the planner uses the partial index {@code segment_ledger_item_due_by_group}, and
+   * the group is compared as that index's key, {@code COALESCE(storage_group, '')}, by equality, so
+   * that the planner knows the range comes out in id order.
    */
   static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
-      + " WHERE axis = :axis AND state = 'PENDING' AND storage_group IS NULL AND id > :afterRowId"
+      + " WHERE axis = :axis AND state = 'PENDING' AND COALESCE(storage_group, '') = '' AND id > :afterRowId"
       + " AND next_attempt_at <= :now ORDER BY id LIMIT :limit";
 
   /**
@@ -47,7 +49,8 @@ final class Queries {
    * group, as two ordered ranges of the same partial index, each cut at the page size, merged.
    */
   static final String FIND_DUE_OF_GROUP = "(SELECT " + COLUMNS + " FROM " + TABLE
-      + " WHERE axis = :axis AND state = 'PENDING' AND storage_group = :storageGroup AND id > :afterRowId"
+      + " WHERE axis = :axis AND state = 'PENDING' AND COALESCE(storage_group, '') = :storageGroup"
+      + " AND id > :afterRowId"
       + " AND next_attempt_at <= :now ORDER BY id LIMIT :limit) UNION ALL (" + FIND_DUE + ")"
       + " ORDER BY id LIMIT :limit";
 
