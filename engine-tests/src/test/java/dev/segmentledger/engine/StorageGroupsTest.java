@@ -91,6 +91,21 @@ class StorageGroupsTest {
   }
 
   @Test
+  void anIdentityRegisteredAgainOnAnotherHostStaysWithTheHostThatRegisteredItFirst() throws IOException {
+    hostADiedWithThreeRowsToUpload();
+
+    try (ManualLedger b = host(diskB, "node-b", "host-b").buildManual()) {
+      recordOn(diskB, b, 1); // the same identity as host a's first file, recorded on host b's disk
+      assertEquals(0, b.queued(), "not offered: the row is host a's");
+      LedgerFixture.settle(b);
+    }
+    assertEquals(0, f.sink.putCount());
+    LedgerItem first = f.store.find(ItemId.original(BROADCAST, "720p", 0)).orElseThrow();
+    assertEquals(ItemState.PENDING, first.state());
+    assertEquals("host-a", first.storageGroup());
+  }
+
+  @Test
   void withoutGroupsAnotherHostTakesTheRowsAndRejectsThemAsOutsideItsRoot() throws IOException {
     // The behaviour before storage groups, and of any deployment of local disks that sets none.
     ManualLedger a = host(diskA, "node-a", null).buildManual();

@@ -105,7 +105,9 @@ final class Registrar {
       log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
       events.onFailed(item, item.reason(), item.lastError(), true);
     }
-    if (item.state() != ItemState.PENDING) {
+    if (item.state() != ItemState.PENDING || !result.created() && !ofThisGroup(item)) {
+      // A row another host registered first (same identity) stays with that host's group: its file
+      // is on that host's disk, and this node could only fail to read it.
       return Offer.NOT_OFFERED;
     }
     boolean leasedHere = result.created() && row.leased();
@@ -117,6 +119,11 @@ final class Registrar {
       leases.release(item, Duration.ZERO); // the sweeper will find it
     }
     return offer;
+  }
+
+  /** Whether this node may upload {@code item}: a row of its storage group, or of none. */
+  private boolean ofThisGroup(LedgerItem item) {
+    return item.storageGroup() == null || item.storageGroup().equals(storageGroup);
   }
 
   /**
