@@ -125,7 +125,7 @@ class StorageGroupsTest {
     try (ManualLedger a = host(diskA, "node-a", "host-a").repackager(f.repackager, diskA.resolve("playback"))
         .publishPlaylists(false).buildManual()) {
       recordOn(diskA, a, 1);
-      assertEquals(List.of(Axis.ORIGINAL, Axis.INIT, Axis.PLAYBACK), rows().stream().map(r -> r.id().axis())
+      assertEquals(List.of(Axis.ORIGINAL, Axis.PLAYBACK, Axis.INIT), rows().stream().map(r -> r.id().axis())
           .sorted().toList());
       rows().forEach(row -> assertEquals("host-a", row.storageGroup(), row.toString()));
       LedgerFixture.settle(a);
