@@ -30,7 +30,8 @@ final class SweepCostMeasure implements Measure {
   static final String FIND_DUE_SQL = "SELECT id, broadcast_id, axis, rendition, sequence, source_path, origin_path,"
       + " size_bytes, state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"
       + " media_duration_micros FROM segment_ledger_item"
-      + " WHERE axis = 'ORIGINAL' AND state = 'PENDING' AND id > 0 AND next_attempt_at <= now()"
+      + " WHERE axis = 'ORIGINAL' AND state = 'PENDING' AND COALESCE(storage_group, '') = '' AND id > 0"
+      + " AND next_attempt_at <= now()"
       + " ORDER BY id LIMIT " + PAGE;
 
   /**

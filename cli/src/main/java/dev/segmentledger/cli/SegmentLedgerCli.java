@@ -14,7 +14,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * The operations command line of Segment Ledger: {@code status}, {@code backlog}, {@code stuck},
- * {@code reopen} and {@code reconcile}, against the ledger's PostgreSQL database and, for
+ * {@code reopen}, {@code reconcile} and {@code storage-group}, against the ledger's PostgreSQL database and, for
  * {@code reconcile}, its bucket. Human-readable tables by default, one JSON document with
  * {@code --json}.
  *
@@ -22,13 +22,13 @@ import software.amazon.awssdk.core.exception.SdkException;
  * ({@code reconcile} found the ledger and the bucket disagree, {@code reopen} could not re-open a
  * row it was asked to); {@value #EXIT_ERROR} a usage or connection error (unknown option or
  * broadcast, unreachable database or bucket, no credentials), reported as one line on stderr, with
- * nothing changed. Only {@code reopen} and {@code reconcile --repair} write, each row with the
- * ledger's own compare-and-set updates; the schema is never migrated.
+ * nothing changed. Only {@code reopen}, {@code reconcile --repair} and {@code storage-group} write,
+ * each with the ledger's own conditional updates; the schema is never migrated.
  */
 @Command(name = "segment-ledger", mixinStandardHelpOptions = true, versionProvider = SegmentLedgerCli.Version.class,
     description = "Operations on a Segment Ledger: what is stuck, re-open, reconcile with the bucket.",
     subcommands = {StatusCommand.class, BacklogCommand.class, StuckCommand.class, ReopenCommand.class,
-        ReconcileCommand.class, HelpCommand.class})
+        ReconcileCommand.class, StorageGroupCommand.class, HelpCommand.class})
 public final class SegmentLedgerCli {
   /** Success. */
   public static final int EXIT_OK = 0;

@@ -204,6 +204,36 @@ public interface Ledger extends AutoCloseable {
   int reopen(String broadcastId, Reason reason);
 
   /**
+   * Hands the unconfirmed rows of storage group {@code fromGroup} over to {@code toGroup}: for a
+   * host whose disk was moved to, or is now mounted on, a host of {@code toGroup} (at the paths
+   * the rows name), so that the nodes of {@code toGroup} upload them. Rows keep their state,
+   * attempts and leases; terminal rows are not touched. Either group may be {@code null}, meaning
+   * no group (shared storage). Runs on the calling thread in short transactions; any node may run
+   * it, whatever its own group. See {@link LedgerBuilder#storageGroup}.
+   *
+   * @return the number of rows handed over
+   * @throws IllegalArgumentException if a non-null group is not a valid identifier, or both are equal
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   *     transactions handed over stays handed over
+   */
+  int handOver(String fromGroup, String toGroup);
+
+  /**
+   * Declares storage group {@code group} lost for good (its host and disk are gone): its
+   * unconfirmed rows become {@link ItemState#REJECTED} with {@link Reason#STORAGE_LOST}, counted and
+   * kept, instead of waiting for ever for a node of that group. Explicit by design: no node ever
+   * rejects a row because it cannot see its file. If the disk comes back, {@link #reopen(String,
+   * Reason) re-open} the rows ({@code STORAGE_LOST}), then {@link #handOver} them if needed. Any
+   * node may run it.
+   *
+   * @return the number of rows marked
+   * @throws IllegalArgumentException if {@code group} is not a valid identifier
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   *     transactions marked stays marked
+   */
+  int markStorageLost(String group);
+
+  /**
    * Runs one retention round now, on the calling thread: deletes the rows of complete broadcasts
    * that ended longer ago than the {@linkplain LedgerBuilder#retention configured retention}, by the
    * ledger's clock, in short transactions, until none is left. Safe to call while the ledger runs

@@ -41,6 +41,7 @@ public final class LedgerBuilder {
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
   private Duration retention;
   private boolean publishPlaylists = true;
+  private String storageGroup;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -271,6 +272,28 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * The storage group of this node: the nodes that can read the files this node registers (the
+   * hosts sharing its disk, or just this host). Rows this node registers carry its group (their
+   * PLAYBACK and INIT rows too: they are made from the original's file), and this node sweeps,
+   * claims and uploads only rows of its group and rows of no group. Give every host with a local
+   * disk a group of its own (for example its host name) and every node on one host or one shared
+   * mount the same group. A group's rows wait while no node of the group runs, and are never
+   * rejected for it; a host gone for good is handed over explicitly ({@link Ledger#handOver},
+   * {@link Ledger#markStorageLost}). Playlists, retention and reconciliation read no file and run
+   * on any node.
+   *
+   * <p>Default: none, for storage every node can read (one host, or a shared filesystem mounted at
+   * the same path everywhere): this node uploads the rows of no group, which are all rows when no
+   * node has a group. Validated like a broadcast id ({@link Identifiers}).
+   *
+   * @throws IllegalArgumentException if {@code storageGroup} is not a valid identifier
+   */
+  public LedgerBuilder storageGroup(String storageGroup) {
+    this.storageGroup = Identifiers.requireValid("storageGroup", storageGroup);
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -294,7 +317,7 @@ public final class LedgerBuilder {
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
-        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null);
+        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup);
   }
 
   private static int requirePositive(String name, int value) {

@@ -34,6 +34,8 @@ import java.util.Objects;
  * @param recordedAt when the recording of the original's media began, as the recorder gave it at
  *     registration ({@link ClosedFile#recordedAt()}); a PLAYBACK or INIT row has its original's.
  *     {@code null} if the recorder did not give it
+ * @param storageGroup the {@linkplain LedgerBuilder#storageGroup storage group} of the node that
+ *     registered the row: only nodes of that group upload it; {@code null} for shared storage
  */
 public record LedgerItem(
     long rowId,
@@ -51,7 +53,8 @@ public record LedgerItem(
     String checksum,
     Duration mediaDuration,
     String fileIdentity,
-    Instant recordedAt) {
+    Instant recordedAt,
+    String storageGroup) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;
@@ -64,15 +67,15 @@ public record LedgerItem(
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
   }
 
-  /** A row without a recording time; see the canonical constructor. */
+  /** A row without a recording time or storage group; see the canonical constructor. */
   public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
       int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
       String checksum, Duration mediaDuration, String fileIdentity) {
     this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
-        confirmedAt, checksum, mediaDuration, fileIdentity, null);
+        confirmedAt, checksum, mediaDuration, fileIdentity, null, null);
   }
 
-  /** A row without a recorded file identity or recording time; see the canonical constructor. */
+  /** A row without a recorded file identity, recording time or storage group; see the canonical constructor. */
   public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
       int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
       String checksum, Duration mediaDuration) {

@@ -112,7 +112,15 @@ public enum Reason {
    * another size or checksum than the row. The row is {@link ItemState#PENDING} again; the next
    * upload overwrites the object at the same key.
    */
-  OBJECT_MISMATCH(false);
+  OBJECT_MISMATCH(false),
+  /**
+   * The row's {@linkplain LedgerBuilder#storageGroup storage group} was declared lost by an
+   * operator ({@link Ledger#markStorageLost}): the host whose disk held its file is gone for good,
+   * so no node can read the file. Terminal, and set only by that explicit call, never by an upload
+   * attempt. If the disk comes back, {@link Ledger#reopen} the rows (and {@link Ledger#handOver}
+   * them if it is now mounted on another group's host).
+   */
+  STORAGE_LOST(true);
 
   private final boolean terminal;
 

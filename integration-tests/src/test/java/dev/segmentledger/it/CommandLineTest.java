@@ -195,6 +195,28 @@ class CommandLineTest {
   }
 
   @Test
+  void storageGroupHandsAGroupsOpenRowsOverOrRejectsThemAsLost() {
+    String lost = "a-" + broadcast; // groups of this test only: the database is shared by the tests
+    String other = "b-" + broadcast;
+    assertEquals(0, cli("reopen", broadcast, "--reason", "MISSING_FILE"), err::toString);
+    Jdbi.create(PG.dataSource()).useHandle(h -> h.createUpdate("UPDATE segment_ledger_item SET storage_group = :g"
+        + " WHERE broadcast_id = :b").bind("g", lost).bind("b", broadcast).execute());
+
+    assertEquals(0, cli("storage-group", lost, "--hand-over-to", other), err::toString);
+    assertEquals("1 open row of storage group " + lost + " handed over to " + other, out.toString().strip());
+    assertEquals(other, row(3).storageGroup());
+    assertEquals(lost, row(0).storageGroup(), "confirmed rows are not touched");
+
+    assertEquals(0, cli("storage-group", other, "--lost", "--json"), err::toString);
+    assertTrue(out.toString().contains("\"rows\":1"), out.toString());
+    assertEquals(ItemState.REJECTED, row(3).state());
+    assertEquals(Reason.STORAGE_LOST, row(3).reason());
+
+    assertEquals(2, cli("storage-group", "host b", "--lost"), "an invalid group is a usage error");
+    assertEquals(2, cli("storage-group", other), "one of --hand-over-to and --lost is required");
+  }
+
+  @Test
   void reconcileFindsAMissingObjectAndRepairsOnlyWhenAsked() {
     assertEquals(0, cli(concat(new String[] {"reconcile", broadcast}, s3Options())), err::toString);
 

@@ -75,6 +75,7 @@ final class BatchRegistration {
     List<String> fileIdentities = new ArrayList<>(n);
     List<String> formats = new ArrayList<>(n);
     List<Long> recordedAts = new ArrayList<>(n);
+    List<String> storageGroups = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -98,6 +99,7 @@ final class BatchRegistration {
       fileIdentities.add(item.fileIdentity());
       formats.add(LedgerItemMapper.formatColumn(id));
       recordedAts.add(item.recordedAt() == null ? null : epochMicros(item.recordedAt()));
+      storageGroups.add(item.storageGroup());
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery(INSERT_ALL)
@@ -118,6 +120,7 @@ final class BatchRegistration {
         .bindArray("fileIdentities", String.class, fileIdentities)
         .bindArray("formats", String.class, formats)
         .bindArray("recordedAts", Long.class, recordedAts)
+        .bindArray("storageGroups", String.class, storageGroups)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(LedgerItemMapper.position(row.id()), row));
@@ -131,7 +134,7 @@ final class BatchRegistration {
         rows.put(position, new LedgerItem(row.rowId(), row.id(), item.sourcePath(), item.originPath(),
             item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
             micros(item.nextAttemptAt()), null, null, null, item.fileIdentity(),
-            item.recordedAt() == null ? null : micros(item.recordedAt())));
+            item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup()));
       }
     }
     return rows;

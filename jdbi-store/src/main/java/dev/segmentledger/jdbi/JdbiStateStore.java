@@ -112,8 +112,8 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
-  public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
-    return queries.findDue(axis, afterRowId, now, limit);
+  public List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
+    return queries.findDue(axis, storageGroup, afterRowId, now, limit);
   }
 
   @Override
@@ -197,6 +197,16 @@ public final class JdbiStateStore implements StateStore {
   public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
       long sizeBytes, Duration mediaDuration) {
     return transitions.recordProduced(rowId, expectedState, expectedSize, sourcePath, sizeBytes, mediaDuration);
+  }
+
+  @Override
+  public int handOver(String fromGroup, String toGroup, int limit) {
+    return transitions.handOver(fromGroup, toGroup, limit);
+  }
+
+  @Override
+  public int markStorageLost(String group, String detail, Instant at, int limit) {
+    return transitions.markStorageLost(group, detail, at, limit);
   }
 
   @Override

@@ -34,9 +34,24 @@ import org.jdbi.v3.core.statement.SqlStatement;
  * thread-safe.
  */
 final class Queries {
-  /** The sweep page. {@code state} is a literal so that the planner uses the partial index. */
+  /**
+   * The sweep page of a node without a storage group: the due rows of no group. {@code state} is a
+   * literal so that the planner uses the partial index {@code segment_ledger_item_due_by_group}, and
+   * the group is compared as that index's key, {@code COALESCE(storage_group, '')}, by equality, so
+   * that the planner knows the range comes out in id order.
+   */
   static final String FIND_DUE = "SELECT " + COLUMNS + " FROM " + TABLE
-      + " WHERE axis = :axis AND state = 'PENDING' AND id > :afterRowId AND next_attempt_at <= :now"
+      + " WHERE axis = :axis AND state = 'PENDING' AND COALESCE(storage_group, '') = '' AND id > :afterRowId"
+      + " AND next_attempt_at <= :now ORDER BY id LIMIT :limit";
+
+  /**
+   * The sweep page of a node of group {@code :storageGroup}: the due rows of its group and of no
+   * group, as two ordered ranges of the same partial index, each cut at the page size, merged.
+   */
+  static final String FIND_DUE_OF_GROUP = "(SELECT " + COLUMNS + " FROM " + TABLE
+      + " WHERE axis = :axis AND state = 'PENDING' AND COALESCE(storage_group, '') = :storageGroup"
+      + " AND id > :afterRowId"
+      + " AND next_attempt_at <= :now ORDER BY id LIMIT :limit) UNION ALL (" + FIND_DUE + ")"
       + " ORDER BY id LIMIT :limit";
 
   /**
@@ -54,13 +69,14 @@ final class Queries {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
   }
 
-  List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+  List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(now, "now");
     if (limit <= 0) {
       throw new IllegalArgumentException("limit must be > 0, got " + limit);
     }
-    return jdbi.withHandle(handle -> handle.createQuery(FIND_DUE)
+    return jdbi.withHandle(handle -> handle.createQuery(storageGroup == null ? FIND_DUE : FIND_DUE_OF_GROUP)
+        .bind("storageGroup", storageGroup)
         .bind("axis", axis.name())
         .bind("afterRowId", afterRowId)
         .bind("now", micros(now))

@@ -133,6 +133,57 @@ final class Transitions {
         .one());
   }
 
+  /**
+   * Re-assigns up to {@code limit} unconfirmed rows of {@code fromGroup} to {@code toGroup}: one
+   * update of the rows a locking subquery picks (it waits for a row's concurrent claim or confirm
+   * rather than skipping it, so that a call returning 0 left no open row of the group behind).
+   */
+  int handOver(String fromGroup, String toGroup, int limit) {
+    requirePositive(limit);
+    return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE + " SET storage_group = :toGroup"
+            + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING') AND "
+            + ofGroup(fromGroup) + " LIMIT :limit FOR UPDATE) AND state IN ('PENDING', 'WAITING') AND "
+            + ofGroup(fromGroup))
+        .bind("fromGroup", fromGroup)
+        .bind("toGroup", toGroup)
+        .bind("limit", limit)
+        .execute());
+  }
+
+  /**
+   * Rejects up to {@code limit} unconfirmed rows of {@code group} with {@code STORAGE_LOST}, ending
+   * their leases, and bumps the playlists they belong to, in one statement.
+   */
+  int markStorageLost(String group, String detail, Instant at, int limit) {
+    Objects.requireNonNull(group, "group");
+    Objects.requireNonNull(at, "at");
+    requirePositive(limit);
+    return jdbi.withHandle(handle -> handle.createQuery("WITH changed AS (UPDATE " + TABLE
+            + " SET state = 'REJECTED', reason = 'STORAGE_LOST', last_error = :detail, terminal_at = :at, "
+            + NO_LEASE + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING')"
+            + " AND storage_group = :fromGroup LIMIT :limit FOR UPDATE)"
+            + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup"
+            + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed")
+        .bind("fromGroup", group)
+        .bind("detail", detail)
+        .bind("at", micros(at))
+        .bind("bumpAt", micros(at))
+        .bind("limit", limit)
+        .mapTo(Integer.class)
+        .one());
+  }
+
+  /** The condition "the row is of {@code :fromGroup}", for a group or for none ({@code null}). */
+  private static String ofGroup(String group) {
+    return group == null ? "storage_group IS NULL" : "storage_group = :fromGroup";
+  }
+
+  private static void requirePositive(int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+  }
+
   private static void requireUnconfirmed(ItemState expectedState) {
     Objects.requireNonNull(expectedState, "expectedState");
     if (expectedState.isTerminal()) {

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The sweep page must be a bounded scan of the partial index, however many confirmed rows exist. */
+/**
+ * The sweep page must be a bounded scan of the partial index, however many confirmed rows exist,
+ * and, for a node of a storage group, however many due rows other groups have.
+ */
 class SweepIndexPlanTest {
   @RegisterExtension
   static final PostgresExtension PG = PostgresExtension.create();
@@ -41,6 +44,16 @@ class SweepIndexPlanTest {
           .bind("later", NOW.plusSeconds(3600))
           .bind("rows", ROWS)
           .execute();
+      // Hosts with local disks: 20,000 more rows, all PENDING and due, of the group host-b but every
+      // 50th of host-a. A host-a node must not walk host-b's due backlog to fill its page.
+      handle.createUpdate("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"
+              + " size_bytes, state, registered_at, next_attempt_at, storage_group)"
+              + " SELECT 'g' || (g / 1000), 'ORIGINAL', '720p', g, '/rec/' || g, 1000, 'PENDING', :now, :now,"
+              + " CASE WHEN g % 50 = 0 THEN 'host-a' ELSE 'host-b' END"
+              + " FROM generate_series(1, :rows) AS g")
+          .bind("now", NOW)
+          .bind("rows", ROWS)
+          .execute();
       handle.execute("ANALYZE segment_ledger_item");
     });
   }
@@ -58,8 +71,44 @@ class SweepIndexPlanTest {
 
     // An ordered "Index Scan using" or a "Bitmap Index Scan on" the partial index: either way only
     // PENDING rows of the axis past the cursor are visited, never the confirmed bulk of the table.
-    assertTrue(plan.contains(" segment_ledger_item_due"), plan);
+    assertTrue(plan.contains(" segment_ledger_item_due_by_group"), plan);
     assertFalse(plan.contains("Seq Scan"), plan);
+  }
+
+  @Test
+  void sweepPageOfAGroupReadsTwoRangesOfThePartialIndex() {
+    List<String> lines = jdbi.withHandle(handle -> handle.createQuery("EXPLAIN " + Queries.FIND_DUE_OF_GROUP)
+        .bind("axis", Axis.ORIGINAL.name())
+        .bind("storageGroup", "host-a")
+        .bind("afterRowId", 0)
+        .bind("now", NOW)
+        .bind("limit", 128)
+        .mapTo(String.class)
+        .list());
+    String plan = String.join("\n", lines);
+
+    // Each branch is an "Index Scan using" (ordered) or a "Bitmap Index Scan on" (then a sort of
+    // its few rows) segment_ledger_item_due_by_group, with "Index Cond: ((axis = ...) AND
+    // (COALESCE(storage_group, '') = ...) AND (id > ...))": the group is part of the range, not a
+    // filter, so host-b's 19,600 due rows are never visited.
+    assertEquals(2, plan.split(" segment_ledger_item_due_by_group", -1).length - 1, plan);
+    assertTrue(plan.contains("(COALESCE(storage_group, ''::character varying))::text = ''::text"), plan);
+    assertTrue(plan.contains("'host-a'"), plan);
+    assertFalse(plan.contains("Seq Scan"), plan);
+    assertFalse(plan.contains("segment_ledger_item_open"), plan);
+  }
+
+  @Test
+  void sweepPageOfAGroupReturnsItsDueRowsAndThoseOfNoGroupOnly() {
+    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, "host-a", 0, NOW, 100_000);
+
+    assertEquals(ROWS / 200 + ROWS / 50, page.size(), "due rows of no group and every 50th row of host-a");
+    long previous = 0;
+    for (LedgerItem row : page) {
+      assertTrue(row.storageGroup() == null || row.storageGroup().equals("host-a"), row.toString());
+      assertTrue(row.rowId() > previous, "in row id order");
+      previous = row.rowId();
+    }
   }
 
   @Test

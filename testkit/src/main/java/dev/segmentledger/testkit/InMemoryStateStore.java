@@ -136,7 +136,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
         state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity(),
-        item.recordedAt() == null ? null : micros(item.recordedAt()));
+        item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup());
     rows.put(rowId, created);
     rowIds.put(position(item.id()), rowId);
     return new RegisterResult(created, true);
@@ -149,12 +149,14 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
-  public synchronized List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+  public synchronized List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now,
+      int limit) {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(now, "now");
     StoreArguments.requirePositiveLimit(limit);
     return rows.tailMap(afterRowId, false).values().stream()
         .filter(row -> row.id().axis() == axis && row.state() == ItemState.PENDING)
+        .filter(row -> row.storageGroup() == null || row.storageGroup().equals(storageGroup))
         .filter(row -> !row.nextAttemptAt().isAfter(now))
         .limit(limit)
         .toList();
@@ -237,7 +239,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt()));
+        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
@@ -269,7 +271,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt()));
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup()));
     return true;
   }
 
@@ -310,7 +312,7 @@ public final class InMemoryStateStore implements StateStore {
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
-        row.mediaDuration(), identity, row.recordedAt()));
+        row.mediaDuration(), identity, row.recordedAt(), row.storageGroup()));
     playlists.rowChanged(row.id(), at);
     return true;
   }
@@ -327,7 +329,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
         row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS),
-        row.fileIdentity(), row.recordedAt()));
+        row.fileIdentity(), row.recordedAt(), row.storageGroup()));
     return true;
   }
 
@@ -349,6 +351,41 @@ public final class InMemoryStateStore implements StateStore {
       playlists.rowChanged(row.id(), at);
     }
     return old.size();
+  }
+
+  @Override
+  public synchronized int handOver(String fromGroup, String toGroup, int limit) {
+    StoreArguments.requirePositiveLimit(limit);
+    List<LedgerItem> open = openRowsOf(fromGroup, limit);
+    for (LedgerItem row : open) {
+      rows.put(row.rowId(), new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(),
+          row.sizeBytes(), row.state(), row.attempts(), row.reason(), row.lastError(), row.registeredAt(),
+          row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(),
+          toGroup));
+    }
+    return open.size();
+  }
+
+  @Override
+  public synchronized int markStorageLost(String group, String detail, Instant at, int limit) {
+    Objects.requireNonNull(group, "group");
+    Objects.requireNonNull(at, "at");
+    StoreArguments.requirePositiveLimit(limit);
+    List<LedgerItem> open = openRowsOf(group, limit);
+    for (LedgerItem row : open) {
+      leases.remove(row.rowId());
+      rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.STORAGE_LOST, detail));
+      playlists.rowChanged(row.id(), at);
+    }
+    return open.size();
+  }
+
+  /** The first {@code limit} unconfirmed rows of {@code group} (null: of no group), in row id order. */
+  private List<LedgerItem> openRowsOf(String group, int limit) {
+    return rows.values().stream()
+        .filter(row -> !row.state().isTerminal() && Objects.equals(row.storageGroup(), group))
+        .limit(limit)
+        .toList();
   }
 
   /** Whether the row is being uploaded: under a lease still valid at {@code at}. */
@@ -488,7 +525,7 @@ public final class InMemoryStateStore implements StateStore {
           row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
               + " ended without an outcome: its process died or hung past its lease", row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
-          row.recordedAt());
+          row.recordedAt(), row.storageGroup());
     }
     rows.put(rowId, withNextAttemptAt(row, until));
     return Claim.held(tookOver, count);
@@ -549,13 +586,13 @@ public final class InMemoryStateStore implements StateStore {
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt());
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
         row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
-        row.mediaDuration(), row.fileIdentity(), row.recordedAt());
+        row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup());
   }
 
   private static Instant micros(Instant instant) {

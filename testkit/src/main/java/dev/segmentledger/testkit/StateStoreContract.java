@@ -171,4 +171,12 @@ public abstract class StateStoreContract {
       super(StateStoreContract.this);
     }
   }
+
+  /** Storage groups: the group of a row, the sweep page of a group, hand-over and lost groups. */
+  @Nested
+  public class StorageGroups extends StorageGroupsGroup {
+    StorageGroups() {
+      super(StateStoreContract.this);
+    }
+  }
 }

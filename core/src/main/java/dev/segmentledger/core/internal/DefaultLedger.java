@@ -61,6 +61,7 @@ public final class DefaultLedger implements ManualLedger {
   private final Sweeper sweeper;
   private final SweepScheduler sweeps;
   private final Reopener reopener;
+  private final StorageGroups groups;
   private final Reconciler reconciler;
   private final Retainer retainer; // null without a retention
   private final PlaylistPublisher playlists; // this and the next: null without playlist publication
@@ -81,7 +82,7 @@ public final class DefaultLedger implements ManualLedger {
     this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration());
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
-        config.repackaging() ? producer : null);
+        config.repackaging() ? producer : null, config.storageGroup());
     Failures failures = new Failures(store, clock, config.nodeId(), config.backoff(), events);
     this.confirmer = new Confirmer(store, clock, events, failures, this::sweepSoon);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(),
@@ -91,11 +92,12 @@ public final class DefaultLedger implements ManualLedger {
     ItemProcessor processor = new ItemProcessor(store, leases, abandoned, producer, uploader, confirmer, failures,
         events);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running);
-    this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(),
+    this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null));
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         this::running);
     this.reopener = new Reopener(store, clock, this::sweepSoon);
+    this.groups = new StorageGroups(store, clock, this::sweepSoon);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), this::running);
@@ -196,6 +198,16 @@ public final class DefaultLedger implements ManualLedger {
   public int reopen(String broadcastId, Reason reason) {
     Objects.requireNonNull(reason, "reason");
     return reopener.reopen(items(broadcastId), reason);
+  }
+
+  @Override
+  public int handOver(String fromGroup, String toGroup) {
+    return groups.handOver(fromGroup, toGroup);
+  }
+
+  @Override
+  public int markStorageLost(String group) {
+    return groups.markLost(group);
   }
 
   @Override

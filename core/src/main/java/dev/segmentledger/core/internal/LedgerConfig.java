@@ -18,7 +18,8 @@ import java.util.List;
  * is rejected; {@code abortUnfinishedUploadsAfter} is the reconciler's age limit for aborting
  * unfinished uploads; {@code retention}, if not null, is how long after its end a complete broadcast's
  * rows are kept; {@code publishPlaylists} whether playlists are published (only ever true
- * with a repackager). Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
+ * storage). Only {@link DefaultLedger} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -43,13 +44,15 @@ public record LedgerConfig(
     int maxAbandonedAttempts,
     Duration abortUnfinishedUploadsAfter,
     Duration retention,
-    boolean publishPlaylists) {
+    boolean publishPlaylists,
+    String storageGroup) {
 
   /** The settings a started ledger logs, in one line. */
   String summary() {
     return workers + " workers, queue capacity " + queueCapacity + ", sweep batch " + sweepBatchSize + " every "
         + sweepInterval + ", lease " + leaseDuration + ", retention " + (retention == null ? "off" : retention)
-        + ", playlists " + (publishPlaylists ? "published" : "off");
+        + ", playlists " + (publishPlaylists ? "published" : "off")
+        + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
   }
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */

@@ -87,7 +87,7 @@ final class PlaybackProducer {
     }
     return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
         item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
-        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt()));
+        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup()));
   }
 
   private RepackagedFile repackage(LedgerItem item, Path origin, Path target) throws RepackageException {

@@ -46,9 +46,11 @@ final class Registrar {
   private final Clock clock;
   /** Where derived files are produced; {@code null} without a repackager (no derived rows). */
   private final PlaybackProducer producer;
+  /** The storage group of this node, given to every row it writes; {@code null}: shared storage. */
+  private final String storageGroup;
 
   Registrar(PathGuard guard, Leases leases, RowWriter writer, Intake intake, Events events, Clock clock,
-      PlaybackProducer producer) {
+      PlaybackProducer producer, String storageGroup) {
     this.guard = guard;
     this.leases = leases;
     this.writer = writer;
@@ -56,6 +58,7 @@ final class Registrar {
     this.events = events;
     this.clock = clock;
     this.producer = producer;
+    this.storageGroup = storageGroup;
   }
 
   /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
@@ -68,7 +71,8 @@ final class Registrar {
       ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
       firstRowOf[f] = rows.size();
       for (NewItem row : rowsFor(file.id(), file.file(), now, leaseUntil)) {
-        rows.add(file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt())); // derived rows inherit it
+        NewItem timed = file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt()); // derived rows inherit it
+        rows.add(timed.inStorageGroup(storageGroup));
       }
     }
     List<RegisterResult> results;
@@ -102,7 +106,9 @@ final class Registrar {
       log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
       events.onFailed(item, item.reason(), item.lastError(), true);
     }
-    if (item.state() != ItemState.PENDING) {
+    if (item.state() != ItemState.PENDING || !result.created() && !ofThisGroup(item)) {
+      // A row another host registered first (same identity) stays with that host's group: its file
+      // is on that host's disk, and this node could only fail to read it.
       return Offer.NOT_OFFERED;
     }
     boolean leasedHere = result.created() && row.leased();
@@ -114,6 +120,11 @@ final class Registrar {
       leases.release(item, Duration.ZERO); // the sweeper will find it
     }
     return offer;
+  }
+
+  /** Whether this node may upload {@code item}: a row of its storage group, or of none. */
+  private boolean ofThisGroup(LedgerItem item) {
+    return item.storageGroup() == null || item.storageGroup().equals(storageGroup);
   }
 
   /**

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Re-collects unconfirmed rows from the store into the queue, one page per axis per round, with
- * a keyset cursor per axis ({@code rowId > cursor ORDER BY rowId LIMIT batch}).
+ * a keyset cursor per axis ({@code rowId > cursor ORDER BY rowId LIMIT batch}); only rows of this
+ * node's storage group and rows of no group, the files this node can read.
  *
  * <p>The cursor moves forward every round and wraps to the start when a page comes back short,
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
@@ -34,6 +35,8 @@ final class Sweeper {
   private final Clock clock;
   private final int batchSize;
   private final Duration cutoff;
+  /** This node's storage group: the sweep pages hold only rows it can read. */
+  private final String storageGroup;
   private final BiFunction<LedgerItem, Boolean, Offer> offer;
   /** How often the cutoff is applied when there is no backlog of rows to exclude. */
   static final Duration EXCLUSION_INTERVAL = Duration.ofMinutes(1);
@@ -43,12 +46,13 @@ final class Sweeper {
   private Instant lastExclusion;
   private boolean exclusionBacklog;
 
-  Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff,
+  Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
       BiFunction<LedgerItem, Boolean, Offer> offer) {
     this.store = store;
     this.clock = clock;
     this.batchSize = batchSize;
     this.cutoff = cutoff;
+    this.storageGroup = storageGroup;
     this.offer = offer;
     for (Axis axis : Axis.values()) {
       cursors.put(axis, 0L);
@@ -70,7 +74,7 @@ final class Sweeper {
     }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);
-      List<LedgerItem> page = store.findDue(axis, cursor, now, batchSize);
+      List<LedgerItem> page = store.findDue(axis, storageGroup, cursor, now, batchSize);
       read += page.size();
       fullPage |= page.size() == batchSize;
       long next = page.size() < batchSize ? 0L : page.get(page.size() - 1).rowId();

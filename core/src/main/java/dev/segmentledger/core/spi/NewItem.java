@@ -33,11 +33,15 @@ import java.util.Objects;
  *     {@link LedgerItem#fileIdentity()}), stored with the row; {@code null} if not recorded
  * @param recordedAt when the recording of the original's media began ({@link LedgerItem#recordedAt()}),
  *     stored with the row; {@code null} if unknown
+ * @param storageGroup the {@linkplain dev.segmentledger.core.LedgerBuilder#storageGroup storage group}
+ *     whose nodes can read the row's file (for PLAYBACK and INIT, its original's file); {@code null}
+ *     for shared storage, which every node without a group reads
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
     String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
-    Instant recordedAt) {
+    Instant recordedAt,
+    String storageGroup) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -58,14 +62,14 @@ public record NewItem(
     }
   }
 
-  /** A row without a recording time; see the canonical constructor. */
+  /** A row without a recording time or storage group; see the canonical constructor. */
   public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
       String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
     this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil,
-        fileIdentity, null);
+        fileIdentity, null, null);
   }
 
-  /** A row without a file identity or recording time; see the canonical constructor. */
+  /** A row without a file identity, recording time or storage group; see the canonical constructor. */
   public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
       String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
     this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil, null);
@@ -88,19 +92,25 @@ public record NewItem(
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
-        fileIdentity, recordedAt);
+        fileIdentity, recordedAt, storageGroup);
   }
 
   /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
   public NewItem withFileIdentity(String identity) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, identity, recordedAt);
+        leaseUntil, identity, recordedAt, storageGroup);
   }
 
   /** This row with the recording time {@code time} (may be {@code null}). */
   public NewItem withRecordedAt(Instant time) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, time);
+        leaseUntil, fileIdentity, time, storageGroup);
+  }
+
+  /** This row in the storage group {@code group} ({@code null}: shared storage). */
+  public NewItem inStorageGroup(String group) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, fileIdentity, recordedAt, group);
   }
 
   /** Whether this row is leased from its insertion. */

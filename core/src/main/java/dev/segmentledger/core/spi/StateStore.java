@@ -50,6 +50,8 @@ public interface StateStore {
    *       returned in {@link LedgerItem#fileIdentity()}; so are its
    *       {@linkplain ItemId#format() format} (in {@link LedgerItem#id()}) and its
    *       {@linkplain NewItem#recordedAt() recording time}. A row found existing keeps its own.
+   *   <li>The item's {@linkplain NewItem#storageGroup() storage group} is stored with the row and
+   *       returned in {@link LedgerItem#storageGroup()}.
    * </ul>
    *
    * @return one result per item, in the order of {@code items}
@@ -73,7 +75,21 @@ public interface StateStore {
    * nor do rows under a valid {@linkplain #claim lease} (their {@code nextAttemptAt} is the lease
    * expiry). Must cost a bounded index scan whatever the size of the table.
    */
-  List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit);
+  default List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+    return findDue(axis, null, afterRowId, now, limit);
+  }
+
+  /**
+   * One page of the sweep of a node of {@code storageGroup}, as {@link #findDue(Axis, long,
+   * Instant, int)}, but only rows that node can read: rows of {@code storageGroup} and rows of no
+   * group ({@link LedgerItem#storageGroup()} {@code null}: shared storage, or registered before
+   * groups existed). With {@code storageGroup == null} (a node on shared storage), only rows of no
+   * group. Rows of other groups take no slot of the page. Must cost a bounded index scan whatever
+   * the size of the table and the backlog of other groups.
+   *
+   * @param storageGroup the sweeping node's group, or {@code null}
+   */
+  List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit);
 
   /** The row with the given store id. */
   Optional<LedgerItem> findByRowId(long rowId);
@@ -276,6 +292,31 @@ public interface StateStore {
   default Purged purge(Instant completedBefore, int maxRows) {
     throw new UnsupportedOperationException(getClass().getName() + " does not implement retention (purge)");
   }
+
+  // ---- Storage groups: hosts with local disks ----------------------------------------------
+
+  /**
+   * Hands the unconfirmed rows ({@link ItemState#PENDING}, {@link ItemState#WAITING}) of storage
+   * group {@code fromGroup} over to {@code toGroup}, at most {@code limit} rows per call: for when
+   * a host's disk was moved to, or is now mounted on, a host of another group. Nothing else of the
+   * rows changes (state, lease, attempts, paths); terminal rows keep their group. Either group may
+   * be {@code null} (no group: shared storage). Call it again until it returns 0.
+   *
+   * @return the number of rows handed over by this call
+   */
+  int handOver(String fromGroup, String toGroup, int limit);
+
+  /**
+   * Makes the unconfirmed rows of storage group {@code group} terminal: {@link ItemState#REJECTED}
+   * with {@link Reason#STORAGE_LOST} and {@code detail}, lease cleared, at most {@code limit} rows
+   * per call: for a host that is gone for good with its disk. Leased rows are included (their
+   * owner is gone; a late confirm of such a row fails its compare-and-set). The rows keep their
+   * group and can be {@linkplain #reopen re-opened}. Call it again until it returns 0.
+   *
+   * @param group the lost group; not {@code null}
+   * @return the number of rows marked by this call
+   */
+  int markStorageLost(String group, String detail, Instant at, int limit);
 
   // ---- Leases: many ledger instances on one store --------------------------------------------
 

@@ -31,6 +31,22 @@ class StubStore implements StateStore {
     throw new UnsupportedOperationException();
   }
 
+  /** The page of {@link #findDue(Axis, long, Instant, int)}: the stub's rows have no storage group. */
+  @Override
+  public List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
+    return findDue(axis, afterRowId, now, limit);
+  }
+
+  @Override
+  public int handOver(String fromGroup, String toGroup, int limit) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public int markStorageLost(String group, String detail, Instant at, int limit) {
+    throw new UnsupportedOperationException();
+  }
+
   @Override
   public Optional<LedgerItem> findByRowId(long rowId) {
     throw new UnsupportedOperationException();

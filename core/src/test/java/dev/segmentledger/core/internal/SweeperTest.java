@@ -23,7 +23,7 @@ class SweeperTest {
   void cursorAdvancesEveryRoundAndWrapsAtTheEnd() {
     PagedRows rows = new PagedRows(300);
     List<Long> offered = new ArrayList<>();
-    Sweeper sweeper = new Sweeper(rows, clock, 128, null, (item, fromSweep) -> {
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
       offered.add(item.rowId());
       return Offer.ACCEPTED;
     });
@@ -43,7 +43,7 @@ class SweeperTest {
   void aFullQueueStopsThePageWhereItWasAndTheNextRoundResumesThere() {
     PagedRows rows = new PagedRows(10);
     int[] capacity = {4};
-    Sweeper sweeper = new Sweeper(rows, clock, 128, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
         : Offer.SATURATED);
 
     SweepReport first = sweeper.round();
