@@ -4,6 +4,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,12 +16,36 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ConfirmTracker implements LedgerListener {
   private final CountDownLatch remaining;
   private final Map<ItemId, Long> confirmedAt = new ConcurrentHashMap<>();
+  /** Stage instants of each item (System.nanoTime), kept only if {@link #withStages} asked for them. */
+  private final Map<ItemId, Long> acceptedAt = new ConcurrentHashMap<>();
+  private final Map<ItemId, Long> storedAt = new ConcurrentHashMap<>();
+  private volatile boolean stages;
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong saturated = new AtomicLong();
   private volatile long lastConfirmNanos;
 
   ConfirmTracker(int expected) {
     this.remaining = new CountDownLatch(expected);
+  }
+
+  /** Also keeps when each item was accepted into the queue and stored by the sink (a latency breakdown). */
+  ConfirmTracker withStages() {
+    stages = true;
+    return this;
+  }
+
+  @Override
+  public void onAccepted(LedgerItem item) {
+    if (stages) {
+      acceptedAt.putIfAbsent(item.id(), System.nanoTime());
+    }
+  }
+
+  @Override
+  public void onStored(LedgerItem item, StoredObjectInfo object, Duration putTime) {
+    if (stages) {
+      storedAt.putIfAbsent(item.id(), System.nanoTime());
+    }
   }
 
   @Override
@@ -56,6 +81,14 @@ final class ConfirmTracker implements LedgerListener {
 
   Long confirmedAt(ItemId id) {
     return confirmedAt.get(id);
+  }
+
+  Long acceptedAt(ItemId id) {
+    return acceptedAt.get(id);
+  }
+
+  Long storedAt(ItemId id) {
+    return storedAt.get(id);
   }
 
   long failed() {

@@ -69,9 +69,10 @@ final class LatencyMeasure implements Measure {
     Path root = env.newDir(name);
     List<Path> files = MediaFiles.write(root.resolve("rec"), items, 1024);
     long[] scheduled = new long[items];
+    long[] entered = new long[items];
     long[] registered = new long[items];
     AtomicInteger failed = new AtomicInteger();
-    ConfirmTracker tracker = new ConfirmTracker(items);
+    ConfirmTracker tracker = new ConfirmTracker(items).withStages();
     String loadStart = LoadAvg.now();
     long cpuBefore = CpuUse.processNanos();
     BackgroundWriter writer = backgroundBytesPerSecond > 0
@@ -91,6 +92,7 @@ final class LatencyMeasure implements Measure {
         }
         int n = i;
         pool.execute(() -> {
+          entered[n] = System.nanoTime();
           try {
             ledger.register(ItemId.original("lat", "720p", n), files.get(n));
             registered[n] = System.nanoTime();
@@ -142,6 +144,7 @@ final class LatencyMeasure implements Measure {
           + " suite's work directory (same disk as PostgreSQL's data directory when embedded)");
       c.put("background_writer_mb_per_s_achieved", writerBytesPerSecond / 1e6);
     }
+    stages(c, warmup, counted, scheduled, entered, registered, tracker);
     c.put("jvm_cpu_us_per_item", cpuPerItem);
     c.put("loadavg_end", LoadAvg.now());
     String what = "scheduled instant -> onConfirmed at " + rate + " items/s"
@@ -149,6 +152,36 @@ final class LatencyMeasure implements Measure {
     return List.of(
         BenchResult.info(name + ".p50", percentile(millis, 0.50), "ms", what, c),
         BenchResult.atMost(name + ".p99", percentile(millis, 0.99), "ms", goalP99, what, c));
+  }
+
+  /**
+   * Where an item's latency went, stage by stage (p50/p99 of each, ms): waiting for a registering
+   * thread; register() until the row was committed and offered (onAccepted); offered until the sink
+   * stored it (queue wait, worker's checks, PUT: onStored); stored until confirmed (the confirm
+   * group commit: onConfirmed); and register() returning after the offer.
+   */
+  private static void stages(Map<String, Object> c, int warmup, int counted, long[] scheduled, long[] entered,
+      long[] registered, ConfirmTracker tracker) {
+    double[][] stage = new double[5][counted];
+    for (int i = 0; i < counted; i++) {
+      int n = warmup + i;
+      ItemId id = ItemId.original("lat", "720p", n);
+      long accepted = tracker.acceptedAt(id);
+      long stored = tracker.storedAt(id);
+      long confirmed = tracker.confirmedAt(id);
+      stage[0][i] = (entered[n] - scheduled[n]) / 1e6;
+      stage[1][i] = (accepted - entered[n]) / 1e6;
+      stage[2][i] = (stored - accepted) / 1e6;
+      stage[3][i] = (confirmed - stored) / 1e6;
+      stage[4][i] = (registered[n] - accepted) / 1e6;
+    }
+    String[] names = {"stage_scheduled_to_register_call", "stage_register_to_offered", "stage_offered_to_stored",
+        "stage_stored_to_confirmed", "stage_offered_to_register_return"};
+    for (int s = 0; s < names.length; s++) {
+      Arrays.sort(stage[s]);
+      c.put(names[s] + "_ms", String.format(java.util.Locale.ROOT, "p50 %.2f, p99 %.2f, max %.2f",
+          percentile(stage[s], 0.50), percentile(stage[s], 0.99), stage[s][counted - 1]));
+    }
   }
 
   static double percentile(double[] sorted, double p) {

@@ -13,10 +13,12 @@ import java.util.concurrent.CompletionException;
  * transaction between concurrent callers (a {@link GroupCommit}).
  *
  * <p>Each caller queues its rows and waits until they are durable. The leader writes whole
- * registrations, up to about {@value #MAX_ROWS} rows, in one transaction and hands each caller its
- * results. If a shared batch fails (one registration's conflict, an ended broadcast), each
- * registration of it is written again alone, so a caller gets exactly the outcome it would have
- * had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
+ * registrations, up to about {@value #MAX_ROWS} rows, in one transaction, hands each caller its
+ * results, and passes the lead to a caller whose rows are still queued
+ * ({@link GroupCommit#submitAndAwait}), so that no caller waits behind other callers' batches after
+ * its own rows are durable. If a shared batch fails (one registration's conflict, an ended
+ * broadcast), each registration of it is written again alone, so a caller gets exactly the outcome
+ * it would have had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
  */
 final class RowWriter {
   static final int MAX_ROWS = 1_000;
@@ -38,7 +40,7 @@ final class RowWriter {
    */
   List<RegisterResult> write(List<NewItem> rows) {
     Request request = new Request(rows, new CompletableFuture<>());
-    commits.submit(request);
+    commits.submitAndAwait(request, request.result()::isDone);
     try {
       return request.result().join();
     } catch (CompletionException e) {

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +56,51 @@ class GroupCommitTest {
     }
     assertEquals(List.of(0, 1, 2, 3, 4), committed);
     assertTrue(!commits.commitWaiting());
+  }
+
+  @Test
+  void aWaitingLeaderCommitsOneBatchAndHandsTheLeadToACallerWhoseItemIsQueued() throws Exception {
+    List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
+    Map<Integer, String> committedBy = new ConcurrentHashMap<>();
+    Set<Integer> settled = ConcurrentHashMap.newKeySet();
+    CountDownLatch leading = new CountDownLatch(1);
+    CountDownLatch othersQueued = new CountDownLatch(1);
+    GroupCommit<Integer> commits = new GroupCommit<>(100, 100, i -> 1, batch -> {
+      batches.add(List.copyOf(batch));
+      batch.forEach(i -> committedBy.put(i, Thread.currentThread().getName()));
+      if (batch.contains(0)) {
+        leading.countDown();
+        await(othersQueued);
+      }
+      settled.addAll(batch);
+    });
+    Thread first = new Thread(() -> commits.submitAndAwait(0, () -> settled.contains(0)), "first");
+    first.start();
+    leading.await();
+    List<Thread> others = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      int item = i;
+      Thread other = new Thread(() -> {
+        commits.submitAndAwait(item, () -> settled.contains(item));
+        assertTrue(settled.contains(item), "returns only once its item is committed");
+      }, "other-" + i);
+      others.add(other);
+      other.start();
+    }
+    while (commits.queued() < 3) {
+      Thread.onSpinWait();
+    }
+    othersQueued.countDown();
+    first.join();
+    for (Thread other : others) {
+      other.join();
+    }
+    assertEquals(2, batches.size(), "the items queued meanwhile go in one batch: " + batches);
+    assertEquals(List.of(0), batches.get(0));
+    assertEquals(Set.of(1, 2, 3), Set.copyOf(batches.get(1)), "in the order the callers queued them");
+    assertEquals("first", committedBy.get(0));
+    assertTrue(committedBy.get(1).startsWith("other-"),
+        "the first leader returned after its own batch; a caller whose item was queued led the next");
   }
 
   private static void await(CountDownLatch latch) {
