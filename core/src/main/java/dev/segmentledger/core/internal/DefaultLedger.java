@@ -78,7 +78,7 @@ public final class DefaultLedger implements ManualLedger {
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
         events::onCircuitOpened);
-    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration());
+    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
         config.repackaging() ? producer : null);
