@@ -90,11 +90,12 @@ public final class DefaultLedger implements ManualLedger {
         events, clock);
     ItemProcessor processor = new ItemProcessor(store, leases, abandoned, producer, uploader, confirmer, failures,
         events);
-    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running);
     this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null));
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         this::running);
+    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running,
+        sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, this::sweepSoon);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
