@@ -9,7 +9,6 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.spi.Confirmation;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -24,12 +23,19 @@ import org.jdbi.v3.core.Jdbi;
  * its {@link Jdbi} (each call runs on a handle of its own); thread-safe.
  */
 final class Confirmations {
-  private static final String CONFIRM_ONE = "UPDATE " + TABLE
+  /**
+   * The conditional update of one row and, in the same statement, the increment of the playlists
+   * its confirm alters ({@link Playlists#BUMP}; binds {@code bumpAt}).
+   */
+  private static final String CONFIRM_ONE = "WITH changed AS (UPDATE " + TABLE
       + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
       + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
-      + " RETURNING broadcast_id, axis, rendition, sequence, media_format";
+      + " RETURNING broadcast_id, axis, rendition, sequence, media_format)" + Playlists.BUMP
+      + " SELECT broadcast_id, axis, rendition, sequence, media_format FROM changed";
 
-  private static final String CONFIRM_ALL = Sql.load("confirm-batch.sql");
+  /** {@code confirm-batch.sql} and, in the same statement, the playlist increments, as {@link #CONFIRM_ONE}. */
+  private static final String CONFIRM_ALL = "WITH changed AS (" + Sql.load("confirm-batch.sql") + ")"
+      + Playlists.BUMP + " SELECT id, broadcast_id, axis, rendition, sequence, media_format FROM changed";
 
   private final Jdbi jdbi;
 
@@ -39,29 +45,32 @@ final class Confirmations {
 
   /**
    * One confirmation, in one transaction: the conditional update of the row (its expected state
-   * and size in the {@code WHERE} clause) and, for an INIT, the release of the waiting PLAYBACK rows
-   * of its rendition. Returns whether it confirmed the row.
+   * and size in the {@code WHERE} clause) with, in the same statement, the increment of the
+   * playlists it alters, and, for an INIT, the release of the waiting PLAYBACK rows of its
+   * rendition. Returns whether it confirmed the row. A transaction PostgreSQL aborts as a deadlock
+   * victim is run again (an INIT's confirm locks its playlists before the waiting rows).
    */
   boolean confirm(Confirmation c) {
-    return jdbi.inTransaction(handle -> {
+    return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       Optional<ItemId> confirmed = handle.createQuery(CONFIRM_ONE)
           .bind("checksum", c.checksum())
           .bind("confirmedAt", micros(c.confirmedAt()))
           .bind("id", c.rowId())
           .bind("expectedState", c.expectedState().name())
           .bind("expectedSize", c.expectedSize())
+          .bind("bumpAt", micros(c.confirmedAt()))
           .map((rs, ctx) -> LedgerItemMapper.itemId(rs))
           .findOne();
       confirmed.filter(id -> id.axis() == Axis.INIT).ifPresent(init -> releaseWaiting(handle, Set.of(init)));
-      confirmed.ifPresent(id -> Playlists.bump(handle, List.of(id), c.confirmedAt()));
       return confirmed.isPresent();
-    });
+    }));
   }
 
   /**
    * A single confirmation is a {@link #confirm}. A batch is one transaction of a few statements
    * whatever its size, planned for its arrays: a conditional {@code UPDATE ... FROM unnest(...)}
-   * whose join carries each row's expected state and size, and, if it confirmed INIT rows, the
+   * whose join carries each row's expected state and size, with the playlist increments in the same
+   * statement, and, if it confirmed INIT rows, the
    * release of the waiting PLAYBACK rows of their renditions. A transaction PostgreSQL aborts as a
    * deadlock victim is run again.
    */
@@ -77,7 +86,6 @@ final class Confirmations {
       Sql.planForTheseArrays(handle);
       Set<Long> ids = new HashSet<>();
       Set<ItemId> inits = new HashSet<>();
-      List<ItemId> changed = new ArrayList<>();
       handle.createQuery(CONFIRM_ALL)
           .bindArray("ids", Long.class, confirmations.stream().map(Confirmation::rowId).toList())
           .bindArray("states", String.class, confirmations.stream().map(c -> c.expectedState().name()).toList())
@@ -85,8 +93,8 @@ final class Confirmations {
           .bindArray("checksums", String.class, confirmations.stream().map(Confirmation::checksum).toList())
           .bindArray("confirmedAts", Long.class,
               confirmations.stream().map(c -> epochMicros(c.confirmedAt())).toList())
+          .bind("bumpAt", micros(confirmations.get(0).confirmedAt()))
           .map((rs, ctx) -> {
-            changed.add(LedgerItemMapper.itemId(rs));
             if (Axis.INIT.name().equals(rs.getString("axis"))) {
               inits.add(ItemId.init(rs.getString("broadcast_id"), rs.getString("rendition")));
             }
@@ -96,7 +104,6 @@ final class Confirmations {
       if (!inits.isEmpty()) {
         releaseWaiting(handle, inits);
       }
-      Playlists.bump(handle, changed, confirmations.get(0).confirmedAt());
       return ids;
     }));
     boolean[] results = new boolean[confirmations.size()];

@@ -9,6 +9,7 @@ import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.Purged;
@@ -269,6 +270,11 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil) {
     return leases.renew(rowId, owner, heldUntil, leaseUntil);
+  }
+
+  @Override
+  public boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    return leases.renewAll(owner, renewals);
   }
 
   @Override

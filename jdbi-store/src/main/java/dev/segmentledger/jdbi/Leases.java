@@ -2,23 +2,30 @@ package dev.segmentledger.jdbi;
 
 import static dev.segmentledger.jdbi.Sql.NO_LEASE;
 import static dev.segmentledger.jdbi.Sql.TABLE;
+import static dev.segmentledger.jdbi.Sql.epochMicros;
 import static dev.segmentledger.jdbi.Sql.micros;
 import static dev.segmentledger.jdbi.Sql.updatedOne;
 
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * The leases part of {@link JdbiStateStore}: {@code claim}, {@code renew}, {@code release} and
- * {@code releaseAllOf}. A lease is two columns, {@code lease_owner} and {@code lease_until}, folded
+ * The leases part of {@link JdbiStateStore}: {@code claim}, {@code renew}, {@code renewAll},
+ * {@code release} and {@code releaseAllOf}. A lease is two columns, {@code lease_owner} and {@code lease_until}, folded
  * into {@code next_attempt_at}, so the sweep page needs no condition of its own for it. Each call is
- * one conditional statement. Stateless over its {@link Jdbi} (each call runs on a handle of its
+ * one conditional statement (a batch of renewals: with its plan setting, in one transaction). Stateless over its {@link Jdbi} (each call runs on a handle of its
  * own); thread-safe.
  */
 final class Leases {
   private static final String CLAIM = Sql.load("claim.sql");
+  private static final String RENEW_ALL = Sql.load("renew-batch.sql");
 
   private final Jdbi jdbi;
 
@@ -57,6 +64,54 @@ final class Leases {
         .bind("until", micros(leaseUntil))
         .bind("id", rowId)
         .execute()));
+  }
+
+  /**
+   * A single renewal is a {@link #renew} (or nothing, for one that does not cover an attempt: see
+   * below). A batch is one transaction planned for its arrays ({@link Sql#planForTheseArrays}) with
+   * one conditional {@code UPDATE ... FROM unnest(...)} ({@code renew-batch.sql}) whose join carries
+   * each row's held lease. A transaction PostgreSQL aborts as a deadlock victim is run again.
+   */
+  boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(renewals, "renewals");
+    if (renewals.size() == 1 && renewals.get(0).attempt()) {
+      LeaseRenewal r = renewals.get(0);
+      return new boolean[] {renew(r.rowId(), owner, r.heldUntil(), r.leaseUntil())};
+    }
+    boolean[] results = new boolean[renewals.size()];
+    if (renewals.isEmpty()) {
+      return results;
+    }
+    int n = renewals.size();
+    Long[] ids = new Long[n];
+    Long[] helds = new Long[n];
+    Long[] untils = new Long[n];
+    Boolean[] attempts = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      LeaseRenewal r = renewals.get(i);
+      ids[i] = r.rowId();
+      helds[i] = epochMicros(r.heldUntil());
+      untils[i] = epochMicros(r.leaseUntil());
+      attempts[i] = r.attempt();
+    }
+    Set<Long> renewed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
+      if (n > 1) {
+        Sql.planForTheseArrays(handle);
+      }
+      return handle.createQuery(RENEW_ALL)
+          .bind("owner", owner)
+          .bindArray("ids", Long.class, (Object[]) ids)
+          .bindArray("helds", Long.class, (Object[]) helds)
+          .bindArray("untils", Long.class, (Object[]) untils)
+          .bindArray("attempts", Boolean.class, (Object[]) attempts)
+          .mapTo(Long.class)
+          .collect(Collectors.toCollection(HashSet::new));
+    }));
+    for (int i = 0; i < n; i++) {
+      results[i] = renewed.remove(renewals.get(i).rowId());
+    }
+    return results;
   }
 
   boolean release(long rowId, String owner, Instant dueAt) {

@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.Confirmation;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.Purged;
@@ -546,6 +547,27 @@ public final class InMemoryStateStore implements StateStore {
     leases.put(rowId, new Lease(owner, until, true));
     rows.put(rowId, withNextAttemptAt(row, until));
     return true;
+  }
+
+  @Override
+  public synchronized boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    Objects.requireNonNull(owner, "owner");
+    boolean[] renewed = new boolean[renewals.size()];
+    for (int i = 0; i < renewed.length; i++) {
+      LeaseRenewal renewal = renewals.get(i);
+      long rowId = renewal.rowId();
+      LedgerItem row = rows.get(rowId);
+      Lease current = leases.get(rowId);
+      if (row == null || row.state() != ItemState.PENDING || current == null || !current.owner().equals(owner)
+          || !current.until().equals(micros(renewal.heldUntil()))) {
+        continue;
+      }
+      Instant until = micros(renewal.leaseUntil());
+      leases.put(rowId, new Lease(owner, until, current.attempt() || renewal.attempt()));
+      rows.put(rowId, withNextAttemptAt(row, until));
+      renewed[i] = true;
+    }
+    return renewed;
   }
 
   @Override

@@ -153,6 +153,14 @@ public abstract class StateStoreContract {
     }
   }
 
+  /** Batched lease renewal: {@code renewAll}, with and without making the lease an attempt's. */
+  @Nested
+  public class LeaseRenewals extends LeaseRenewalGroup {
+    LeaseRenewals() {
+      super(StateStoreContract.this);
+    }
+  }
+
   /** Retention: {@code purge}, what it removes and what it never removes. */
   @Nested
   public class Retention extends RetentionGroup {

@@ -79,7 +79,7 @@ public final class DefaultLedger implements ManualLedger {
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
         events::onCircuitOpened);
-    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration());
+    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
         config.repackaging() ? producer : null, config.storageGroup());
@@ -91,11 +91,12 @@ public final class DefaultLedger implements ManualLedger {
         events, clock);
     ItemProcessor processor = new ItemProcessor(store, leases, abandoned, producer, uploader, confirmer, failures,
         events);
-    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running);
     this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null));
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         this::running);
+    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running,
+        sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, this::sweepSoon);
     this.groups = new StorageGroups(store, clock, this::sweepSoon);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());

@@ -14,13 +14,13 @@ import java.util.function.Consumer;
  * row. Thread-safe.
  *
  * <p>{@code fromSweep} items are re-read before upload (the sweep page may be stale);
- * {@code leasedUntil} is the end of the lease this instance took at the row's registration, or
- * {@code null}.
+ * {@code leasedUntil} is the end of the lease this instance took at the row's registration (as
+ * {@link Leases} extended it while the row waited in the queue), or {@code null}.
  */
 final class InFlight implements AutoCloseable {
   private final LedgerItem item;
   private final boolean fromSweep;
-  private final Instant leasedUntil;
+  private volatile Instant leasedUntil; // extended only by Leases, under its renewal lock
   private final Consumer<InFlight> freeSlot;
   private final AtomicBoolean released = new AtomicBoolean();
 
@@ -42,6 +42,14 @@ final class InFlight implements AutoCloseable {
 
   Instant leasedUntil() {
     return leasedUntil;
+  }
+
+  /**
+   * Records that the store extended the lease taken at registration, still a lease of the row's
+   * wait, to {@code until} ({@link Leases} only, under its renewal lock).
+   */
+  void leaseExtended(Instant until) {
+    this.leasedUntil = until;
   }
 
   /** Ends the in-flight period: the row may be queued again. Only the first call does anything. */

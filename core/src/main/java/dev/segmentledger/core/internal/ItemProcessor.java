@@ -97,7 +97,7 @@ final class ItemProcessor {
       // item kills this process: the next claim finds the lease expired and counts it abandoned.
       // (A death under the lease taken at registration is not counted: the row may only have
       // waited in the queue. The next attempt claims it, and from then on deaths count.)
-      Claim claim = leases.acquire(item, work.leasedUntil());
+      Claim claim = leases.acquire(item, work);
       if (!claim.held()) {
         events.onClaimLost(item);
         return null;

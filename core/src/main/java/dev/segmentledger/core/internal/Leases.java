@@ -2,11 +2,14 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A lease only saves duplicate work; it guards nothing: the confirm stays a compare-and-set on
  * state and size. If this instance dies, its leases expire after the lease duration and the rows
- * are due again for every instance's sweeper. Thread-safe (stateless apart from the store).
+ * are due again for every instance's sweeper. Thread-safe: lease extensions run one at a time, and
+ * only they change the lease of queued work.
  */
 final class Leases {
   private static final Logger log = LoggerFactory.getLogger(Leases.class);
@@ -26,12 +30,16 @@ final class Leases {
   private final Clock clock;
   private final String owner;
   private final Duration duration;
+  private final WorkQueue queue; // null: no queued leases are extended with a renewal
+  private final Object renewing = new Object();
 
-  Leases(StateStore store, Clock clock, String owner, Duration duration) {
+  /** @param queue the work whose registration leases a renewal extends as well, or {@code null} */
+  Leases(StateStore store, Clock clock, String owner, Duration duration, WorkQueue queue) {
     this.store = store;
     this.clock = clock;
     this.owner = owner;
     this.duration = duration;
+    this.queue = queue;
   }
 
   /**
@@ -50,23 +58,69 @@ final class Leases {
   }
 
   /**
-   * The lease for one attempt on {@code item}: the lease this instance took at its registration,
-   * ending at {@code leasedUntil}, if it still has half its duration to run; that lease extended,
-   * if it has less (even expired, as long as no one took it over: this instance is alive and about
-   * to upload); a fresh {@linkplain #claim claim} if this instance took none ({@code null}).
+   * The lease for one attempt on {@code work}'s item: the lease this instance took at its
+   * registration, if it still has half its duration to run; that lease extended, if it has less
+   * (even expired, as long as no one took it over: this instance is alive and about to upload); a
+   * fresh {@linkplain #claim claim} if this instance took none ({@code null}). {@code item} is the
+   * item to attempt ({@code work}'s, re-read if it came from a sweep).
+   *
+   * <p>An extension is one {@link StateStore#renewAll} that also extends the registration leases of
+   * the work waiting in the queue which has less than three quarters of its registration lease left,
+   * up to {@value #MAX_RENEWAL_BATCH} rows: those are extended to a fresh registration lease and stay
+   * leases of the rows' wait (a claim after this instance died does not count them as abandoned
+   * attempts, and they last no longer than a registration lease), so the workers that take them
+   * later find them held and need no statement of their own. One extension runs at a time; a worker
+   * whose item such an extension covered finds it held once the extension is over.
    */
-  Claim acquire(LedgerItem item, Instant leasedUntil) {
+  Claim acquire(LedgerItem item, InFlight work) {
+    Instant leasedUntil = work.leasedUntil();
     if (leasedUntil == null) {
       return claim(item);
     }
     if (holds(leasedUntil)) {
       return Claim.held(false, 0);
     }
-    boolean renewed = store.renew(item.rowId(), owner, leasedUntil, clock.instant().plus(duration));
+    boolean renewed;
+    synchronized (renewing) {
+      leasedUntil = work.leasedUntil();
+      if (holds(leasedUntil)) {
+        return Claim.held(false, 0); // extended meanwhile, with the queue, by another worker
+      }
+      renewed = renewWithQueue(item, leasedUntil);
+    }
     if (!renewed) {
       log.debug("{}: the lease taken at registration was taken over; skipped by {}", item.id(), owner);
     }
     return renewed ? Claim.held(false, 0) : Claim.REFUSED;
+  }
+
+  /** Most rows one lease extension names: the item about to be attempted and the queued work. */
+  static final int MAX_RENEWAL_BATCH = 1000;
+
+  /** Called under {@link #renewing}, the only lock under which queued work's leases change. */
+  private boolean renewWithQueue(LedgerItem item, Instant leasedUntil) {
+    Instant now = clock.instant();
+    Instant waitUntil = now.plus(registrationLease()).truncatedTo(ChronoUnit.MICROS);
+    Instant extendBefore = now.plus(registrationLease().multipliedBy(3).dividedBy(4));
+    List<LeaseRenewal> renewals = new ArrayList<>();
+    List<InFlight> queued = new ArrayList<>();
+    renewals.add(new LeaseRenewal(item.rowId(), leasedUntil, now.plus(duration), true));
+    if (queue != null) {
+      queue.forEachQueued(4 * MAX_RENEWAL_BATCH, waiting -> {
+        Instant until = waiting.leasedUntil();
+        if (until != null && until.isBefore(extendBefore) && renewals.size() < MAX_RENEWAL_BATCH) {
+          renewals.add(new LeaseRenewal(waiting.item().rowId(), until, waitUntil, false));
+          queued.add(waiting);
+        }
+      });
+    }
+    boolean[] renewed = store.renewAll(owner, renewals);
+    for (int i = 1; i < renewed.length; i++) {
+      if (renewed[i]) {
+        queued.get(i - 1).leaseExtended(waitUntil);
+      }
+    }
+    return renewed[0];
   }
 
   /**

@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the {@link Sweeper}'s rounds on a thread of its own, at a fixed delay, and at once when
  * asked ({@link #sweepSoon}: after an INIT confirm released waiting playback rows, after rows were
- * re-opened, and while a backlog is worked off). While the {@link SinkBreaker} is open no round
+ * re-opened, and while a backlog is worked off: back to back while its pages fit in the queue, and
+ * as soon as the workers made room for the next page when they do not). While the {@link SinkBreaker} is open no round
  * runs: the rows wait in the store. A failed round is logged and the next one runs as planned.
  * Thread-safe; started and stopped once.
  */
@@ -27,6 +29,7 @@ final class SweepScheduler {
   private final Duration interval;
   private final BooleanSupplier running;
   private volatile ScheduledExecutorService thread;
+  private final AtomicBoolean backlog = new AtomicBoolean(); // the last round's page did not fit
 
   /** @param running whether the ledger runs; {@link #sweepSoon} does nothing once it does not */
   SweepScheduler(Sweeper sweeper, SinkBreaker breaker, WorkQueue queue, int batchSize, Duration interval,
@@ -52,6 +55,18 @@ final class SweepScheduler {
     }
   }
 
+  /**
+   * Called by a worker that took work from the queue: if the last round left a backlog in the store
+   * that did not fit in the queue, runs the next round as soon as the queue has room for a page,
+   * rather than at the next tick (recovery is then paced by the workers, not by the interval).
+   * Cheap when there is no backlog (one volatile read).
+   */
+  void roomMayHaveFreed() {
+    if (backlog.get() && queue.remainingCapacity() >= batchSize && backlog.compareAndSet(true, false)) {
+      sweepSoon();
+    }
+  }
+
   /** Runs a round now rather than at the next tick; does nothing unless started and running. */
   void sweepSoon() {
     ScheduledExecutorService current = thread;
@@ -73,12 +88,17 @@ final class SweepScheduler {
       if (report.accepted() > 0 || report.saturated() > 0) {
         log.debug("sweep {}", report);
       }
-      if (report.fullPage() && report.accepted() > 0 && report.saturated() == 0
-          && queue.remainingCapacity() >= batchSize) {
+      if (report.fullPage() && report.accepted() > 0) {
         // A backlog (recovery after a restart): read the next page now rather than after the
-        // interval, as long as the queue has room for it. Only new work re-triggers, so rows
-        // already in flight never make this spin.
-        sweepSoon();
+        // interval, as long as the queue has room for it; otherwise as soon as the workers have
+        // taken enough of it (roomMayHaveFreed). Only new work re-triggers, so rows already in
+        // flight never make this spin.
+        if (report.saturated() == 0 && queue.remainingCapacity() >= batchSize) {
+          sweepSoon();
+        } else {
+          backlog.set(true);
+          roomMayHaveFreed(); // the workers may have emptied the queue during the round
+        }
       }
     } catch (RuntimeException | LinkageError | AssertionError e) {
       // A throwing task would silently cancel the scheduled sweeper: log and go on.

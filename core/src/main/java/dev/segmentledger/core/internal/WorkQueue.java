@@ -3,11 +3,13 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The bounded queue between registration/sweeper and the workers. It limits pressure; it is not
@@ -55,6 +57,18 @@ final class WorkQueue {
   /** The next work without waiting; {@code null} if the queue is empty. The taker must finish it. */
   InFlight poll() {
     return queue.poll();
+  }
+
+  /**
+   * Hands {@code action} the queued work from the head (the longest waiting first), at most
+   * {@code max} of them, without taking it: a weakly consistent view, which may miss work offered
+   * or taken meanwhile, and work handed here may be taken by a worker at any time.
+   */
+  void forEachQueued(int max, Consumer<InFlight> action) {
+    Iterator<InFlight> queued = queue.iterator();
+    for (int i = 0; i < max && queued.hasNext(); i++) {
+      action.accept(queued.next());
+    }
   }
 
   int remainingCapacity() {

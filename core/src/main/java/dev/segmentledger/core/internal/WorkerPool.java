@@ -21,15 +21,21 @@ final class WorkerPool {
   private final ItemProcessor processor;
   private final SinkBreaker breaker;
   private final BooleanSupplier running;
+  private final Runnable taken;
   private final List<Thread> threads = new ArrayList<>();
 
-  /** @param running whether the ledger runs; a worker ends its loop once it does not */
-  WorkerPool(int size, WorkQueue queue, ItemProcessor processor, SinkBreaker breaker, BooleanSupplier running) {
+  /**
+   * @param running whether the ledger runs; a worker ends its loop once it does not
+   * @param taken called by a worker right after it took work from the queue (room was made)
+   */
+  WorkerPool(int size, WorkQueue queue, ItemProcessor processor, SinkBreaker breaker, BooleanSupplier running,
+      Runnable taken) {
     this.size = size;
     this.queue = queue;
     this.processor = processor;
     this.breaker = breaker;
     this.running = running;
+    this.taken = taken;
   }
 
   void start() {
@@ -87,6 +93,7 @@ final class WorkerPool {
         return;
       }
       if (work != null) {
+        taken.run();
         processor.process(work);
       }
     }

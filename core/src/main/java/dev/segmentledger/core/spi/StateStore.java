@@ -366,6 +366,31 @@ public interface StateStore {
   boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil);
 
   /**
+   * Many {@linkplain #renew lease extensions} by one {@code owner} at once, with one result per
+   * entry: each row's lease is extended or not exactly as by {@link #renew} (PENDING, leased to
+   * {@code owner} until exactly {@code heldUntil}), to its own {@code leaseUntil}, and an entry whose
+   * condition fails changes nothing of that row and does not affect the others. An entry with
+   * {@code attempt == false} extends the lease without making it cover an attempt: a later claim
+   * that finds it expired does not count it as abandoned (as for a lease taken at registration); a
+   * lease that already covers an attempt keeps doing so. A row id should appear once per batch.
+   *
+   * <p>The default runs {@link #renew} once per entry with {@code attempt == true} and extends no
+   * entry with {@code attempt == false} (reports {@code false}: the caller then renews that row by
+   * itself when it takes it). A store on a database should override it with one statement per
+   * batch: a ledger with a backlog in its queue renews its registration leases through this method.
+   *
+   * @return for each renewal, in order, whether this call extended its row's lease
+   */
+  default boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    boolean[] renewed = new boolean[renewals.size()];
+    for (int i = 0; i < renewed.length; i++) {
+      LeaseRenewal renewal = renewals.get(i);
+      renewed[i] = renewal.attempt() && renew(renewal.rowId(), owner, renewal.heldUntil(), renewal.leaseUntil());
+    }
+    return renewed;
+  }
+
+  /**
    * Gives back a lease that {@code owner} holds on an unconfirmed row without having attempted
    * the upload (for example, the circuit breaker refused it): clears the lease and makes the row
    * due at {@code dueAt}. Changes nothing if {@code owner} does not hold the lease (it expired

@@ -25,6 +25,7 @@
  *   <li>{@link dev.segmentledger.core.spi.RegisterResult}: the row after a registration, and
  *       whether this call created it.
  *   <li>{@link dev.segmentledger.core.spi.Confirmation}: one compare-and-set confirm of a batch.
+ *   <li>{@link dev.segmentledger.core.spi.LeaseRenewal}: one lease extension of a batch.
  *   <li>{@link dev.segmentledger.core.spi.Claim}: the outcome of a lease claim, and whether it took
  *       over an abandoned attempt.
  *   <li>{@link dev.segmentledger.core.spi.BroadcastRecord}: a broadcast's stored lifecycle (created,

@@ -1,0 +1,148 @@
+package dev.segmentledger.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import dev.segmentledger.core.ClosedFile;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.testkit.FakeObjectSink;
+import dev.segmentledger.testkit.ForwardingObjectSink;
+import dev.segmentledger.testkit.InMemoryStateStore;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A worker that takes an item whose registration lease is more than half gone extends, in the same
+ * store call ({@code renewAll}), the registration leases of the work waiting behind it in the queue:
+ * those stay leases of the rows' wait (not counted as abandoned attempts if the node dies, no longer
+ * than a registration lease), and the workers that take them need no lease statement of their own.
+ */
+class QueuedLeaseRenewalTest {
+  private static final Duration LEASE = Duration.ofMinutes(2);
+  private static final Duration REGISTRATION_LEASE = Duration.ofSeconds(10);
+
+  @TempDir Path temp;
+
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
+  /** The store, counting the calls made to it by name. */
+  private StateStore counting(StateStore store) {
+    InvocationHandler handler = (proxy, method, args) -> {
+      calls.computeIfAbsent(method.getName(), n -> new AtomicInteger()).incrementAndGet();
+      try {
+        return method.invoke(store, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    };
+    return (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(), new Class<?>[] {StateStore.class},
+        handler);
+  }
+
+  private int calls(String method) {
+    AtomicInteger count = calls.get(method);
+    return count == null ? 0 : count.get();
+  }
+
+  /** A sink that runs {@code beforeFirstPut} once, then stores as the fake does. */
+  private static ObjectSink sinkWithHook(FakeObjectSink sink, Consumer<String> beforeFirstPut) {
+    AtomicInteger puts = new AtomicInteger();
+    return new ForwardingObjectSink() {
+      @Override
+      protected ObjectSink delegate() {
+        return sink;
+      }
+
+      @Override
+      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+        if (puts.getAndIncrement() == 0) {
+          beforeFirstPut.accept(key);
+        }
+        return super.put(key, content, mayExist);
+      }
+    };
+  }
+
+  private List<ClosedFile> files(LedgerFixture f, int count) {
+    List<ClosedFile> files = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ItemId id = ItemId.original("b1", "720p", i);
+      files.add(ClosedFile.of(id, f.record(id)));
+    }
+    return files;
+  }
+
+  @Test
+  void oneStoreCallRenewsTheTakenItemAndExtendsTheQueuedOnes() {
+    LedgerFixture f = new LedgerFixture(temp, counting(new InMemoryStateStore()));
+    List<Instant> dueWhileFirstUploads = new ArrayList<>();
+    ManualLedger ledger = f.builder().nodeId("node-a").leaseDuration(LEASE)
+        .objectSink(sinkWithHook(f.sink, key -> {
+          for (int i = 0; i < 20; i++) {
+            dueWhileFirstUploads.add(f.store.find(ItemId.original("b1", "720p", i)).orElseThrow().nextAttemptAt());
+          }
+        }))
+        .buildManual();
+    ledger.registerAll(files(f, 20));
+    Instant late = f.clock.advance(REGISTRATION_LEASE.dividedBy(2).plusSeconds(1));
+
+    assertEquals(20, ledger.drainQueue());
+
+    assertEquals(1, calls("renewAll"), "one store call for the lease of every queued row");
+    assertEquals(0, calls("renew") + calls("claim"));
+    assertEquals(late.plus(LEASE), dueWhileFirstUploads.get(0), "the taken item: a lease for its attempt");
+    for (int i = 1; i < 20; i++) {
+      assertEquals(late.plus(REGISTRATION_LEASE), dueWhileFirstUploads.get(i), "queued row " + i + ": its wait");
+    }
+    for (int i = 0; i < 20; i++) {
+      assertEquals(ItemState.CONFIRMED, f.store.find(ItemId.original("b1", "720p", i)).orElseThrow().state());
+    }
+    assertEquals(20, f.sink.putCount());
+  }
+
+  @Test
+  void queuedRowsExtendedWithARenewalAreNoAbandonedAttemptsWhenTheirNodeDies() {
+    LedgerFixture f = new LedgerFixture(temp, new InMemoryStateStore());
+    List<Claim> takenOverByAnotherNode = new ArrayList<>();
+    Instant[] late = new Instant[1];
+    ManualLedger ledger = f.builder().nodeId("node-a").leaseDuration(LEASE)
+        .objectSink(sinkWithHook(f.sink, key -> {
+          // While node-a uploads its first item, the others wait in its queue. Had node-a died now,
+          // another node would claim them once their leases end:
+          for (int i = 0; i < 3; i++) {
+            LedgerItem row = f.store.find(ItemId.original("b1", "720p", i)).orElseThrow();
+            takenOverByAnotherNode.add(f.store.claim(row.rowId(), "node-b", late[0].plus(Duration.ofHours(1)),
+                late[0].plus(i == 0 ? LEASE : REGISTRATION_LEASE)));
+          }
+        }))
+        .buildManual();
+    ledger.registerAll(files(f, 3));
+    late[0] = f.clock.advance(REGISTRATION_LEASE.dividedBy(2).plusSeconds(1));
+
+    ledger.drainQueue();
+
+    assertNotNull(late[0]);
+    assertEquals(List.of(Claim.held(true, 1), Claim.held(false, 0), Claim.held(false, 0)), takenOverByAnotherNode,
+        "the attempt under way is counted as abandoned; the rows that only waited are not");
+  }
+}
