@@ -133,16 +133,8 @@ final class GroupCommit<I> {
    */
   boolean commitWaiting() {
     boolean committedAny = false;
-    while (!waiting.isEmpty() && leader.tryLock()) {
-      try {
-        List<Entry<I>> batch = takeBatch();
-        if (!batch.isEmpty()) {
-          commit.accept(batch.stream().map(Entry::item).toList());
-          committedAny = true;
-        }
-      } finally {
-        leader.unlock();
-      }
+    while (commitOneBatch()) { // items of submit() have no waiter: waking them is a no-op
+      committedAny = true;
     }
     return committedAny;
   }
