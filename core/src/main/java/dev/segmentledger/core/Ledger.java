@@ -254,8 +254,11 @@ public interface Ledger extends AutoCloseable {
   void start();
 
   /**
-   * Stops the sweeper and the workers, waiting for in-flight uploads up to the configured
-   * shutdown timeout. Unconfirmed rows stay in the store for the next start. Idempotent.
+   * Stops the sweeper, the retention and playlist rounds and the workers, waiting for in-flight
+   * uploads and rounds up to the configured shutdown timeout. When it returns within that timeout,
+   * none of the ledger's threads runs a statement against the store any more, so the caller may
+   * close the connection pool or drop the schema next. Unconfirmed rows stay in the store for the
+   * next start. Idempotent.
    */
   @Override
   void close();

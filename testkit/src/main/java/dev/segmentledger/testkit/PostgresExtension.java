@@ -77,7 +77,26 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
     jdbcUrl = null;
     dataSource = null;
     if (shared != null) {
-      execute(shared, "DROP SCHEMA IF EXISTS " + name + " CASCADE");
+      dropSchema(shared, name);
+    }
+  }
+
+  /**
+   * Drops the schema. A statement of the class's code that still runs (a ledger the test did not
+   * close) can deadlock with the drop or hold a lock on it: the drop then waits at most 10 s per
+   * try and is tried 5 times before the error is thrown.
+   */
+  private static void dropSchema(PostgresServer server, String name) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        execute(server, "SET lock_timeout = '10s'; DROP SCHEMA IF EXISTS " + name + " CASCADE");
+        return;
+      } catch (SQLException e) {
+        boolean contention = "40P01".equals(e.getSQLState()) || "55P03".equals(e.getSQLState());
+        if (!contention || attempt == 5) {
+          throw e;
+        }
+      }
     }
   }
 

@@ -281,14 +281,14 @@ public final class DefaultLedger implements ManualLedger {
       }
       return;
     }
-    sweeps.stop();
+    sweeps.stop(config.shutdownTimeout());
     if (retainer != null) {
-      retainer.stop();
+      retainer.stop(config.shutdownTimeout());
     }
     workers.awaitStop(config.shutdownTimeout());
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
     if (playlistRounds != null) {
-      playlistRounds.stop(); // after the last confirms; what they changed is published by the next start
+      playlistRounds.stop(config.shutdownTimeout()); // after the last confirms; what they changed is published by the next start
     }
     guard.close();
     log.info("ledger closed; {} items were queued and remain in the store", queue.size());

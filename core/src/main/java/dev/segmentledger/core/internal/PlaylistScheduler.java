@@ -36,8 +36,11 @@ final class PlaylistScheduler {
     thread.scheduleWithFixedDelay(this::roundSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Stops the thread, interrupting a round in progress (its leases expire; nothing is lost). */
-  void stop() {
+  /**
+   * Stops the thread: a round in flight may finish for 5 s, is then interrupted (its leases expire;
+   * nothing is lost) and waited for, at most {@code timeout}.
+   */
+  void stop(Duration timeout) {
     ScheduledExecutorService current = thread;
     if (current == null) {
       return;
@@ -46,7 +49,7 @@ final class PlaylistScheduler {
     current.shutdown();
     try {
       if (!current.awaitTermination(5, TimeUnit.SECONDS)) {
-        current.shutdownNow();
+        DaemonThreads.stopAndAwait(current, timeout);
       }
     } catch (InterruptedException e) {
       current.shutdownNow();

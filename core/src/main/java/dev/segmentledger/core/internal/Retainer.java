@@ -80,11 +80,11 @@ final class Retainer {
     thread.scheduleWithFixedDelay(this::roundSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Stops the thread, interrupting a round in progress (between two calls). */
-  void stop() {
+  /** Stops the thread, interrupting a round in progress, and waits (at most {@code timeout}) until it has ended (between two calls). */
+  void stop(Duration timeout) {
     ScheduledExecutorService current = thread;
     if (current != null) {
-      current.shutdownNow();
+      DaemonThreads.stopAndAwait(current, timeout);
     }
   }
 

@@ -47,11 +47,11 @@ final class SweepScheduler {
     thread.scheduleWithFixedDelay(this::sweepSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Stops the thread, interrupting a round in progress. */
-  void stop() {
+  /** Stops the thread, interrupting a round in progress, and waits (at most {@code timeout}) until it has ended. */
+  void stop(Duration timeout) {
     ScheduledExecutorService current = thread;
     if (current != null) {
-      current.shutdownNow();
+      DaemonThreads.stopAndAwait(current, timeout);
     }
   }
 
