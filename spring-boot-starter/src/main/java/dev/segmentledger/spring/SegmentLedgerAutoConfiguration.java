@@ -89,6 +89,9 @@ public class SegmentLedgerAutoConfiguration {
     if (properties.getNodeId() != null) {
       builder.nodeId(properties.getNodeId());
     }
+    if (properties.getStorageGroup() != null) {
+      builder.storageGroup(properties.getStorageGroup());
+    }
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();
     if (custom != null || repackaging.isEnabled()) {

@@ -1,6 +1,7 @@
 package dev.segmentledger.spring;
 
 import dev.segmentledger.core.Backoff;
+import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.LedgerBuilder;
 import dev.segmentledger.core.Reconciler;
 import java.time.Duration;
@@ -55,6 +56,12 @@ public class SegmentLedgerProperties implements InitializingBean {
   /** The name of this instance among all sharing the database; unset: hostname-pid-random. */
   private String nodeId;
 
+  /**
+   * The storage group of this instance: the instances that can read the files it registers (a host
+   * with a local disk: its own name). Unset: storage every instance can read.
+   */
+  private String storageGroup;
+
   /** How long a worker's claim on a row keeps other instances from uploading it. */
   private Duration leaseDuration = LedgerBuilder.DEFAULT_LEASE;
 
@@ -102,6 +109,10 @@ public class SegmentLedgerProperties implements InitializingBean {
     if (nodeId != null && (nodeId.isBlank() || nodeId.length() > LedgerBuilder.MAX_NODE_ID_LENGTH)) {
       p.add(PREFIX + ".node-id must be 1 to " + LedgerBuilder.MAX_NODE_ID_LENGTH
           + " characters and not blank, was '" + nodeId + "'");
+    }
+    if (storageGroup != null && !Identifiers.isValid(storageGroup)) {
+      p.add(PREFIX + ".storage-group must be 1 to " + Identifiers.MAX_LENGTH
+          + " letters, digits, '.', '_' or '-', starting with a letter or digit, was '" + storageGroup + "'");
     }
     if (backoff.initial == null || backoff.initial.isNegative()) {
       p.add(PREFIX + ".backoff.initial must be ≥ 0, was " + backoff.initial);
@@ -237,6 +248,14 @@ public class SegmentLedgerProperties implements InitializingBean {
 
   public void setNodeId(String nodeId) {
     this.nodeId = nodeId;
+  }
+
+  public String getStorageGroup() {
+    return storageGroup;
+  }
+
+  public void setStorageGroup(String storageGroup) {
+    this.storageGroup = storageGroup;
   }
 
   public Duration getLeaseDuration() {

@@ -115,15 +115,29 @@ class SegmentLedgerAutoConfigurationTest {
   }
 
   @Test
+  void theStorageGroupPropertyGoesOnEveryRowThisInstanceRegisters() throws Exception {
+    Path file = Files.writeString(temp.resolve("group-0.ts"), "segment of recorder-7");
+    runner().withPropertyValues("segment-ledger.storage-group=recorder-7").run(context -> {
+      Ledger ledger = context.getBean(Ledger.class);
+      ItemId id = ItemId.original("autoconf-group", "720p", 0);
+      ledger.register(id, file);
+      LedgerItem row = awaitState(ledger, id, ItemState.CONFIRMED);
+      assertThat(row.storageGroup()).isEqualTo("recorder-7");
+    });
+  }
+
+  @Test
   void invalidValuesStopTheStartWithAMessageNamingTheProperty() {
     runner().withPropertyValues("segment-ledger.workers=0", "segment-ledger.backoff.jitter=1.5",
-            "segment-ledger.sweep-interval=0s")
+            "segment-ledger.sweep-interval=0s", "segment-ledger.storage-group=disk 7")
         .run(context -> {
           assertThat(context).hasFailed();
           assertThat(rootMessage(context.getStartupFailure()))
               .contains("segment-ledger.workers must be ≥ 1, was 0")
               .contains("segment-ledger.backoff.jitter must be between 0 and 1, was 1.5")
-              .contains("segment-ledger.sweep-interval must be > 0, was PT0S");
+              .contains("segment-ledger.sweep-interval must be > 0, was PT0S")
+              .contains("segment-ledger.storage-group must be 1 to 64 letters, digits, '.', '_' or '-',"
+                  + " starting with a letter or digit, was 'disk 7'");
         });
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class))
