@@ -124,7 +124,7 @@ class BatchingTest {
     assertEquals(2, ledger.drainQueue());
     assertEquals(0, claims.get(), "the two queued rows were leased at registration");
     SweepReport round = ledger.sweepRound();
-    assertEquals(3, round.accepted() + round.saturated(), "the saturated rows were released, not left leased");
+    assertEquals(3, round.accepted() + round.saturated(), "the saturated rows are due at once, not left leased");
     LedgerFixture.settle(ledger);
     assertEquals(3, claims.get(), "rows from the sweep are claimed");
     assertEquals(5, f.store.count(Axis.ORIGINAL, ItemState.CONFIRMED));

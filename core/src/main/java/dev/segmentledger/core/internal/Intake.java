@@ -18,6 +18,11 @@ final class Intake {
     this.events = events;
   }
 
+  /** How many more items the queue takes right now (a hint: another thread may take the room first). */
+  int room() {
+    return queue.remainingCapacity();
+  }
+
   /**
    * Offers {@code item}; {@code fromSweep} items are re-read before upload, {@code leasedUntil} is
    * the end of the lease this instance took at the row's registration, or {@code null}.

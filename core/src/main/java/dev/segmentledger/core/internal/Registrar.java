@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * row. The {@link RowWriter} makes the rows of one call durable in one transaction (possibly shared
  * with concurrent calls). Only then is each PENDING row offered through the {@link Intake}; a full
  * queue drops the offer and the row waits for the sweeper. A row this call creates is leased to
- * this instance from its insertion (a short lease, which saves a claim before the PUT); a row the
- * queue did not take is released at once. Thread-safe.
+ * this instance from its insertion (a short lease, which saves a claim before the PUT) when the
+ * queue has room for it; a leased row the queue did not take after all is released at once. While
+ * the queue is full the rows are written unleased, so registration stays one commit. Thread-safe.
  */
 final class Registrar {
   private static final Logger log = LoggerFactory.getLogger(Registrar.class);
@@ -64,13 +65,17 @@ final class Registrar {
   /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
   List<Registration> registerAll(List<ClosedFile> files) {
     Instant now = clock.instant();
+    // Lease a file's rows only if the queue has room for them: a leased row the queue refuses must
+    // be released, a second durable commit on the recorder's thread for every file while the queue
+    // is full (an S3 outage: register p99 3.4 x steady, issue 21). An unleased row is the sweeper's.
     Instant leaseUntil = leases.registrationLeaseUntil();
+    int room = intake.room();
     List<NewItem> rows = new ArrayList<>(files.size());
     int[] firstRowOf = new int[files.size()];
     for (int f = 0; f < files.size(); f++) {
       ClosedFile file = Objects.requireNonNull(files.get(f), "files contains null");
       firstRowOf[f] = rows.size();
-      for (NewItem row : rowsFor(file.id(), file.file(), now, leaseUntil)) {
+      for (NewItem row : rowsFor(file.id(), file.file(), now, f < room ? leaseUntil : null)) {
         NewItem timed = file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt()); // derived rows inherit it
         rows.add(timed.inStorageGroup(storageGroup));
       }
@@ -122,6 +127,11 @@ final class Registrar {
     return offer;
   }
 
+  /** {@code row} leased to {@code owner} until {@code leaseUntil}; unleased if that is {@code null}. */
+  private static NewItem leased(NewItem row, String owner, Instant leaseUntil) {
+    return leaseUntil == null ? row : row.leasedTo(owner, leaseUntil);
+  }
+
   /** Whether this node may upload {@code item}: a row of its storage group, or of none. */
   private boolean ofThisGroup(LedgerItem item) {
     return item.storageGroup() == null || item.storageGroup().equals(storageGroup);
@@ -158,7 +168,7 @@ final class Registrar {
       return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now)
           .withFileIdentity(checked.identity()));
     }
-    NewItem row = NewItem.pending(id, path, checked.size(), now).leasedTo(owner, leaseUntil)
+    NewItem row = leased(NewItem.pending(id, path, checked.size(), now), owner, leaseUntil)
         .withFileIdentity(checked.identity());
     if (producer == null || id.axis() != Axis.ORIGINAL) {
       return List.of(row);
@@ -166,7 +176,7 @@ final class Registrar {
     ItemId init = ItemId.init(id.broadcastId(), id.rendition());
     ItemId playback = ItemId.playback(id.broadcastId(), id.rendition(), id.sequence());
     return List.of(row,
-        NewItem.derived(init, producer.targetFor(init).toString(), path, now).leasedTo(owner, leaseUntil),
+        leased(NewItem.derived(init, producer.targetFor(init).toString(), path, now), owner, leaseUntil),
         NewItem.derived(playback, producer.targetFor(playback).toString(), path, now));
   }
 }
