@@ -159,13 +159,13 @@ public final class OutageMeasure {
         s.distinctFiles(), scale != null ? scale : s.faultScale(), s.warmUp(), s.steady(), s.maxRecovery(),
         s.maxDrain());
     Set<String> known = new HashSet<>();
-    OutageScenario.all().forEach(x -> known.add(x.name()));
+    OutageScenario.selectable().forEach(x -> known.add(x.name()));
     if (!known.containsAll(only)) {
       throw new IllegalArgumentException("unknown scenario in --scenarios=" + only + "; known: " + known);
     }
     Set<String> chosen = only;
-    List<OutageScenario> scenarios = OutageScenario.all().stream()
-        .filter(x -> chosen.isEmpty() || chosen.contains(x.name())).toList();
+    List<OutageScenario> scenarios = chosen.isEmpty() ? OutageScenario.all()
+        : OutageScenario.selectable().stream().filter(x -> chosen.contains(x.name())).toList();
     run(smoke, out, s, scenarios, Endpoint.fromEnvironment());
     System.exit(0);
   }

@@ -28,6 +28,25 @@ record OutageScenario(String name, String description, Duration duration, Durati
     fault.set(proxy, down);
   }
 
+  /**
+   * The control: the same timeline with no fault at all (120 s of "fault" during which nothing is
+   * done to the endpoint). Not one of the six and not run by default ({@code --scenarios=none}):
+   * its register p99 over a window as long as a fault's is the reference that the 20 s steady
+   * phase is too short to give (periodic stalls such as a PostgreSQL checkpoint fall in a 120 s
+   * window far more often than in a 20 s one).
+   */
+  static OutageScenario control() {
+    return new OutageScenario("none", "control: no fault (the endpoint is left alone for 120 s)",
+        Duration.ofSeconds(120), null, (p, down) -> { });
+  }
+
+  /** Every scenario {@code --scenarios=} accepts: the six and the {@link #control}. */
+  static List<OutageScenario> selectable() {
+    List<OutageScenario> scenarios = new java.util.ArrayList<>(all());
+    scenarios.add(control());
+    return List.copyOf(scenarios);
+  }
+
   /** The six scenarios of issue 21, in its order. */
   static List<OutageScenario> all() {
     return List.of(
