@@ -32,6 +32,7 @@ final class BenchEnv implements AutoCloseable {
   private final String fsync;
   private final int maxRows;
   private final String diskFlush;
+  private final ServerCpu serverCpu;
   private final Path workDir;
   private final boolean smoke;
   private final AtomicInteger schemas = new AtomicInteger();
@@ -53,6 +54,22 @@ final class BenchEnv implements AutoCloseable {
     this.synchronousCommit = show("synchronous_commit");
     this.fsync = show("fsync");
     this.diskFlush = FsyncProbe.measure(workDir);
+    try (Connection c = connect(baseUrl)) {
+      this.serverCpu = ServerCpu.of(c);
+    }
+  }
+
+  /**
+   * Accumulated CPU time of the PostgreSQL server's processes, in nanoseconds; -1 if the server is
+   * not a process of this machine. The difference over a run is the server's CPU for it.
+   */
+  long serverCpuNanos() {
+    return serverCpu.nanos();
+  }
+
+  /** The kernel part of {@link #serverCpuNanos()}, read without waiting; -1 if unknown. */
+  long serverSystemCpuNanos() {
+    return serverCpu.systemNanos();
   }
 
   private String show(String setting) throws SQLException {

@@ -36,8 +36,12 @@ final class RegisterOneMeasure implements Measure {
     long cpuBefore = CpuUse.processNanos();
     long jitBefore = CpuUse.jitMillis();
     long gcBefore = CpuUse.gcMillis();
+    long serverBefore = env.serverCpuNanos();
+    long serverSystemBefore = env.serverSystemCpuNanos();
     LiveRun.Outcome o = runOnce(env, root, files, "measured");
     long cpuNanos = CpuUse.processNanos() - cpuBefore;
+    long serverNanos = serverBefore < 0 ? -1 : env.serverCpuNanos() - serverBefore;
+    long serverSystemNanos = env.serverSystemCpuNanos() - serverSystemBefore;
     Map<String, Object> c = env.conditions();
     c.put("loadavg_start", loadStart);
     c.put("rows", items);
@@ -51,6 +55,11 @@ final class RegisterOneMeasure implements Measure {
     c.put("warm_up_not_counted", items / 5 + " items on a schema of their own");
     c.put("register_only_items_per_s", o.registerPerSecond());
     c.put("jvm_cpu_us_per_item", cpuNanos / 1e3 / items);
+    c.put("postgres_cpu_us_per_item", serverNanos < 0 ? "not measured (server not on this machine)"
+        : serverNanos / 1e3 / items);
+    if (serverNanos >= 0) {
+      c.put("postgres_system_cpu_us_per_item", serverSystemNanos / 1e3 / items);
+    }
     Map<String, Double> perItem = new TreeMap<>();
     o.threadCpuMicros().forEach((group, micros) -> perItem.put(group, (double) micros / items));
     c.put("thread_cpu_us_per_item", perItem);

@@ -39,13 +39,17 @@ final class ThroughputMeasure implements Measure {
     long cpuBefore = CpuUse.processNanos();
     long jitBefore = CpuUse.jitMillis();
     long gcBefore = CpuUse.gcMillis();
+    long serverBefore = env.serverCpuNanos();
     LiveRun.Outcome o = runOnce(env, root, files, "measured");
     long cpuNanos = CpuUse.processNanos() - cpuBefore;
+    long serverNanos = serverBefore < 0 ? -1 : env.serverCpuNanos() - serverBefore;
     long jitMs = CpuUse.jitMillis() - jitBefore;
     long gcMs = CpuUse.gcMillis() - gcBefore;
     long rawCpuBefore = CpuUse.processNanos();
+    long rawServerBefore = env.serverCpuNanos();
     double rawPerSecond = rawOnce(env, files);
     long rawCpuNanos = CpuUse.processNanos() - rawCpuBefore;
+    long rawServerNanos = rawServerBefore < 0 ? -1 : env.serverCpuNanos() - rawServerBefore;
     Map<String, Object> c = env.conditions();
     c.put("loadavg_start", loadStart);
     c.put("rows", items);
@@ -58,6 +62,8 @@ final class ThroughputMeasure implements Measure {
     c.put("sink", "FakeObjectSink (in memory, zero latency)");
     c.put("register_only_items_per_s", o.registerPerSecond());
     c.put("jvm_cpu_us_per_item", cpuNanos / 1e3 / items);
+    c.put("postgres_cpu_us_per_item", serverNanos < 0 ? "not measured (server not on this machine)"
+        : serverNanos / 1e3 / items);
     Map<String, Double> perItem = new TreeMap<>();
     o.threadCpuMicros().forEach((group, micros) -> perItem.put(group, (double) micros / items));
     c.put("thread_cpu_us_per_item", perItem);
@@ -67,6 +73,8 @@ final class ThroughputMeasure implements Measure {
     c.put("saturated", o.saturated());
     c.put("raw_pg_items_per_s", rawPerSecond);
     c.put("raw_pg_jvm_cpu_us_per_item", rawCpuNanos / 1e3 / items);
+    c.put("raw_pg_postgres_cpu_us_per_item", rawServerNanos < 0 ? "not measured (server not on this machine)"
+        : rawServerNanos / 1e3 / items);
     c.put("raw_pg", "plain JDBC on the same table, pool size and threads: " + REGISTER_THREADS + " threads insert"
         + " in JDBC batches of " + RawPostgresRun.BATCH + " (a transaction each), " + WORKERS + " threads confirm with"
         + " one conditional UPDATE per row (WHERE id = ? AND state = 'PENDING'), batched by " + RawPostgresRun.BATCH
