@@ -91,7 +91,8 @@ class RecoveryScenariosTest {
   private LedgerItem seedConfirmed(LedgerItem row) throws Exception {
     LedgerItem produced = produce(row);
     var stored = sink.put(produced.objectKey(), Wiring.contentOf(Path.of(produced.sourcePath())), false);
-    assertTrue(store.confirm(new Confirmation(produced.rowId(), ItemState.PENDING, produced.sizeBytes(), stored.checksum(),
+    assertTrue(store.confirm(new Confirmation(produced.rowId(), produced.id(),
+        ItemState.PENDING, produced.sizeBytes(), stored.checksum(),
         Instant.now())));
     return store.findByRowId(row.rowId()).orElseThrow();
   }

@@ -131,13 +131,17 @@ final class BatchRegistration {
       ItemId position = LedgerItemMapper.position(item.id());
       CreatedRow row = created.get(position);
       if (row != null && !rows.containsKey(position)) {
-        rows.put(position, new LedgerItem(row.rowId(), row.id(), item.sourcePath(), item.originPath(),
-            item.sizeBytes(), row.state(), 0, item.reason(), item.detail(), micros(item.registeredAt()),
-            micros(item.nextAttemptAt()), null, null, null, item.fileIdentity(),
-            item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup()));
+        rows.put(position, asStored(row.rowId(), row.id(), row.state(), item));
       }
     }
     return rows;
+  }
+
+  /** The row {@code item} became when inserted with the generated {@code rowId} in {@code state}. */
+  static LedgerItem asStored(long rowId, ItemId id, ItemState state, NewItem item) {
+    return new LedgerItem(rowId, id, item.sourcePath(), item.originPath(), item.sizeBytes(), state, 0,
+        item.reason(), item.detail(), micros(item.registeredAt()), micros(item.nextAttemptAt()), null, null, null,
+        item.fileIdentity(), item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup());
   }
 
   private record CreatedRow(long rowId, ItemId id, ItemState state) {}

@@ -8,7 +8,13 @@ import static dev.segmentledger.jdbi.Sql.micros;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.spi.Confirmation;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -29,7 +35,7 @@ final class Confirmations {
    */
   private static final String CONFIRM_ONE = "WITH changed AS (UPDATE " + TABLE
       + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
-      + " WHERE id = :id AND state = :expectedState AND size_bytes = :expectedSize"
+      + " WHERE id = :id AND broadcast_id = :broadcastId AND state = :expectedState AND size_bytes = :expectedSize"
       + " RETURNING broadcast_id, axis, rendition, sequence, media_format)" + Playlists.BUMP
       + " SELECT broadcast_id, axis, rendition, sequence, media_format FROM changed";
 
@@ -37,10 +43,126 @@ final class Confirmations {
   private static final String CONFIRM_ALL = "WITH changed AS (" + Sql.load("confirm-batch.sql") + ")"
       + Playlists.BUMP + " SELECT id, broadcast_id, axis, rendition, sequence, media_format FROM changed";
 
+  /**
+   * {@link #CONFIRM_ONE} and {@link #CONFIRM_ALL} for plain JDBC, after {@link Sql#KEYED_PLANS} in
+   * the same round trip (the statements share its implicit transaction).
+   */
+  private static final PlainStatement CONFIRM_ONE_PLAIN = PlainStatement.of(Sql.KEYED_PLANS
+      + notAnInit(CONFIRM_ONE, "WHERE id = :id AND "));
+  private static final PlainStatement CONFIRM_ALL_PLAIN = PlainStatement.of(Sql.KEYED_PLANS
+      + notAnInit(CONFIRM_ALL, "WHERE t.id = v.id AND "));
+
+  /**
+   * {@code statement} that never confirms an INIT (whose confirm must release its waiting playback
+   * in the same transaction): the condition is added after {@code where}, even if a caller named an
+   * INIT row with another axis.
+   */
+  private static String notAnInit(String statement, String where) {
+    if (!statement.contains(where)) {
+      throw new IllegalStateException("no '" + where + "' in " + statement);
+    }
+    String alias = where.startsWith("WHERE t.") ? "t." : "";
+    return statement.replace(where, where + alias + "axis <> 'INIT' AND ");
+  }
+
   private final Jdbi jdbi;
 
   Confirmations(Jdbi jdbi) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  /**
+   * Confirms of rows none of which is an INIT, in one round trip and one statement, its own
+   * transaction: the conditional update and the playlist increments ({@link #CONFIRM_ALL}, or
+   * {@link #CONFIRM_ONE} for one row). Returns the ids of the rows it confirmed. An INIT's confirm
+   * also releases the playback rows waiting for it, in a statement of its own within the same
+   * transaction (which must see rows committed while the confirm waited for the INIT's lock), so
+   * batches with an INIT go the transactional way.
+   */
+  private Set<Long> confirmPlain(List<Confirmation> confirmations) {
+    return Deadlocks.retry(() -> jdbi.withHandle(handle -> {
+      try {
+        return confirmPlain(handle, confirmations);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }));
+  }
+
+  private static Set<Long> confirmPlain(Handle handle, List<Confirmation> confirmations) throws SQLException {
+    Set<Long> ids = new HashSet<>();
+    if (confirmations.size() == 1) {
+      Confirmation c = confirmations.get(0);
+      try (PlainStatement.Bound statement = CONFIRM_ONE_PLAIN.prepare(handle.getConnection())) {
+        statement.set("checksum", c.checksum())
+            .set("confirmedAt", epochMicrosAsTimestamp(c.confirmedAt()), Types.TIMESTAMP_WITH_TIMEZONE)
+            .set("id", c.rowId())
+            .set("broadcastId", c.broadcastId())
+            .set("expectedState", c.expectedState().name())
+            .set("expectedSize", c.expectedSize())
+            .set("bumpAt", epochMicrosAsTimestamp(c.confirmedAt()), Types.TIMESTAMP_WITH_TIMEZONE);
+        try (ResultSet rs = resultOfSecond(statement.statement())) {
+          if (rs.next()) {
+            ids.add(c.rowId());
+          }
+        }
+      }
+      return ids;
+    }
+    int n = confirmations.size();
+    Object[] rowIds = new Object[n];
+    Object[] broadcastIds = new Object[n];
+    Object[] states = new Object[n];
+    Object[] sizes = new Object[n];
+    Object[] checksums = new Object[n];
+    Object[] confirmedAts = new Object[n];
+    for (int i = 0; i < n; i++) {
+      Confirmation c = confirmations.get(i);
+      rowIds[i] = c.rowId();
+      broadcastIds[i] = c.broadcastId();
+      states[i] = c.expectedState().name();
+      sizes[i] = c.expectedSize();
+      checksums[i] = c.checksum();
+      confirmedAts[i] = epochMicros(c.confirmedAt());
+    }
+    try (PlainStatement.Bound statement = CONFIRM_ALL_PLAIN.prepare(handle.getConnection())) {
+      statement.setArray("ids", "int8", rowIds)
+          .setArray("broadcastIds", "varchar", broadcastIds)
+          .setArray("states", "varchar", states)
+          .setArray("sizes", "int8", sizes)
+          .setArray("checksums", "text", checksums)
+          .setArray("confirmedAts", "int8", confirmedAts)
+          .set("bumpAt", epochMicrosAsTimestamp(confirmations.get(0).confirmedAt()), Types.TIMESTAMP_WITH_TIMEZONE);
+      try (ResultSet rs = resultOfSecond(statement.statement())) {
+        while (rs.next()) {
+          ids.add(rs.getLong("id"));
+        }
+      }
+    }
+    return ids;
+  }
+
+  /** Runs {@code ps}, {@link Sql#KEYED_PLANS} and then its statement, and returns the latter's rows. */
+  static ResultSet resultOfSecond(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (!ps.getMoreResults()) {
+      throw new SQLException("no rows from the statement after the plan settings");
+    }
+    return ps.getResultSet();
+  }
+
+  /** An instant as JDBC binds a {@code timestamptz}, truncated to microseconds as every instant stored. */
+  private static OffsetDateTime epochMicrosAsTimestamp(Instant instant) {
+    return micros(instant).atOffset(ZoneOffset.UTC);
+  }
+
+  private static boolean anInit(List<Confirmation> confirmations) {
+    for (Confirmation c : confirmations) {
+      if (c.id().axis() == Axis.INIT) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -51,11 +173,15 @@ final class Confirmations {
    * victim is run again (an INIT's confirm locks its playlists before the waiting rows).
    */
   boolean confirm(Confirmation c) {
+    if (c.id().axis() != Axis.INIT) {
+      return confirmPlain(List.of(c)).contains(c.rowId());
+    }
     return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       Optional<ItemId> confirmed = handle.createQuery(CONFIRM_ONE)
           .bind("checksum", c.checksum())
           .bind("confirmedAt", micros(c.confirmedAt()))
           .bind("id", c.rowId())
+          .bind("broadcastId", c.broadcastId())
           .bind("expectedState", c.expectedState().name())
           .bind("expectedSize", c.expectedSize())
           .bind("bumpAt", micros(c.confirmedAt()))
@@ -82,12 +208,27 @@ final class Confirmations {
     if (confirmations.size() == 1) {
       return new boolean[] {confirm(confirmations.get(0))};
     }
-    Set<Long> confirmed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
+    Set<Long> confirmed = anInit(confirmations) ? confirmWithInits(confirmations) : confirmPlain(confirmations);
+    boolean[] results = new boolean[confirmations.size()];
+    for (int i = 0; i < results.length; i++) {
+      results[i] = confirmed.remove(confirmations.get(i).rowId());
+    }
+    return results;
+  }
+
+  /**
+   * A batch with an INIT, in one transaction: the conditional update with the playlist increments,
+   * then the release of the playback rows waiting for the INITs it confirmed. Returns the ids of the
+   * rows it confirmed.
+   */
+  private Set<Long> confirmWithInits(List<Confirmation> confirmations) {
+    return Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       Sql.planForTheseArrays(handle);
       Set<Long> ids = new HashSet<>();
       Set<ItemId> inits = new HashSet<>();
       handle.createQuery(CONFIRM_ALL)
           .bindArray("ids", Long.class, confirmations.stream().map(Confirmation::rowId).toList())
+          .bindArray("broadcastIds", String.class, confirmations.stream().map(Confirmation::broadcastId).toList())
           .bindArray("states", String.class, confirmations.stream().map(c -> c.expectedState().name()).toList())
           .bindArray("sizes", Long.class, confirmations.stream().map(Confirmation::expectedSize).toList())
           .bindArray("checksums", String.class, confirmations.stream().map(Confirmation::checksum).toList())
@@ -106,11 +247,6 @@ final class Confirmations {
       }
       return ids;
     }));
-    boolean[] results = new boolean[confirmations.size()];
-    for (int i = 0; i < results.length; i++) {
-      results[i] = confirmed.remove(confirmations.get(i).rowId());
-    }
-    return results;
   }
 
   /** Turns the WAITING PLAYBACK rows of the renditions of the given confirmed INITs PENDING. */

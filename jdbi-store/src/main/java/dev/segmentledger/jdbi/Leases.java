@@ -85,12 +85,14 @@ final class Leases {
     }
     int n = renewals.size();
     Long[] ids = new Long[n];
+    String[] broadcastIds = new String[n];
     Long[] helds = new Long[n];
     Long[] untils = new Long[n];
     Boolean[] attempts = new Boolean[n];
     for (int i = 0; i < n; i++) {
       LeaseRenewal r = renewals.get(i);
       ids[i] = r.rowId();
+      broadcastIds[i] = r.broadcastId();
       helds[i] = epochMicros(r.heldUntil());
       untils[i] = epochMicros(r.leaseUntil());
       attempts[i] = r.attempt();
@@ -102,6 +104,7 @@ final class Leases {
       return handle.createQuery(RENEW_ALL)
           .bind("owner", owner)
           .bindArray("ids", Long.class, (Object[]) ids)
+          .bindArray("broadcastIds", String.class, (Object[]) broadcastIds)
           .bindArray("helds", Long.class, (Object[]) helds)
           .bindArray("untils", Long.class, (Object[]) untils)
           .bindArray("attempts", Boolean.class, (Object[]) attempts)

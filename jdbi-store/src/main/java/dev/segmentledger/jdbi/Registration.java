@@ -60,9 +60,11 @@ final class Registration {
   private final Jdbi jdbi;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
   private final BatchRegistration batch = new BatchRegistration();
+  private final LiveRegistration live;
 
   Registration(Jdbi jdbi) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+    this.live = new LiveRegistration();
   }
 
   /**
@@ -82,8 +84,8 @@ final class Registration {
     Instant broadcastsCreatedAt = items.get(0).registeredAt();
     List<RegisterResult> inserted;
     try {
-      inserted = Deadlocks.retry(() -> jdbi.inTransaction(
-          handle -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+      inserted = Deadlocks.retry(() -> jdbi.inTransaction(handle -> insertLive(handle, sorted, broadcastsCreatedAt)
+          .orElseGet(() -> insertInOrder(handle, sorted, broadcastsCreatedAt))));
     } catch (JdbiException e) {
       throw new StoreException("registering " + items.size() + " rows failed in PostgreSQL"
           + (Deadlocks.isDeadlock(e) ? ", a deadlock victim " + Deadlocks.ATTEMPTS + " times" : "") + ": "
@@ -129,6 +131,30 @@ final class Registration {
     }
     Set<ItemId> confirmedInits = batch.lockInitsOfWaiting(handle, items);
     Map<ItemId, LedgerItem> created = batch.insertAll(handle, items, confirmedInits);
+    return results(handle, items, created);
+  }
+
+  /**
+   * The usual registration in one statement ({@link LiveRegistration}), for a batch none of whose
+   * rows waits for an INIT and whose broadcasts that statement can read; empty otherwise, having
+   * inserted no row (then {@link #insertInOrder} registers it in the same transaction). The rows of
+   * identities that existed are read afterwards in the same transaction, which a conflict among
+   * them rolls back, as in {@link #insertInOrder}.
+   */
+  private Optional<List<RegisterResult>> insertLive(Handle handle, List<NewItem> items, Instant broadcastsCreatedAt) {
+    if (items.stream().anyMatch(Registration::waitsForInit)) {
+      return Optional.empty();
+    }
+    List<String> broadcasts = items.stream().map(item -> item.id().broadcastId()).distinct().sorted().toList();
+    return live.insertAll(handle, items, broadcasts, broadcastsCreatedAt)
+        .map(created -> results(handle, items, created));
+  }
+
+  /**
+   * The result of each of {@code items} (in identity order): created, or the existing row of its
+   * identity, read on {@code handle}.
+   */
+  private List<RegisterResult> results(Handle handle, List<NewItem> items, Map<ItemId, LedgerItem> created) {
     // Keyed by position: a row found there may have been registered with another format.
     Map<ItemId, LedgerItem> existing = created.size() == items.size() ? Map.of()
         : batch.findAll(handle, items.stream().map(NewItem::id).map(LedgerItemMapper::position)

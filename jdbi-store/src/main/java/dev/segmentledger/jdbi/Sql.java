@@ -126,4 +126,20 @@ final class Sql {
 
   /** The {@code plan_cache_mode} of {@link #planForTheseArrays}. */
   static final String FORCE_CUSTOM_PLAN = "force_custom_plan";
+
+  /**
+   * A statement to send before a hot-path statement in the same round trip ({@link PlainStatement}):
+   * for the rest of the transaction (the implicit one of the round trip, or the caller's), plans are
+   * generic and never read a table or join it other than through an index. The hot-path statements
+   * find every row by a key; planned for the arrays given (as {@link #planForTheseArrays} has it),
+   * one of them cost PostgreSQL more CPU to plan than to run (a quarter of the server's CPU per item
+   * with one file per {@code register}, issue 19), while a generic plan made with sequential scans
+   * and hash joins allowed, on a table still empty, would read the whole table once it has grown.
+   * With those disabled, the generic plan is the index plan whatever the table's size and
+   * statistics, and it is made once per connection. {@code set_config(..., true)} is
+   * {@code SET LOCAL} without the need of a transaction block of its own.
+   */
+  static final String KEYED_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true),"
+      + " set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),"
+      + " set_config('enable_mergejoin', 'off', true); ";
 }

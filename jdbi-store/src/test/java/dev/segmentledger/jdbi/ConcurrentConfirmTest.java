@@ -66,7 +66,8 @@ class ConcurrentConfirmTest {
           start.await();
           int confirmed = 0;
           for (LedgerItem row : order) {
-            confirmed += store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, row.sizeBytes(), checksum, T0)) ? 1 : 0;
+            confirmed += store.confirm(new Confirmation(row.rowId(), row.id(),
+                ItemState.PENDING, row.sizeBytes(), checksum, T0)) ? 1 : 0;
           }
           return confirmed;
         }));

@@ -191,7 +191,8 @@ class RegisterAllDeadlockTest {
           if (row.id().axis() == Axis.INIT && rendition.equals(CONFIRMED_RENDITION)) {
             assertTrue(store.recordProduced(row.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/pb/init", 5,
                 Duration.ZERO));
-            assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 5, "c", T0)));
+            assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+                ItemState.PENDING, 5, "c", T0)));
           }
         }
       }

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -39,14 +40,16 @@ abstract class ConfirmGroup extends ContractGroup {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     Instant at = T0.plusMillis(1500);
 
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", at)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, 10, "crc32c:AAAAAA==", at)));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
     assertEquals(ItemState.CONFIRMED, confirmed.state());
     assertEquals("crc32c:AAAAAA==", confirmed.checksum());
     assertEquals(at, confirmed.confirmedAt());
     assertEquals(row.sizeBytes(), confirmed.sizeBytes());
 
-    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "other", at.plusSeconds(1))), "second confirm");
+    assertFalse(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, 10, "other", at.plusSeconds(1))), "second confirm");
     assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -54,7 +57,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void confirmWithWrongExpectedStateChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.WAITING, 10, "c", T0)));
+    assertFalse(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.WAITING, 10, "c", T0)));
     assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -62,7 +65,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void confirmWithWrongSizeChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
 
-    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 11, "c", T0)));
+    assertFalse(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 11, "c", T0)));
     assertEquals(row, store.findByRowId(row.rowId()).orElseThrow());
   }
 
@@ -71,13 +74,26 @@ abstract class ConfirmGroup extends ContractGroup {
     ItemId id = ItemId.playback("b1", "720p", 0);
     LedgerItem row = store.register(new NewItem(id, "/p.m4s", null, 10, ItemState.WAITING, null, null, T0)).item();
 
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.WAITING, 10, null, T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.WAITING, 10, null, T0)));
     assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
   }
 
   @Test
   void confirmOfAnUnknownRowReturnsFalse() {
-    assertFalse(store.confirm(new Confirmation(424242, ItemState.PENDING, 10, "c", T0)));
+    assertFalse(store.confirm(new Confirmation(424242, ItemId.original("b1", "720p", 0), ItemState.PENDING, 10, "c", T0)));
+  }
+
+  @Test
+  void aConfirmNamingAnotherBroadcastConfirmsNothing() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertFalse(store.confirm(new Confirmation(row.rowId(), ItemId.original("b2", "720p", 0), ItemState.PENDING, 10, "c", T0)),
+        "confirm");
+    assertArrayEquals(new boolean[] {false, false}, store.confirmAll(List.of(
+        new Confirmation(row.rowId(), ItemId.original("b2", "720p", 0), ItemState.PENDING, 10, "c", T0),
+        new Confirmation(row.rowId(), ItemId.original("b3", "720p", 0), ItemState.PENDING, 10, "c", T0))),
+        "confirmAll");
+    assertEquals(ItemState.PENDING, store.findByRowId(row.rowId()).orElseThrow().state());
+    assertTrue(store.confirm(Confirmation.of(row, "c", T0)), "with its own broadcast");
   }
 
   @Test
@@ -86,7 +102,8 @@ abstract class ConfirmGroup extends ContractGroup {
     List<Callable<Boolean>> confirmers = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
       String checksum = "c" + i;
-      confirmers.add(() -> store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, checksum, T0)));
+      confirmers.add(() -> store.confirm(new Confirmation(row.rowId(), row.id(),
+          ItemState.PENDING, 10, checksum, T0)));
     }
 
     assertEquals(1, wins(race(confirmers)));
@@ -99,15 +116,17 @@ abstract class ConfirmGroup extends ContractGroup {
     LedgerItem wrongSize = register(ItemId.original("b1", "720p", 1), 10);
     LedgerItem alreadyConfirmed = register(ItemId.original("b1", "720p", 2), 10);
     LedgerItem alsoGood = register(ItemId.original("b2", "720p", 0), 20);
-    assertTrue(store.confirm(new Confirmation(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "first", T0)));
+    assertTrue(store.confirm(new Confirmation(alreadyConfirmed.rowId(), alreadyConfirmed.id(),
+        ItemState.PENDING, 10, "first", T0)));
     Instant at = T0.plusSeconds(5);
 
     boolean[] results = store.confirmAll(List.of(
-        new Confirmation(good.rowId(), ItemState.PENDING, 10, "c0", at),
-        new Confirmation(wrongSize.rowId(), ItemState.PENDING, 11, "c1", at),
-        new Confirmation(alreadyConfirmed.rowId(), ItemState.PENDING, 10, "second", at),
-        new Confirmation(999_999, ItemState.PENDING, 10, "c3", at),
-        new Confirmation(alsoGood.rowId(), ItemState.PENDING, 20, null, at)));
+        new Confirmation(good.rowId(), good.id(), ItemState.PENDING, 10, "c0", at),
+        new Confirmation(wrongSize.rowId(), wrongSize.id(), ItemState.PENDING, 11, "c1", at),
+        new Confirmation(alreadyConfirmed.rowId(), alreadyConfirmed.id(),
+            ItemState.PENDING, 10, "second", at),
+        new Confirmation(999_999, ItemId.original("b1", "720p", 9), ItemState.PENDING, 10, "c3", at),
+        new Confirmation(alsoGood.rowId(), alsoGood.id(), ItemState.PENDING, 20, null, at)));
 
     assertEquals("[true, false, false, false, true]", java.util.Arrays.toString(results));
     LedgerItem confirmed = store.findByRowId(good.rowId()).orElseThrow();
@@ -123,7 +142,7 @@ abstract class ConfirmGroup extends ContractGroup {
   @Test
   void confirmAllReportsARowListedTwiceOnce() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    Confirmation confirmation = new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0);
+    Confirmation confirmation = new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 10, "c", T0);
 
     boolean[] results = store.confirmAll(List.of(confirmation, confirmation));
 
@@ -137,8 +156,9 @@ abstract class ConfirmGroup extends ContractGroup {
     LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
 
-    boolean[] results = store.confirmAll(List.of(new Confirmation(original.rowId(), ItemState.PENDING, 10, "o", T0),
-        new Confirmation(init.rowId(), ItemState.PENDING, 5, "i", T0)));
+    boolean[] results = store.confirmAll(List.of(new Confirmation(original.rowId(), original.id(),
+        ItemState.PENDING, 10, "o", T0),
+        new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, "i", T0)));
 
     assertTrue(results[0] && results[1]);
     assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
@@ -155,7 +175,7 @@ abstract class ConfirmGroup extends ContractGroup {
       List<LedgerItem> order = new ArrayList<>(rows);
       Collections.rotate(order, t * 13);
       batches.add(() -> store.confirmAll(order.stream()
-          .map(r -> new Confirmation(r.rowId(), ItemState.PENDING, 10, "c", T0)).toList()));
+          .map(r -> new Confirmation(r.rowId(), r.id(), ItemState.PENDING, 10, "c", T0)).toList()));
     }
 
     int wins = 0;
@@ -188,7 +208,7 @@ abstract class ConfirmGroup extends ContractGroup {
         store.register(NewItem.derived(ItemId.playback("b1", "1080p", 0), "/p2", "/o", T0)).item();
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
 
-    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, "c", T0)));
     assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
     assertEquals(ItemState.WAITING, store.findByRowId(otherRendition.rowId()).orElseThrow().state());
     assertEquals(List.of(waiting.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 10)));
@@ -198,7 +218,7 @@ abstract class ConfirmGroup extends ContractGroup {
   void playbackRegisteredAfterItsInitIsConfirmedDoesNotWait() {
     LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
-    store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, "c", T0));
+    store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, "c", T0));
 
     LedgerItem playback =
         store.register(NewItem.derived(ItemId.playback("b1", "720p", 9), "/p", "/o", T0)).item();

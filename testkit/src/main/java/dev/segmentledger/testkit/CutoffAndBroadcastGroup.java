@@ -32,7 +32,8 @@ abstract class CutoffAndBroadcastGroup extends ContractGroup {
   void excludeRegisteredBeforeMarksOnlyOldUnconfirmedRows() {
     LedgerItem old = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem oldConfirmed = register(ItemId.original("b1", "720p", 1), 10);
-    store.confirm(new Confirmation(oldConfirmed.rowId(), ItemState.PENDING, 10, "c", T0));
+    store.confirm(new Confirmation(oldConfirmed.rowId(), oldConfirmed.id(),
+        ItemState.PENDING, 10, "c", T0));
     LedgerItem oldWaiting = store.register(NewItem.derived(ItemId.playback("b1", "720p", 0), "/p", "/o", T0)).item();
     LedgerItem recent = store.register(NewItem.pending(ItemId.original("b1", "720p", 2), "/r", 10,
         T0.plusSeconds(100))).item();

@@ -49,7 +49,7 @@ abstract class FailureAndTerminalGroup extends ContractGroup {
   @Test
   void recordFailureOnARowInAnotherStateChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 10, "c", T0)));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
 
     assertFalse(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "late", T0.plusSeconds(9)));
@@ -85,7 +85,7 @@ abstract class FailureAndTerminalGroup extends ContractGroup {
   @Test
   void markTerminalOnARowInAnotherStateChangesNothing() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 10, "c", T0)));
     LedgerItem confirmed = store.findByRowId(row.rowId()).orElseThrow();
 
     assertFalse(store.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE, "x", T0));

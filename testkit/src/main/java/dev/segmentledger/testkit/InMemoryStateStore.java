@@ -232,7 +232,8 @@ public final class InMemoryStateStore implements StateStore {
   @Override
   public synchronized boolean confirm(Confirmation confirmation) {
     LedgerItem row = rows.get(confirmation.rowId());
-    if (row == null || row.state() != confirmation.expectedState()
+    if (row == null || !row.id().broadcastId().equals(confirmation.broadcastId())
+        || row.state() != confirmation.expectedState()
         || row.sizeBytes() != confirmation.expectedSize()) {
       return false;
     }
@@ -558,7 +559,8 @@ public final class InMemoryStateStore implements StateStore {
       long rowId = renewal.rowId();
       LedgerItem row = rows.get(rowId);
       Lease current = leases.get(rowId);
-      if (row == null || row.state() != ItemState.PENDING || current == null || !current.owner().equals(owner)
+      if (row == null || !row.id().broadcastId().equals(renewal.broadcastId()) || row.state() != ItemState.PENDING
+          || current == null || !current.owner().equals(owner)
           || !current.until().equals(micros(renewal.heldUntil()))) {
         continue;
       }

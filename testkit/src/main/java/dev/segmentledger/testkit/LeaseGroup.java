@@ -91,7 +91,8 @@ abstract class LeaseGroup extends ContractGroup {
     assertTrue(store.recordFailure(backoff.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503",
         T0.plusSeconds(60)));
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, "c", T0)));
 
     assertFalse(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(59)).held(), "in backoff");
     assertTrue(store.claim(backoff.rowId(), "node-a", LEASE_END, T0.plusSeconds(60)).held(), "due");
@@ -104,7 +105,8 @@ abstract class LeaseGroup extends ContractGroup {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(1))),
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, 10, "c", T0.plusSeconds(1))),
         "the confirm is a compare-and-set on state and size only");
     assertFalse(store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(2)).held(), "confirmed rows are not claimed");
     assertFalse(store.release(row.rowId(), "node-a", T0.plusSeconds(2)), "the lease ended with the confirm");

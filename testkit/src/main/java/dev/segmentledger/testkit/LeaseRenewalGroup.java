@@ -43,17 +43,18 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     LedgerItem theirs = registerLeased(2, "node-b", HELD);
     LedgerItem confirmed = registerLeased(3, "node-a", HELD);
     LedgerItem takenOver = registerLeased(4, "node-a", HELD);
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, null, T0.plusSeconds(1))));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, null, T0.plusSeconds(1))));
     assertTrue(store.claim(takenOver.rowId(), "node-b", LEASE_END, HELD).held(), "expired, taken over");
 
     Instant until = T0.plusSeconds(60);
     boolean[] renewed = store.renewAll("node-a", List.of(
-        new LeaseRenewal(mine.rowId(), HELD, until, true),
-        new LeaseRenewal(otherHeld.rowId(), HELD, until, true),
-        new LeaseRenewal(theirs.rowId(), HELD, until, true),
-        new LeaseRenewal(confirmed.rowId(), HELD, until, true),
-        new LeaseRenewal(takenOver.rowId(), HELD, until, true),
-        new LeaseRenewal(Long.MAX_VALUE, HELD, until, true)));
+        new LeaseRenewal(mine.rowId(), mine.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(otherHeld.rowId(), otherHeld.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(theirs.rowId(), theirs.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(confirmed.rowId(), confirmed.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(takenOver.rowId(), takenOver.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(Long.MAX_VALUE, "b1", HELD, until, true)));
 
     assertArrayEquals(new boolean[] {true, false, false, false, false, false}, renewed);
     assertEquals(until, store.findByRowId(mine.rowId()).orElseThrow().nextAttemptAt(), "the lease is the due time");
@@ -66,14 +67,26 @@ abstract class LeaseRenewalGroup extends ContractGroup {
   }
 
   @Test
+  void aRenewalNamingAnotherBroadcastExtendsNothing() {
+    LedgerItem row = registerLeased(0, "node-a", HELD);
+    Instant until = T0.plusSeconds(60);
+
+    assertArrayEquals(new boolean[] {false, false}, store.renewAll("node-a", List.of(
+        new LeaseRenewal(row.rowId(), "b2", HELD, until, true),
+        new LeaseRenewal(row.rowId() + 1_000, "b1", HELD, until, false))));
+
+    assertEquals(HELD, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt(), "unchanged");
+  }
+
+  @Test
   void anAttemptRenewalCountsAsAnAttemptAndAWaitRenewalDoesNot() {
     LedgerItem started = registerLeased(0, "node-a", HELD);
     LedgerItem waiting = registerLeased(1, "node-a", HELD);
     Instant until = T0.plusSeconds(30);
 
     assertArrayEquals(new boolean[] {true, true}, store.renewAll("node-a", List.of(
-        new LeaseRenewal(started.rowId(), HELD, until, true),
-        new LeaseRenewal(waiting.rowId(), HELD, until, false))));
+        new LeaseRenewal(started.rowId(), started.id().broadcastId(), HELD, until, true),
+        new LeaseRenewal(waiting.rowId(), waiting.id().broadcastId(), HELD, until, false))));
 
     assertEquals(Claim.held(true, 1), store.claim(started.rowId(), "node-b", LEASE_END, until),
         "node-a died while uploading it");
@@ -92,7 +105,7 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant until = T0.plusSeconds(40);
 
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), attempt, until, false))));
+        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), attempt, until, false))));
 
     assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END, until),
         "still an attempt that ended without an outcome");
@@ -104,13 +117,13 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant first = T0.plusSeconds(20);
     Instant second = T0.plusSeconds(30);
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), HELD, first, false))));
+        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, first, false))));
 
     assertFalse(store.renew(row.rowId(), "node-a", HELD, second), "the old end no longer names the lease");
     assertArrayEquals(new boolean[] {false}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), HELD, second, true))));
+        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, second, true))));
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), first, second, true))));
+        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), first, second, true))));
     assertEquals(second, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
   }
 
@@ -122,7 +135,7 @@ abstract class LeaseRenewalGroup extends ContractGroup {
       LedgerItem row = registerLeased(i, "node-a", HELD);
       ids.add(row.rowId());
       if (i % 3 != 0) {
-        renewals.add(new LeaseRenewal(row.rowId(), HELD, T0.plusSeconds(50), i % 2 == 0));
+        renewals.add(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, T0.plusSeconds(50), i % 2 == 0));
       }
     }
     boolean[] renewed = store.renewAll("node-a", renewals);

@@ -73,7 +73,8 @@ abstract class OperationsQueriesGroup extends ContractGroup {
     LedgerItem b = rejectedRow(ItemId.original("b2", "720p", 1), Reason.MISSING_FILE);
     LedgerItem c = rejectedRow(ItemId.playback("b3", "1080p", 4), Reason.SINK_PERMANENT);
     LedgerItem registered = register(ItemId.original("b3", "1080p", 5), 10);
-    assertTrue(store.confirm(new Confirmation(registered.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(registered.rowId(), registered.id(),
+        ItemState.PENDING, 10, "c", T0)));
     LedgerItem confirmed = store.findByRowId(registered.rowId()).orElseThrow();
 
     Page<LedgerItem> rejected = store.findRows(RowQuery.builder().states(ItemState.REJECTED).build());
@@ -171,7 +172,7 @@ abstract class OperationsQueriesGroup extends ContractGroup {
     LedgerItem expired = registerAt(ItemId.original("b2", "720p", 3), T0.plusSeconds(30));
     assertTrue(store.claim(expired.rowId(), "node-b", now.minusSeconds(1), T0.plusSeconds(30)).held());
     LedgerItem confirmed = registerAt(ItemId.original("b3", "720p", 1), T0);
-    store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, "c", T0));
+    store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(), ItemState.PENDING, 10, "c", T0));
     rejectedRow(ItemId.original("b3", "720p", 2), Reason.MISSING_FILE);
     store.register(NewItem.derived(ItemId.init("b4", "720p"), "/p/init.mp4", "/rec/0.ts", T0.plusSeconds(100)));
     store.register(NewItem.derived(ItemId.playback("b4", "720p", 0), "/p/0.m4s", "/rec/0.ts", T0.plusSeconds(100)));

@@ -134,7 +134,7 @@ abstract class OriginalFormatGroup extends ContractGroup {
 
     assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503", T0));
     assertEquals(recorded, store.find(id).orElseThrow().recordedAt());
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 100, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 100, "c", T0)));
     assertEquals(recorded, store.find(id).orElseThrow().recordedAt());
     assertTrue(store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "gone", T0));
     assertEquals(recorded, store.find(id).orElseThrow().recordedAt());

@@ -60,13 +60,15 @@ abstract class PlaylistsGroup extends ContractGroup {
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
     assertEquals(List.of(), playlists().find("b1"), "registration alone alters no playlist");
 
-    assertTrue(store.confirm(new Confirmation(original.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(original.rowId(), original.id(),
+        ItemState.PENDING, 10, "c", T0)));
     assertEquals(List.of(), playlists().find("b1"), "an original of a live broadcast is in no playlist");
 
-    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 100, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0)));
     assertEquals(1, wanted("b1", "720p"));
     assertEquals(1, wanted("b1", "master"));
-    assertTrue(store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0.plusSeconds(1))));
+    assertTrue(store.confirm(new Confirmation(segment.rowId(), segment.id(),
+        ItemState.PENDING, 100, "c", T0.plusSeconds(1))));
     assertEquals(2, wanted("b1", "720p"));
     assertEquals(2, wanted("b1", "master"));
 
@@ -85,7 +87,7 @@ abstract class PlaylistsGroup extends ContractGroup {
     for (String rendition : List.of("720p", "1080p")) {
       for (int i = 0; i < 3; i++) {
         LedgerItem row = derived(ItemId.playback("b1", rendition, i));
-        batch.add(new Confirmation(row.rowId(), ItemState.PENDING, 100, "c", T0));
+        batch.add(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 100, "c", T0));
       }
     }
     boolean[] confirmed = store.confirmAll(batch);
@@ -133,7 +135,7 @@ abstract class PlaylistsGroup extends ContractGroup {
     LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
     derived(ItemId.playback("b2", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0));
+    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
     assertEquals(1, wanted("b1", "720p"));
 
     assertTrue(store.endBroadcast("b1", T0));
@@ -142,7 +144,8 @@ abstract class PlaylistsGroup extends ContractGroup {
     assertFalse(store.endBroadcast("b1", T0), "already ended");
     assertEquals(2, wanted("b1", "720p"));
 
-    assertTrue(store.confirm(new Confirmation(original.rowId(), ItemState.PENDING, 10, "c", T0)), "the last row: completes b1");
+    assertTrue(store.confirm(new Confirmation(original.rowId(), original.id(),
+        ItemState.PENDING, 10, "c", T0)), "the last row: completes b1");
     assertEquals(3, wanted("b1", "720p"));
     assertEquals(3, wanted("b1", "master"));
     assertEquals(List.of(), playlists().find("b2"), "another broadcast is untouched");
@@ -151,7 +154,7 @@ abstract class PlaylistsGroup extends ContractGroup {
   @Test
   void aClaimLeasesPlaylistsAwaitingPublicationToOneOwnerUntilItEnds() {
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0));
+    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
 
     List<PlaylistRecord> claimed = playlists().claimDue("n1", LEASE_END, T0, 10);
     assertEquals(2, claimed.size());
@@ -168,7 +171,7 @@ abstract class PlaylistsGroup extends ContractGroup {
   @Test
   void aPublicationIsRecordedOnlyByTheLeaseHolderAndEntriesNeverDecrease() {
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0));
+    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
     PlaylistRecord media = playlists().claimDue("n1", LEASE_END, T0, 10).stream()
         .filter(r -> !r.multivariant()).findFirst().orElseThrow();
 
@@ -191,14 +194,14 @@ abstract class PlaylistsGroup extends ContractGroup {
     assertFalse(playlists().recordPublished("b1", "720p", "n1", LEASE_END, 1, "sha256:y", T0), "lease ended");
 
     LedgerItem next = derived(ItemId.playback("b1", "720p", 1));
-    store.confirm(new Confirmation(next.rowId(), ItemState.PENDING, 100, "c", T0));
+    store.confirm(new Confirmation(next.rowId(), next.id(), ItemState.PENDING, 100, "c", T0));
     assertTrue(of("b1").get("720p").awaitingPublication(), "changed again after the publication");
   }
 
   @Test
   void aFailedPublicationBacksOffAndAReleaseMakesThePlaylistDue() {
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0));
+    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
     playlists().claimDue("n1", LEASE_END, T0, 10);
     assertFalse(playlists().recordFailure("b1", "720p", "n2", LEASE_END, "boom", T0.plusSeconds(30), T0));
     assertTrue(playlists().recordFailure("b1", "720p", "n1", LEASE_END, "boom", T0.plusSeconds(30), T0));
@@ -230,7 +233,7 @@ abstract class PlaylistsGroup extends ContractGroup {
   void concurrentClaimsLeaseEachPlaylistToOneOwner() throws Exception {
     for (int i = 0; i < 4; i++) {
       LedgerItem segment = derived(ItemId.playback("b1", "r" + i, 0));
-      store.confirm(new Confirmation(segment.rowId(), ItemState.PENDING, 100, "c", T0));
+      store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
     }
     List<Callable<List<PlaylistRecord>>> claims = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {

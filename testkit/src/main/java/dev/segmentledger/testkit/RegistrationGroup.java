@@ -276,7 +276,7 @@ abstract class RegistrationGroup extends ContractGroup {
   void playbackInALargeBatchDoesNotWaitForAnInitConfirmedBefore() {
     LedgerItem init = store.register(NewItem.derived(ItemId.init("b1", "720p"), "/i", "/o", T0)).item();
     store.recordProduced(init.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
-    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, "c", T0)));
     List<NewItem> batch = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       batch.add(NewItem.derived(ItemId.playback("b1", "720p", i), "/p" + i, "/o", T0));
@@ -303,7 +303,8 @@ abstract class RegistrationGroup extends ContractGroup {
     assertFalse(store.claim(leased.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)).held());
     assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)).held(), "the owner holds it");
     assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(2)));
-    assertTrue(store.confirm(new Confirmation(leased.rowId(), ItemState.PENDING, 10, "c", T0.plusSeconds(3))));
+    assertTrue(store.confirm(new Confirmation(leased.rowId(), leased.id(),
+        ItemState.PENDING, 10, "c", T0.plusSeconds(3))));
   }
 
   @Test

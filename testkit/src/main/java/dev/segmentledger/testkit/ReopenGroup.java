@@ -37,7 +37,8 @@ abstract class ReopenGroup extends ContractGroup {
   void reopenPutsAConfirmedRowBackToPendingDueAtOnceKeepingAttemptsAndSize() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503", T0.plusSeconds(1)));
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "crc32c:AAAAAA==", T0.plusSeconds(2))));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, 10, "crc32c:AAAAAA==", T0.plusSeconds(2))));
     Instant at = T0.plusSeconds(60);
 
     assertTrue(store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "no object", at));
@@ -55,7 +56,8 @@ abstract class ReopenGroup extends ContractGroup {
     assertEquals(row.registeredAt(), reopened.registeredAt());
     assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, at, 10)), "due at once");
     assertEquals(List.of(), store.findDue(Axis.ORIGINAL, 0, at.minusMillis(1), 10));
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "crc32c:BBBBBB==", at.plusSeconds(1))),
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, 10, "crc32c:BBBBBB==", at.plusSeconds(1))),
         "a re-opened row is confirmed again like any pending row");
     assertEquals(ItemState.CONFIRMED, store.findByRowId(row.rowId()).orElseThrow().state());
   }
@@ -67,7 +69,8 @@ abstract class ReopenGroup extends ContractGroup {
     assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE,
         "gone", T0));
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 2), 10);
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, null, T0)));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, null, T0)));
     LedgerItem rejectedRow = store.findByRowId(rejected.rowId()).orElseThrow();
 
     assertFalse(store.reopen(pending.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
@@ -113,19 +116,19 @@ abstract class ReopenGroup extends ContractGroup {
   @Test
   void reopeningAnInitReleasesNothingAndItsNextConfirmReleasesWaitingPlayback() {
     LedgerItem init = register(ItemId.init("b1", "720p"), 5);
-    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, null, T0)));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, null, T0)));
     assertTrue(store.reopen(init.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "x", T0));
     LedgerItem playback = store.register(NewItem.derived(ItemId.playback("b1", "720p", 3), "/p", "/o", T0)).item();
     assertEquals(ItemState.WAITING, playback.state(), "the init is not confirmed any more");
 
-    assertTrue(store.confirm(new Confirmation(init.rowId(), ItemState.PENDING, 5, null, T0)));
+    assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, null, T0)));
     assertEquals(ItemState.PENDING, store.findByRowId(playback.rowId()).orElseThrow().state());
   }
 
   @Test
   void ofConcurrentReopensOfOneRowExactlyOneWins() throws Exception {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.PENDING, 10, "c", T0)));
     List<Callable<Boolean>> reopeners = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {
       String detail = "reconciler " + i;
@@ -149,7 +152,8 @@ abstract class ReopenGroup extends ContractGroup {
     LedgerItem noInit = store.register(NewItem.derived(ItemId.playback("b2", "720p", 0), "/p4", "/o", T0)).item();
     // A confirmed init whose release was missed (only a store bypass can produce it in a test).
     store.recordProduced(confirmedInit.rowId(), ItemState.PENDING, LedgerItem.UNKNOWN_SIZE, "/i", 5, Duration.ZERO);
-    store.confirm(new Confirmation(confirmedInit.rowId(), ItemState.PENDING, 5, "c", T0));
+    store.confirm(new Confirmation(confirmedInit.rowId(), confirmedInit.id(),
+        ItemState.PENDING, 5, "c", T0));
     store.register(NewItem.derived(ItemId.playback("b1", "720p", 1), "/p5", "/o", T0));
     store.markTerminal(rejectedInit.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.SINK_PERMANENT, "403", T0);
 

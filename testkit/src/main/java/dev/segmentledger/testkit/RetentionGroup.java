@@ -42,7 +42,8 @@ abstract class RetentionGroup extends ContractGroup {
     List<LedgerItem> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       LedgerItem row = register(ItemId.original(broadcastId, "720p", i), 10);
-      assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, 10, "c" + i, T0)));
+      assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+          ItemState.PENDING, 10, "c" + i, T0)));
       rows.add(row);
     }
     return rows;
@@ -174,7 +175,8 @@ abstract class RetentionGroup extends ContractGroup {
     assertTrue(store.purge(CUTOFF, 100).isEmpty(), "the broadcast has an unconfirmed row again");
     assertKept(rows.subList(2, 4));
 
-    assertTrue(store.confirm(new Confirmation(reopened.rowId(), ItemState.PENDING, 10, "c", CUTOFF)));
+    assertTrue(store.confirm(new Confirmation(reopened.rowId(), reopened.id(),
+        ItemState.PENDING, 10, "c", CUTOFF)));
     Purged rest = store.purge(CUTOFF, 100);
     assertEquals(2, rest.rows());
     assertEquals(List.of("b1"), rest.broadcastsEmptied());

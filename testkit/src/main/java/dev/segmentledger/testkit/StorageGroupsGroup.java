@@ -109,7 +109,8 @@ abstract class StorageGroupsGroup extends ContractGroup {
     LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1,
         ItemState.WAITING, null, null, T0).inStorageGroup("host-a")).item();
     LedgerItem confirmed = registerIn("host-a", original(1));
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, null, T0)));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, null, T0)));
     LedgerItem rejected = registerIn("host-a", original(2));
     assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED,
         Reason.FILE_CHANGED, "x", T0));
@@ -147,7 +148,8 @@ abstract class StorageGroupsGroup extends ContractGroup {
     LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1,
         ItemState.WAITING, null, null, T0).inStorageGroup("host-a")).item();
     LedgerItem confirmed = registerIn("host-a", original(1));
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, null, T0)));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, null, T0)));
     LedgerItem otherGroup = registerIn("host-b", original(2));
     LedgerItem noGroup = registerIn(null, original(3));
     long wantedBefore = wantedOfMediaPlaylist();

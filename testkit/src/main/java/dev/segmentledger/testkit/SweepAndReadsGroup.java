@@ -70,7 +70,8 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     LedgerItem rejected = register(ItemId.original("b1", "720p", 2), 10);
     LedgerItem excluded = register(ItemId.original("b1", "720p", 3), 10);
     store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", null, 10, ItemState.WAITING, null, null, T0));
-    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
+        ItemState.PENDING, 10, "c", T0)));
     assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE,
         "gone", T0));
     assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF,
@@ -84,7 +85,8 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem playback = register(ItemId.playback("b1", "720p", 0), 10);
     LedgerItem init = register(ItemId.init("b1", "720p"), 10);
-    assertTrue(store.confirm(new Confirmation(original.rowId(), ItemState.PENDING, 10, "c", T0)));
+    assertTrue(store.confirm(new Confirmation(original.rowId(), original.id(),
+        ItemState.PENDING, 10, "c", T0)));
 
     assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, 100).isEmpty(), "a confirmed original hides nothing");
     assertEquals(List.of(playback.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 100)));
@@ -136,7 +138,7 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     register(ItemId.original("b1", "720p", 2), 10);
     register(ItemId.original("b2", "720p", 1), 10);
     register(ItemId.playback("b1", "720p", 1), 10);
-    store.confirm(new Confirmation(o1.rowId(), ItemState.PENDING, 10, "c", T0));
+    store.confirm(new Confirmation(o1.rowId(), o1.id(), ItemState.PENDING, 10, "c", T0));
 
     assertEquals(2, store.count(Axis.ORIGINAL, ItemState.PENDING));
     assertEquals(1, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));

@@ -83,7 +83,8 @@ class ConsistencyAssertionsTest {
   }
 
   private void confirm(LedgerItem row) {
-    assertTrue(store.confirm(new Confirmation(row.rowId(), ItemState.PENDING, row.sizeBytes(), null, T0)));
+    assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
+        ItemState.PENDING, row.sizeBytes(), null, T0)));
   }
 
   /** Keys and sizes only: all the consistency check reads. */

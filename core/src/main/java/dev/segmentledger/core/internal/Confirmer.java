@@ -78,8 +78,8 @@ final class Confirmer {
     try {
       Instant now = clock.instant();
       List<Confirmation> confirmations = batch.stream()
-          .map(s -> new Confirmation(s.item().rowId(), ItemState.PENDING, s.item().sizeBytes(),
-              s.object().checksum(), now))
+          .map(s -> new Confirmation(s.item().rowId(), s.item().id(), ItemState.PENDING,
+              s.item().sizeBytes(), s.object().checksum(), now))
           .toList();
       boolean[] failed = new boolean[batch.size()];
       boolean[] confirmed;

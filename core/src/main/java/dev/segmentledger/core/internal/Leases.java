@@ -104,12 +104,13 @@ final class Leases {
     Instant extendBefore = now.plus(registrationLease().multipliedBy(3).dividedBy(4));
     List<LeaseRenewal> renewals = new ArrayList<>();
     List<InFlight> queued = new ArrayList<>();
-    renewals.add(new LeaseRenewal(item.rowId(), leasedUntil, now.plus(duration), true));
+    renewals.add(new LeaseRenewal(item.rowId(), item.id().broadcastId(), leasedUntil, now.plus(duration), true));
     if (queue != null) {
       queue.forEachQueued(4 * MAX_RENEWAL_BATCH, waiting -> {
         Instant until = waiting.leasedUntil();
         if (until != null && until.isBefore(extendBefore) && renewals.size() < MAX_RENEWAL_BATCH) {
-          renewals.add(new LeaseRenewal(waiting.item().rowId(), until, waitUntil, false));
+          renewals.add(new LeaseRenewal(waiting.item().rowId(), waiting.item().id().broadcastId(), until, waitUntil,
+              false));
           queued.add(waiting);
         }
       });

@@ -8,6 +8,8 @@ import java.util.Objects;
  * {@link StateStore#renew} for one row, and whether the extended lease covers an upload attempt.
  *
  * @param rowId the row whose lease is extended
+ * @param broadcastId the broadcast of that row (with the row id, its primary key; see
+ *     {@link Confirmation#broadcastId()}); a row of another broadcast is left alone
  * @param heldUntil the end of the lease the caller holds, as it gave it (truncated to microseconds,
  *     as stores keep instants)
  * @param leaseUntil the new end of the lease
@@ -16,9 +18,11 @@ import java.util.Objects;
  *     registering instance's queue (taken at registration, {@link NewItem#leasedTo}), which a later
  *     claim does not count as abandoned. A lease that already covers an attempt keeps doing so.
  */
-public record LeaseRenewal(long rowId, Instant heldUntil, Instant leaseUntil, boolean attempt) {
+public record LeaseRenewal(long rowId, String broadcastId, Instant heldUntil, Instant leaseUntil,
+    boolean attempt) {
 
   public LeaseRenewal {
+    Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(heldUntil, "heldUntil");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
   }
