@@ -105,7 +105,7 @@ class BatchingTest {
   @Test
   void rowsLeasedAtRegistrationNeedNoClaimAndRowsTheFullQueueRefusedAreDueAtOnce() {
     AtomicInteger claims = new AtomicInteger();
-    StateStore counting = intercept(new InMemoryStateStore(), "claim", args -> {
+    StateStore counting = intercept(new InMemoryStateStore(), "claimRow", args -> {
       claims.incrementAndGet();
       return null; // pass through
     });

@@ -8,6 +8,7 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
@@ -264,6 +265,12 @@ public final class JdbiStateStore implements StateStore {
    */
   @Override
   public Claim claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    return leases.claim(rowId, owner, leaseUntil, now).claim();
+  }
+
+  /** One statement: the claim returns the row it leaves (see {@link #claim}). */
+  @Override
+  public ClaimedRow claimRow(long rowId, String owner, Instant leaseUntil, Instant now) {
     return leases.claim(rowId, owner, leaseUntil, now);
   }
 

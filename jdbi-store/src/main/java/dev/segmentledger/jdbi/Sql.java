@@ -41,7 +41,14 @@ final class Sql {
 
   /** The fragments a {@code .sql} resource may name as {@code ${name}}. */
   private static final Map<String, String> FRAGMENTS = Map.of("columns", COLUMNS, "insertColumns", INSERT_COLUMNS,
-      "noLease", NO_LEASE, "playlistColumns", Playlists.COLUMNS);
+      "noLease", NO_LEASE, "playlistColumns", Playlists.COLUMNS,
+      "claimedColumns", "t.abandoned_attempts, " + prefixed("t.", COLUMNS));
+
+  /** {@code columns} (comma-separated) each with {@code prefix}. */
+  private static String prefixed(String prefix, String columns) {
+    return java.util.Arrays.stream(columns.split(",")).map(String::strip).map(c -> prefix + c)
+        .collect(Collectors.joining(", "));
+  }
 
   private Sql() {}
 

@@ -1,7 +1,8 @@
 -- Claims one due PENDING row (or renews the caller's own lease on it) for a lease until :until.
 -- The row is locked FOR UPDATE, which serializes racing claims, and the update reads the lease it
 -- replaces from that locked row: a lease that ran out during an attempt counts as an abandoned attempt.
--- Binds: id, owner, until, now (instants truncated to microseconds).
+-- Returns what it took over and the row as claimed. Binds: id, owner, until, now (instants truncated to
+-- microseconds).
 WITH old AS (SELECT id, lease_owner,
     (lease_owner IS NOT NULL AND lease_until <= :now AND lease_attempt) AS abandoned
   FROM segment_ledger_item
@@ -14,4 +15,4 @@ UPDATE segment_ledger_item t SET lease_owner = :owner, lease_until = :until, nex
     THEN 'the attempt of ' || old.lease_owner || ' ended without an outcome: its process died or hung past its lease'
     ELSE t.last_error END
 FROM old WHERE t.id = old.id
-RETURNING old.abandoned, t.abandoned_attempts
+RETURNING old.abandoned, ${claimedColumns}

@@ -10,6 +10,7 @@ import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
@@ -505,17 +506,22 @@ public final class InMemoryStateStore implements StateStore {
 
   @Override
   public synchronized Claim claim(long rowId, String owner, Instant leaseUntil, Instant now) {
+    return claimRow(rowId, owner, leaseUntil, now).claim();
+  }
+
+  @Override
+  public synchronized ClaimedRow claimRow(long rowId, String owner, Instant leaseUntil, Instant now) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
     LedgerItem row = rows.get(rowId);
     if (row == null || row.state() != ItemState.PENDING) {
-      return Claim.REFUSED;
+      return ClaimedRow.REFUSED;
     }
     Lease current = leases.get(rowId);
     boolean due = !row.nextAttemptAt().isAfter(now);
     if (!due && (current == null || !current.owner().equals(owner))) {
-      return Claim.REFUSED;
+      return ClaimedRow.REFUSED;
     }
     Instant until = micros(leaseUntil);
     leases.put(rowId, new Lease(owner, until, true));
@@ -529,8 +535,9 @@ public final class InMemoryStateStore implements StateStore {
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
           row.recordedAt(), row.storageGroup());
     }
-    rows.put(rowId, withNextAttemptAt(row, until));
-    return Claim.held(tookOver, count);
+    LedgerItem claimed = withNextAttemptAt(row, until);
+    rows.put(rowId, claimed);
+    return new ClaimedRow(Claim.held(tookOver, count), claimed);
   }
 
   @Override

@@ -11,6 +11,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -33,6 +34,22 @@ abstract class LeaseGroup extends ContractGroup {
 
   // ---- leases (claim, release) --------------------------------------------------------------
 
+
+  @Test
+  void aClaimThatReturnsTheRowReturnsItAsTheClaimLeftIt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
+    Instant later = LEASE_END.plusSeconds(1);
+
+    ClaimedRow takeOver = store.claimRow(row.rowId(), "node-b", later.plusSeconds(120), later);
+
+    assertEquals(Claim.held(true, 1), takeOver.claim());
+    assertEquals(store.findByRowId(row.rowId()).orElseThrow(), takeOver.row());
+    assertEquals(later.plusSeconds(120), takeOver.row().nextAttemptAt(), "the new lease is the due time");
+    assertEquals(1, takeOver.row().attempts(), "the abandoned attempt is counted in the row returned");
+    assertEquals(ClaimedRow.REFUSED, store.claimRow(row.rowId(), "node-c", later.plusSeconds(300), later),
+        "valid lease of another owner");
+  }
 
   @Test
   void aClaimedRowCannotBeClaimedByAnotherOwnerWhileTheLeaseIsValid() {

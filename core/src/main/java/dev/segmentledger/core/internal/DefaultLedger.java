@@ -89,7 +89,7 @@ public final class DefaultLedger implements ManualLedger {
         config.sweepInterval(), leases, failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
         events, clock);
-    ItemProcessor processor = new ItemProcessor(store, leases, abandoned, producer, uploader, confirmer, failures,
+    ItemProcessor processor = new ItemProcessor(leases, abandoned, producer, uploader, confirmer, failures,
         events);
     this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null));

@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * them call it and from whichever thread, and a late release never frees a newer slot of the same
  * row. Thread-safe.
  *
- * <p>{@code fromSweep} items are re-read before upload (the sweep page may be stale);
+ * <p>{@code fromSweep} items are uploaded as their claim returns them, or re-read (the sweep page may
+ * be stale);
  * {@code leasedUntil} is the end of the lease this instance took at the row's registration (as
  * {@link Leases} extended it while the row waited in the queue), or {@code null}.
  */

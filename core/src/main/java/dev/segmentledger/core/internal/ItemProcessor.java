@@ -6,8 +6,8 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.RepackageException;
-import dev.segmentledger.core.spi.StateStore;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 final class ItemProcessor {
   private static final Logger log = LoggerFactory.getLogger(ItemProcessor.class);
 
-  private final StateStore store;
   private final Leases leases;
   private final AbandonedAttempts abandoned;
   private final PlaybackProducer producer;
@@ -40,9 +39,8 @@ final class ItemProcessor {
   private final Failures failures;
   private final Events events;
 
-  ItemProcessor(StateStore store, Leases leases, AbandonedAttempts abandoned, PlaybackProducer producer,
+  ItemProcessor(Leases leases, AbandonedAttempts abandoned, PlaybackProducer producer,
       Uploader uploader, Confirmer confirmer, Failures failures, Events events) {
-    this.store = store;
     this.leases = leases;
     this.abandoned = abandoned;
     this.producer = producer;
@@ -85,19 +83,23 @@ final class ItemProcessor {
   private Uploaded attempt(InFlight work) {
     LedgerItem item = work.item();
     try {
-      if (work.fromSweep()) {
-        // A sweep page may be stale by now: upload only rows that are still unconfirmed.
-        Optional<LedgerItem> fresh = store.findByRowId(item.rowId());
-        if (fresh.isEmpty() || fresh.get().state() != ItemState.PENDING) {
-          return null;
-        }
-        item = fresh.get();
-      }
       // The lease comes first, so that an attempt is counted even if producing or uploading the
       // item kills this process: the next claim finds the lease expired and counts it abandoned.
       // (A death under the lease taken at registration is not counted: the row may only have
       // waited in the queue. The next attempt claims it, and from then on deaths count.)
-      Claim claim = leases.acquire(item, work);
+      Claim claim;
+      if (work.fromSweep()) {
+        // A sweep page may be stale by now: the claim takes the row only if it is still PENDING and
+        // due, and the attempt works on the row as the claim left it.
+        ClaimedRow claimed = leases.claimRow(item);
+        claim = claimed.claim();
+        if (claim.held() && (claimed.row() == null || claimed.row().state() != ItemState.PENDING)) {
+          return null; // gone or finished since the claim (a store that reads the row separately)
+        }
+        item = claim.held() ? claimed.row() : item;
+      } else {
+        claim = leases.acquire(item, work);
+      }
       if (!claim.held()) {
         events.onClaimLost(item);
         return null;

@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
@@ -49,12 +50,17 @@ final class Leases {
    *     longer PENDING; the caller must then leave the item alone
    */
   Claim claim(LedgerItem item) {
+    return claimRow(item).claim();
+  }
+
+  /** {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}). */
+  ClaimedRow claimRow(LedgerItem item) {
     Instant now = clock.instant();
-    Claim claim = store.claim(item.rowId(), owner, now.plus(duration), now);
-    if (!claim.held()) {
+    ClaimedRow claimed = store.claimRow(item.rowId(), owner, now.plus(duration), now);
+    if (!claimed.claim().held()) {
       log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
     }
-    return claim;
+    return claimed;
   }
 
   /**

@@ -353,6 +353,17 @@ public interface StateStore {
   Claim claim(long rowId, String owner, Instant leaseUntil, Instant now);
 
   /**
+   * A {@link #claim} that also returns the row as the claim left it, so that an attempt on a row
+   * found by a sweep page (which may be stale) needs no read of its own: during a recovery that is
+   * a round trip per row. The default claims, then reads the row with {@link #findByRowId}; a store
+   * on a database should read it in the claim's own statement.
+   */
+  default ClaimedRow claimRow(long rowId, String owner, Instant leaseUntil, Instant now) {
+    Claim claim = claim(rowId, owner, leaseUntil, now);
+    return claim.held() ? new ClaimedRow(claim, findByRowId(rowId).orElse(null)) : ClaimedRow.REFUSED;
+  }
+
+  /**
    * Extends a lease that {@code owner} took itself and still has: sets it, and the row's
    * {@code nextAttemptAt}, to {@code leaseUntil}, only if the row is {@link ItemState#PENDING} and
    * leased to {@code owner} until exactly {@code heldUntil} (the lease this caller took, whether or
