@@ -27,7 +27,8 @@
  *   <li>{@link dev.segmentledger.core.spi.Confirmation}: one compare-and-set confirm of a batch.
  *   <li>{@link dev.segmentledger.core.spi.LeaseRenewal}: one lease extension of a batch.
  *   <li>{@link dev.segmentledger.core.spi.Claim}: the outcome of a lease claim, and whether it took
- *       over an abandoned attempt.
+ *       over an abandoned attempt; {@link dev.segmentledger.core.spi.ClaimedRow}: the same with the
+ *       row as the claim left it.
  *   <li>{@link dev.segmentledger.core.spi.BroadcastRecord}: a broadcast's stored lifecycle (created,
  *       ended).
  *   <li>{@link dev.segmentledger.core.spi.RepackagedFile}: a file a repackager wrote, with its size
