@@ -6,19 +6,24 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
-/** Counts confirms (and failures) and keeps the confirm time of each item, in System.nanoTime. */
+/**
+ * Counts confirms (and failures) and keeps the confirm time of each item, in System.nanoTime, in
+ * arrays indexed by the item's sequence (the measures register sequences 0 to expected - 1). Not
+ * maps: a map entry per item outlived every young collection of a run, and the collector's work
+ * on those survivors was the harness's, not the ledger's (G1 pauses of 10 to 24 ms at 5,000
+ * items/s). Thread-safe for the listener calls; read the instants after {@link #await}.
+ */
 final class ConfirmTracker implements LedgerListener {
   private final CountDownLatch remaining;
-  private final Map<ItemId, Long> confirmedAt = new ConcurrentHashMap<>();
-  /** Stage instants of each item (System.nanoTime), kept only if {@link #withStages} asked for them. */
-  private final Map<ItemId, Long> acceptedAt = new ConcurrentHashMap<>();
-  private final Map<ItemId, Long> storedAt = new ConcurrentHashMap<>();
+  private final AtomicLongArray confirmedAt;
+  /** Stage instants of each item, kept only if {@link #withStages} asked for them; 0: none yet. */
+  private final AtomicLongArray acceptedAt;
+  private final AtomicLongArray storedAt;
   private volatile boolean stages;
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong saturated = new AtomicLong();
@@ -26,6 +31,9 @@ final class ConfirmTracker implements LedgerListener {
 
   ConfirmTracker(int expected) {
     this.remaining = new CountDownLatch(expected);
+    this.confirmedAt = new AtomicLongArray(expected);
+    this.acceptedAt = new AtomicLongArray(expected);
+    this.storedAt = new AtomicLongArray(expected);
   }
 
   /** Also keeps when each item was accepted into the queue and stored by the sink (a latency breakdown). */
@@ -37,14 +45,14 @@ final class ConfirmTracker implements LedgerListener {
   @Override
   public void onAccepted(LedgerItem item) {
     if (stages) {
-      acceptedAt.putIfAbsent(item.id(), System.nanoTime());
+      acceptedAt.compareAndSet(index(item.id()), 0, System.nanoTime());
     }
   }
 
   @Override
   public void onStored(LedgerItem item, StoredObjectInfo object, Duration putTime) {
     if (stages) {
-      storedAt.putIfAbsent(item.id(), System.nanoTime());
+      storedAt.compareAndSet(index(item.id()), 0, System.nanoTime());
     }
   }
 
@@ -52,7 +60,7 @@ final class ConfirmTracker implements LedgerListener {
   public void onConfirmed(LedgerItem item) {
     long now = System.nanoTime();
     lastConfirmNanos = now;
-    if (confirmedAt.putIfAbsent(item.id(), now) == null) {
+    if (confirmedAt.compareAndSet(index(item.id()), 0, now)) {
       remaining.countDown();
     }
   }
@@ -79,16 +87,17 @@ final class ConfirmTracker implements LedgerListener {
     return lastConfirmNanos;
   }
 
-  Long confirmedAt(ItemId id) {
-    return confirmedAt.get(id);
+  /** When the item of {@code sequence} was confirmed (System.nanoTime), or 0 if not yet. */
+  long confirmedAt(int sequence) {
+    return confirmedAt.get(sequence);
   }
 
-  Long acceptedAt(ItemId id) {
-    return acceptedAt.get(id);
+  long acceptedAt(int sequence) {
+    return acceptedAt.get(sequence);
   }
 
-  Long storedAt(ItemId id) {
-    return storedAt.get(id);
+  long storedAt(int sequence) {
+    return storedAt.get(sequence);
   }
 
   long failed() {
@@ -97,5 +106,9 @@ final class ConfirmTracker implements LedgerListener {
 
   long saturated() {
     return saturated.get();
+  }
+
+  private int index(ItemId id) {
+    return Math.toIntExact(id.sequence());
   }
 }

@@ -117,7 +117,7 @@ final class LatencyMeasure implements Measure {
     double cpuPerItem = (CpuUse.processNanos() - cpuBefore) / 1e3 / items;
     double[] millis = new double[counted];
     for (int i = 0; i < counted; i++) {
-      millis[i] = (tracker.confirmedAt(ItemId.original("lat", "720p", warmup + i)) - scheduled[warmup + i]) / 1e6;
+      millis[i] = (tracker.confirmedAt(warmup + i) - scheduled[warmup + i]) / 1e6;
     }
     Arrays.sort(millis);
     double[] registerMillis = new double[counted];
@@ -165,10 +165,9 @@ final class LatencyMeasure implements Measure {
     double[][] stage = new double[5][counted];
     for (int i = 0; i < counted; i++) {
       int n = warmup + i;
-      ItemId id = ItemId.original("lat", "720p", n);
-      long accepted = tracker.acceptedAt(id);
-      long stored = tracker.storedAt(id);
-      long confirmed = tracker.confirmedAt(id);
+      long accepted = tracker.acceptedAt(n);
+      long stored = tracker.storedAt(n);
+      long confirmed = tracker.confirmedAt(n);
       stage[0][i] = (entered[n] - scheduled[n]) / 1e6;
       stage[1][i] = (accepted - entered[n]) / 1e6;
       stage[2][i] = (stored - accepted) / 1e6;
