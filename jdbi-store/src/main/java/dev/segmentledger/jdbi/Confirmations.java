@@ -110,12 +110,12 @@ final class Confirmations {
       return ids;
     }
     int n = confirmations.size();
-    Object[] rowIds = new Object[n];
-    Object[] broadcastIds = new Object[n];
-    Object[] states = new Object[n];
-    Object[] sizes = new Object[n];
-    Object[] checksums = new Object[n];
-    Object[] confirmedAts = new Object[n];
+    Long[] rowIds = new Long[n];
+    String[] broadcastIds = new String[n];
+    String[] states = new String[n];
+    Long[] sizes = new Long[n];
+    String[] checksums = new String[n];
+    Long[] confirmedAts = new Long[n];
     for (int i = 0; i < n; i++) {
       Confirmation c = confirmations.get(i);
       rowIds[i] = c.rowId();

@@ -49,24 +49,24 @@ final class LiveRegistration {
   private static Optional<Map<ItemId, LedgerItem>> insertAll(Connection connection, List<NewItem> items,
       List<String> broadcasts, Instant createdAt) throws SQLException {
     int n = items.size();
-    Object[] broadcastIds = new Object[n];
-    Object[] axes = new Object[n];
-    Object[] renditions = new Object[n];
-    Object[] sequences = new Object[n];
-    Object[] sourcePaths = new Object[n];
-    Object[] originPaths = new Object[n];
-    Object[] sizes = new Object[n];
-    Object[] states = new Object[n];
-    Object[] reasons = new Object[n];
-    Object[] details = new Object[n];
-    Object[] registeredAts = new Object[n];
-    Object[] nextAttemptAts = new Object[n];
-    Object[] leaseOwners = new Object[n];
-    Object[] leaseUntils = new Object[n];
-    Object[] fileIdentities = new Object[n];
-    Object[] formats = new Object[n];
-    Object[] recordedAts = new Object[n];
-    Object[] storageGroups = new Object[n];
+    String[] broadcastIds = new String[n];
+    String[] axes = new String[n];
+    String[] renditions = new String[n];
+    Long[] sequences = new Long[n];
+    String[] sourcePaths = new String[n];
+    String[] originPaths = new String[n];
+    Long[] sizes = new Long[n];
+    String[] states = new String[n];
+    String[] reasons = new String[n];
+    String[] details = new String[n];
+    Long[] registeredAts = new Long[n];
+    Long[] nextAttemptAts = new Long[n];
+    String[] leaseOwners = new String[n];
+    Long[] leaseUntils = new Long[n];
+    String[] fileIdentities = new String[n];
+    String[] formats = new String[n];
+    Long[] recordedAts = new Long[n];
+    String[] storageGroups = new String[n];
     for (int i = 0; i < n; i++) {
       NewItem item = items.get(i);
       ItemId id = item.id();
@@ -93,7 +93,7 @@ final class LiveRegistration {
     String ended = null;
     String unseen = null;
     try (PlainStatement.Bound statement = REGISTER.prepare(connection)) {
-      statement.setArray("broadcasts", "varchar", broadcasts.toArray())
+      statement.setArray("broadcasts", "varchar", broadcasts.toArray(String[]::new))
           .set("createdAt", epochMicros(createdAt))
           .setArray("broadcastIds", "varchar", broadcastIds)
           .setArray("axes", "varchar", axes)

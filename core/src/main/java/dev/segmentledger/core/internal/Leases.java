@@ -33,6 +33,7 @@ final class Leases {
   private final Duration duration;
   private final WorkQueue queue; // null: no queued leases are extended with a renewal
   private final Object renewing = new Object();
+  private final Duration halfRegistrationLease;
 
   /** @param queue the work whose registration leases a renewal extends as well, or {@code null} */
   Leases(StateStore store, Clock clock, String owner, Duration duration, WorkQueue queue) {
@@ -41,6 +42,7 @@ final class Leases {
     this.owner = owner;
     this.duration = duration;
     this.queue = queue;
+    this.halfRegistrationLease = registrationLease().dividedBy(2); // once: dividedBy computes in BigDecimal
   }
 
   /**
@@ -158,7 +160,7 @@ final class Leases {
    * the claim renews it for the full lease duration). {@code null} (no lease taken) is {@code false}.
    */
   boolean holds(Instant leasedUntil) {
-    return leasedUntil != null && clock.instant().isBefore(leasedUntil.minus(registrationLease().dividedBy(2)));
+    return leasedUntil != null && clock.instant().isBefore(leasedUntil.minus(halfRegistrationLease));
   }
 
   /**
