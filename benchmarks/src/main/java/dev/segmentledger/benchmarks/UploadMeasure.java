@@ -152,7 +152,7 @@ final class UploadMeasure implements Measure {
       long ledgerServerCpuMillis = 0;
       RawTool raw = null;
       for (String side : List.of("rclone", "ledger", "ledger", "rclone")) {
-        settleDisk();
+        MediaFiles.settleDisk();
         String run = side + "-" + (side.equals("rclone") ? rawSeconds.size() + 1 : ledgerSeconds.size() + 1);
         if (side.equals("ledger")) {
           long cpu0 = CpuUse.processNanos();
@@ -232,14 +232,6 @@ final class UploadMeasure implements Measure {
     }
   }
 
-  /** Writes all dirty pages out, so that no timed run pays for the writeback of what came before it. */
-  private static void settleDisk() throws InterruptedException {
-    try {
-      new ProcessBuilder("sync").inheritIO().start().waitFor();
-    } catch (java.io.IOException e) {
-      // No sync command (not a Unix): the runs are only less comparable.
-    }
-  }
 
   private record RawTool(String version, double seconds) {}
 
