@@ -39,10 +39,15 @@ import org.jdbi.v3.core.JdbiException;
  * {@code lease_owner} and {@code lease_until}, folded into {@code next_attempt_at} (see
  * {@link #claim}), so the sweep page needs no condition of its own for it. Broadcasts live in
  * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
- * microseconds. A batch joins the table to arrays and is planned for the arrays it is given
- * ({@code SET LOCAL plan_cache_mode = force_custom_plan}), so that a plan cached while the table was
- * empty never reads the whole grown table. Needs PostgreSQL 12 or newer. Thread-safe; each call
- * runs on a handle of its own from the given {@link Jdbi}.
+ * microseconds. A batch joins the table to arrays on the rows' primary key {@code (id,
+ * broadcast_id)}. The hot statements (registration, confirms, claims) run in one round trip each,
+ * through plain JDBC on Jdbi's connection, after setting for their own transaction generic plans
+ * without sequential scans or hash joins ({@code Sql.KEYED_PLANS}); the other batch statements are
+ * planned for the arrays they are given ({@code plan_cache_mode = force_custom_plan}). Either way a
+ * plan cached while the table was empty never reads the whole grown table ({@code BatchPlanTest}).
+ * A claim's transaction commits without waiting for its WAL flush: a lease guards nothing; every
+ * other change is a durable commit. Needs PostgreSQL 12 or newer. Thread-safe; each call runs on a
+ * handle of its own from the given {@link Jdbi}.
  *
  * <p>This class is a facade: each call goes to one package-private part, by concern (registration,
  * confirmations, other transitions, leases, queries, retention), each stateless over the same {@link Jdbi}.
