@@ -35,7 +35,8 @@ final class Confirmations {
    */
   private static final String CONFIRM_ONE = "WITH changed AS (UPDATE " + TABLE
       + " SET state = 'CONFIRMED', checksum = :checksum, confirmed_at = :confirmedAt, " + NO_LEASE
-      + " WHERE id = :id AND broadcast_id = :broadcastId AND state = :expectedState AND size_bytes = :expectedSize"
+      + " WHERE id = :id AND broadcast_id = :broadcastId AND axis = :axis AND state = :expectedState"
+      + " AND size_bytes = :expectedSize"
       + " RETURNING broadcast_id, axis, rendition, sequence, media_format)" + Playlists.BUMP
       + " SELECT broadcast_id, axis, rendition, sequence, media_format FROM changed";
 
@@ -47,23 +48,8 @@ final class Confirmations {
    * {@link #CONFIRM_ONE} and {@link #CONFIRM_ALL} for plain JDBC, after {@link Sql#KEYED_PLANS} in
    * the same round trip (the statements share its implicit transaction).
    */
-  private static final PlainStatement CONFIRM_ONE_PLAIN = PlainStatement.of(Sql.KEYED_PLANS
-      + notAnInit(CONFIRM_ONE, "WHERE id = :id AND "));
-  private static final PlainStatement CONFIRM_ALL_PLAIN = PlainStatement.of(Sql.KEYED_PLANS
-      + notAnInit(CONFIRM_ALL, "WHERE t.id = v.id AND "));
-
-  /**
-   * {@code statement} that never confirms an INIT (whose confirm must release its waiting playback
-   * in the same transaction): the condition is added after {@code where}, even if a caller named an
-   * INIT row with another axis.
-   */
-  private static String notAnInit(String statement, String where) {
-    if (!statement.contains(where)) {
-      throw new IllegalStateException("no '" + where + "' in " + statement);
-    }
-    String alias = where.startsWith("WHERE t.") ? "t." : "";
-    return statement.replace(where, where + alias + "axis <> 'INIT' AND ");
-  }
+  private static final PlainStatement CONFIRM_ONE_PLAIN = PlainStatement.of(Sql.KEYED_PLANS + CONFIRM_ONE);
+  private static final PlainStatement CONFIRM_ALL_PLAIN = PlainStatement.of(Sql.KEYED_PLANS + CONFIRM_ALL);
 
   private final Jdbi jdbi;
 
@@ -77,7 +63,8 @@ final class Confirmations {
    * {@link #CONFIRM_ONE} for one row). Returns the ids of the rows it confirmed. An INIT's confirm
    * also releases the playback rows waiting for it, in a statement of its own within the same
    * transaction (which must see rows committed while the confirm waited for the INIT's lock), so
-   * batches with an INIT go the transactional way.
+   * batches with an INIT go the transactional way. A row is confirmed only under the axis its
+   * confirmation names, so no INIT is confirmed here.
    */
   private Set<Long> confirmPlain(List<Confirmation> confirmations) {
     return Deadlocks.retry(() -> jdbi.withHandle(handle -> {
@@ -98,6 +85,7 @@ final class Confirmations {
             .set("confirmedAt", epochMicrosAsTimestamp(c.confirmedAt()), Types.TIMESTAMP_WITH_TIMEZONE)
             .set("id", c.rowId())
             .set("broadcastId", c.broadcastId())
+            .set("axis", c.id().axis().name())
             .set("expectedState", c.expectedState().name())
             .set("expectedSize", c.expectedSize())
             .set("bumpAt", epochMicrosAsTimestamp(c.confirmedAt()), Types.TIMESTAMP_WITH_TIMEZONE);
@@ -112,6 +100,7 @@ final class Confirmations {
     int n = confirmations.size();
     Long[] rowIds = new Long[n];
     String[] broadcastIds = new String[n];
+    String[] axes = new String[n];
     String[] states = new String[n];
     Long[] sizes = new Long[n];
     String[] checksums = new String[n];
@@ -120,6 +109,7 @@ final class Confirmations {
       Confirmation c = confirmations.get(i);
       rowIds[i] = c.rowId();
       broadcastIds[i] = c.broadcastId();
+      axes[i] = c.id().axis().name();
       states[i] = c.expectedState().name();
       sizes[i] = c.expectedSize();
       checksums[i] = c.checksum();
@@ -128,6 +118,7 @@ final class Confirmations {
     try (PlainStatement.Bound statement = CONFIRM_ALL_PLAIN.prepare(handle.getConnection())) {
       statement.setArray("ids", "int8", rowIds)
           .setArray("broadcastIds", "varchar", broadcastIds)
+          .setArray("axes", "varchar", axes)
           .setArray("states", "varchar", states)
           .setArray("sizes", "int8", sizes)
           .setArray("checksums", "text", checksums)
@@ -182,6 +173,7 @@ final class Confirmations {
           .bind("confirmedAt", micros(c.confirmedAt()))
           .bind("id", c.rowId())
           .bind("broadcastId", c.broadcastId())
+          .bind("axis", c.id().axis().name())
           .bind("expectedState", c.expectedState().name())
           .bind("expectedSize", c.expectedSize())
           .bind("bumpAt", micros(c.confirmedAt()))
@@ -229,6 +221,7 @@ final class Confirmations {
       handle.createQuery(CONFIRM_ALL)
           .bindArray("ids", Long.class, confirmations.stream().map(Confirmation::rowId).toList())
           .bindArray("broadcastIds", String.class, confirmations.stream().map(Confirmation::broadcastId).toList())
+          .bindArray("axes", String.class, confirmations.stream().map(c -> c.id().axis().name()).toList())
           .bindArray("states", String.class, confirmations.stream().map(c -> c.expectedState().name()).toList())
           .bindArray("sizes", Long.class, confirmations.stream().map(Confirmation::expectedSize).toList())
           .bindArray("checksums", String.class, confirmations.stream().map(Confirmation::checksum).toList())

@@ -41,8 +41,9 @@ import org.jdbi.v3.core.JdbiException;
  * {@code segment_ledger_broadcast}. Instants are stored as {@code timestamptz}, truncated to
  * microseconds. A batch joins the table to arrays on the rows' primary key {@code (id,
  * broadcast_id)}. The hot statements (registration, confirms, claims) run in one round trip each,
- * through plain JDBC on Jdbi's connection, after setting for their own transaction generic plans
- * without sequential scans or hash joins ({@code Sql.KEYED_PLANS}); the other batch statements are
+ * through plain JDBC on Jdbi's connection; registration and confirms first set, for their
+ * transaction (a caller's, if the store runs inside one the caller holds on the same thread),
+ * generic plans without sequential scans or hash joins ({@code Sql.KEYED_PLANS}); the other batch statements are
  * planned for the arrays they are given ({@code plan_cache_mode = force_custom_plan}). Either way a
  * plan cached while the table was empty never reads the whole grown table ({@code BatchPlanTest}).
  * A claim's transaction commits without waiting for its WAL flush: a lease guards nothing; every

@@ -45,6 +45,7 @@ final class Leases {
    */
   private static final PlainStatement CLAIM_PLAIN = PlainStatement.of(
       "SELECT set_config('synchronous_commit', 'off', true); " + CLAIM);
+  private static final PlainStatement CLAIM_IN_TRANSACTION = PlainStatement.of(CLAIM);
 
   private final Jdbi jdbi;
 
@@ -62,12 +63,16 @@ final class Leases {
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
     return jdbi.withHandle(handle -> {
-      try (PlainStatement.Bound claim = CLAIM_PLAIN.prepare(handle.getConnection())) {
+      // Inside a transaction the caller holds (a handle Jdbi reuses on this thread), the setting
+      // would make the caller's whole commit asynchronous: then the claim is a statement of it.
+      PlainStatement statement = handle.isInTransaction() ? CLAIM_IN_TRANSACTION : CLAIM_PLAIN;
+      try (PlainStatement.Bound claim = statement.prepare(handle.getConnection())) {
         claim.set("owner", owner)
             .set("until", micros(leaseUntil).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
             .set("now", micros(now).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
             .set("id", rowId);
-        try (ResultSet rs = Confirmations.resultOfSecond(claim.statement())) {
+        try (ResultSet rs = statement == CLAIM_PLAIN ? Confirmations.resultOfSecond(claim.statement())
+            : claim.statement().executeQuery()) {
           return rs.next() ? new ClaimedRow(Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts")),
               ROWS.map(rs, null)) : ClaimedRow.REFUSED;
         }
@@ -100,10 +105,6 @@ final class Leases {
   boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(renewals, "renewals");
-    if (renewals.size() == 1 && renewals.get(0).attempt()) {
-      LeaseRenewal r = renewals.get(0);
-      return new boolean[] {renew(r.rowId(), owner, r.heldUntil(), r.leaseUntil())};
-    }
     boolean[] results = new boolean[renewals.size()];
     if (renewals.isEmpty()) {
       return results;

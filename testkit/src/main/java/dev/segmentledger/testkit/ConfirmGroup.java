@@ -97,6 +97,20 @@ abstract class ConfirmGroup extends ContractGroup {
   }
 
   @Test
+  void aConfirmNamingAnotherAxisConfirmsNothingSoAnInitIsNeverConfirmedUnawares() {
+    LedgerItem init = register(ItemId.init("b1", "720p"), 5);
+    LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
+    ItemId asOriginal = ItemId.original("b1", "720p", 0);
+
+    assertFalse(store.confirm(new Confirmation(init.rowId(), asOriginal, ItemState.PENDING, 5, "c", T0)), "alone");
+    assertArrayEquals(new boolean[] {false, true}, store.confirmAll(List.of(
+        new Confirmation(init.rowId(), asOriginal, ItemState.PENDING, 5, "c", T0),
+        Confirmation.of(original, "c", T0))), "in a batch");
+    assertEquals(ItemState.PENDING, store.findByRowId(init.rowId()).orElseThrow().state());
+    assertTrue(store.confirm(Confirmation.of(init, "c", T0)), "under its own axis");
+  }
+
+  @Test
   void ofConcurrentConfirmsOfOneRowExactlyOneWins() throws Exception {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     List<Callable<Boolean>> confirmers = new ArrayList<>();

@@ -234,7 +234,7 @@ public final class InMemoryStateStore implements StateStore {
   public synchronized boolean confirm(Confirmation confirmation) {
     LedgerItem row = rows.get(confirmation.rowId());
     if (row == null || !row.id().broadcastId().equals(confirmation.broadcastId())
-        || row.state() != confirmation.expectedState()
+        || row.id().axis() != confirmation.id().axis() || row.state() != confirmation.expectedState()
         || row.sizeBytes() != confirmation.expectedSize()) {
       return false;
     }

@@ -75,6 +75,8 @@ abstract class LeaseRenewalGroup extends ContractGroup {
         new LeaseRenewal(row.rowId(), "b2", HELD, until, true),
         new LeaseRenewal(row.rowId() + 1_000, "b1", HELD, until, false))));
 
+    assertArrayEquals(new boolean[] {false}, store.renewAll("node-a", List.of(
+        new LeaseRenewal(row.rowId(), "b2", HELD, until, true))), "alone");
     assertEquals(HELD, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt(), "unchanged");
   }
 

@@ -52,10 +52,18 @@ final class Leases {
    *     longer PENDING; the caller must then leave the item alone
    */
   Claim claim(LedgerItem item) {
-    return claimRow(item).claim();
+    Instant now = clock.instant();
+    Claim claim = store.claim(item.rowId(), owner, now.plus(duration), now);
+    if (!claim.held()) {
+      log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
+    }
+    return claim;
   }
 
-  /** {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}). */
+  /**
+   * {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}): for a row from
+   * a sweep page, which may be stale.
+   */
   ClaimedRow claimRow(LedgerItem item) {
     Instant now = clock.instant();
     ClaimedRow claimed = store.claimRow(item.rowId(), owner, now.plus(duration), now);

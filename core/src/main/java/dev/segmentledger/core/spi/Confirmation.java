@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param id the identity of that row (as the caller read it): its broadcast and the row id are the
  *     row's primary key, so that a store finds the row by its key alone (and a store distributed by
  *     broadcast, on one shard), and its axis tells a store whether the confirm may release waiting
- *     PLAYBACK rows (an INIT); a row of another broadcast is not confirmed
+ *     PLAYBACK rows (an INIT); a row of another broadcast or another axis is not confirmed
  * @param expectedState the unconfirmed state the row must be in (PENDING or WAITING)
  * @param expectedSize the size the row must have
  * @param checksum the checksum of the stored object, or {@code null}

@@ -128,7 +128,8 @@ public interface StateStore {
    * Compare-and-set confirm: sets the row {@link Confirmation#rowId()} of the broadcast
    * {@link Confirmation#broadcastId()} to {@link ItemState#CONFIRMED} with the confirmation's
    * checksum and time only if it is in the confirmation's expected state and has its expected size
-   * (a row id of another broadcast changes nothing). Of concurrent confirms of one row
+   * (a row id of another broadcast, or named with another axis, changes nothing). Of concurrent
+   * confirms of one row
    * exactly one returns {@code true}. An INIT confirmed here releases its waiting PLAYBACK rows,
    * atomically with its own confirm.
    *
