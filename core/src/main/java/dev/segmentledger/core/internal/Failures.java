@@ -7,6 +7,10 @@ import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,16 +20,26 @@ import org.slf4j.LoggerFactory;
  * the next attempt after the configured backoff. A failure is recorded only while the row carries
  * no lease or this instance's: a worker whose lease was taken over records nothing. Store errors
  * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event
- * is emitted only if the row was updated (not when another attempt had already confirmed or failed it). Thread-safe.
+ * is emitted only if the row was updated (not when another attempt had already confirmed or failed it).
+ *
+ * <p>Log lines: a terminal failure is one {@code INFO} line for its row. A retried failure is
+ * logged at {@code INFO} once per reason per {@link #LOG_WINDOW}, the next such line saying how
+ * many were logged at {@code DEBUG} only meanwhile: when S3 fails every upload at once, the log
+ * gets a line per reason and state change of the breaker, not one per row (issue 21: 1.03 lines per
+ * second while S3 flapped, most of them the failures of the uploads in flight at each drop). Every
+ * failure is still on its row, in the listener's events and in the metrics. Thread-safe.
  */
 final class Failures {
   private static final Logger log = LoggerFactory.getLogger(Failures.class);
+  /** How long retried failures of one reason share one {@code INFO} line. */
+  static final Duration LOG_WINDOW = Duration.ofSeconds(10);
 
   private final StateStore store;
   private final Clock clock;
   private final String nodeId;
   private final Backoff backoff;
   private final Events events;
+  private final LogWindows logWindows = new LogWindows();
 
   /** @param nodeId this instance as a lease owner: a row leased to another owner is left alone */
   Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, Events events) {
@@ -54,15 +68,44 @@ final class Failures {
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }
-    if (reason == Reason.SINK_CONFIGURATION) {
+    if (terminal) {
+      log.info("{} failed on {} (attempt {}): {} (terminal)", item.id(), reason, item.attempts() + 1, detail);
+    } else if (reason == Reason.SINK_CONFIGURATION) {
       // Every row fails the same way: the circuit breaker logs the cause once per opening.
       log.debug("{} failed on {} (attempt {}): {}", item.id(), reason, item.attempts() + 1, detail);
     } else {
-      log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
-          terminal ? " (terminal)" : "");
+      int notShown = logWindows.open(reason, clock.instant());
+      if (notShown < 0) {
+        log.debug("{} failed on {} (attempt {}): {}", item.id(), reason, item.attempts() + 1, detail);
+      } else {
+        log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
+            notShown == 0 ? "" : " (and " + notShown + " more " + reason + " failures logged at DEBUG since the"
+                + " last such line)");
+      }
     }
     if (recorded) {
       events.onFailed(item, reason, detail, terminal);
+    }
+  }
+
+  /** Per reason, the window of the last {@code INFO} line and the failures not shown since. */
+  private static final class LogWindows {
+    private final Map<Reason, Instant> opened = new EnumMap<>(Reason.class);
+    private final Map<Reason, Integer> notShown = new EnumMap<>(Reason.class);
+
+    /**
+     * {@code -1} if a failure of {@code reason} at {@code now} falls in an open window (log it at
+     * DEBUG); otherwise opens a window and returns how many were not shown in the one before.
+     */
+    synchronized int open(Reason reason, Instant now) {
+      Instant since = opened.get(reason);
+      if (since != null && now.isBefore(since.plus(LOG_WINDOW))) {
+        notShown.merge(reason, 1, Integer::sum);
+        return -1;
+      }
+      opened.put(reason, now);
+      Integer before = notShown.remove(reason);
+      return before == null ? 0 : before;
     }
   }
 }
