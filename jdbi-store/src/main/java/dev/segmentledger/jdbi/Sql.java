@@ -42,7 +42,8 @@ final class Sql {
   /** The fragments a {@code .sql} resource may name as {@code ${name}}. */
   private static final Map<String, String> FRAGMENTS = Map.of("columns", COLUMNS, "insertColumns", INSERT_COLUMNS,
       "noLease", NO_LEASE, "playlistColumns", Playlists.COLUMNS,
-      "claimedColumns", "t.abandoned_attempts, " + prefixed("t.", COLUMNS));
+      "claimedColumns", "t.abandoned_attempts, " + prefixed("t.", COLUMNS),
+      "newRows", read("new-rows.sql"));
 
   /** {@code columns} (comma-separated) each with {@code prefix}. */
   private static String prefixed(String prefix, String columns) {
@@ -55,13 +56,26 @@ final class Sql {
   /**
    * The statement of the resource {@code name} beside this class, read once at class
    * initialization by its part: lines that start with {@code --} (comments) are left out, and each
-   * {@code ${fragment}} is replaced by one of {@link #COLUMNS}, {@link #INSERT_COLUMNS} and
-   * {@link #NO_LEASE}. Read through {@link Class#getResourceAsStream}, which finds a resource of this
-   * module's own package on the module path as well as on the class path.
+   * {@code ${fragment}} is replaced by one of {@link #COLUMNS}, {@link #INSERT_COLUMNS},
+   * {@link #NO_LEASE} and the fragments kept as resources of their own ({@code new-rows.sql}: the
+   * rows of both registration inserts). Read through {@link Class#getResourceAsStream}, which finds
+   * a resource of this module's own package on the module path as well as on the class path.
    *
    * @throws IllegalStateException if the resource is missing or names an unknown fragment
    */
   static String load(String name) {
+    String sql = read(name);
+    for (Map.Entry<String, String> fragment : FRAGMENTS.entrySet()) {
+      sql = sql.replace("${" + fragment.getKey() + "}", fragment.getValue());
+    }
+    if (sql.contains("${")) {
+      throw new IllegalStateException("SQL resource " + name + " names an unknown fragment: " + sql);
+    }
+    return sql;
+  }
+
+  /** The text of the resource {@code name} as one line, without its comments and blank lines. */
+  private static String read(String name) {
     String text;
     try (InputStream in = Sql.class.getResourceAsStream(name)) {
       if (in == null) {
@@ -71,17 +85,10 @@ final class Sql {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read SQL resource " + name, e);
     }
-    String sql = text.lines()
+    return text.lines()
         .filter(line -> !line.strip().startsWith("--") && !line.isBlank())
         .map(String::strip)
         .collect(Collectors.joining(" "));
-    for (Map.Entry<String, String> fragment : FRAGMENTS.entrySet()) {
-      sql = sql.replace("${" + fragment.getKey() + "}", fragment.getValue());
-    }
-    if (sql.contains("${")) {
-      throw new IllegalStateException("SQL resource " + name + " names an unknown fragment: " + sql);
-    }
-    return sql;
   }
 
   /** The named values of {@link #IDENTITY} for {@code id}. */

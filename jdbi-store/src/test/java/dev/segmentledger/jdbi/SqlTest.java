@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SqlTest {
   @ParameterizedTest
   @ValueSource(strings = {"backlog.sql", "claim.sql", "confirm-batch.sql", "exclude-registered-before.sql",
-      "register-batch.sql", "renew-batch.sql"})
+      "register-batch.sql", "register-live.sql", "renew-batch.sql"})
   void everyShippedStatementLoadsAsOneLineWithoutCommentsOrPlaceholders(String name) {
     String sql = Sql.load(name);
 
