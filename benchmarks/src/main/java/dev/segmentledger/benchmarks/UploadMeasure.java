@@ -234,7 +234,6 @@ final class UploadMeasure implements Measure {
     }
   }
 
-
   private record RawTool(String version, double seconds) {}
 
   /** Copies {@code dir} with rclone to {@code bucketPath} ({@code bucket/prefix}) and times it. */

@@ -65,13 +65,14 @@ final class Leases {
     return jdbi.withHandle(handle -> {
       // Inside a transaction the caller holds (a handle Jdbi reuses on this thread), the setting
       // would make the caller's whole commit asynchronous: then the claim is a statement of it.
-      PlainStatement statement = handle.isInTransaction() ? CLAIM_IN_TRANSACTION : CLAIM_PLAIN;
+      boolean ownTransaction = !handle.isInTransaction();
+      PlainStatement statement = ownTransaction ? CLAIM_PLAIN : CLAIM_IN_TRANSACTION;
       try (PlainStatement.Bound claim = statement.prepare(handle.getConnection())) {
         claim.set("owner", owner)
             .set("until", micros(leaseUntil).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
             .set("now", micros(now).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
             .set("id", rowId);
-        try (ResultSet rs = statement == CLAIM_PLAIN ? Confirmations.resultOfSecond(claim.statement())
+        try (ResultSet rs = ownTransaction ? Confirmations.resultOfSecond(claim.statement())
             : claim.statement().executeQuery()) {
           return rs.next() ? new ClaimedRow(Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts")),
               ROWS.map(rs, null)) : ClaimedRow.REFUSED;

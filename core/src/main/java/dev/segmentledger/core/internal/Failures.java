@@ -33,6 +33,8 @@ final class Failures {
   private static final Logger log = LoggerFactory.getLogger(Failures.class);
   /** How long retried failures of one reason share one {@code INFO} line. */
   static final Duration LOG_WINDOW = Duration.ofSeconds(10);
+  /** The line of a failure: row, reason, attempt, detail, and what {@link #infoSuffix} adds. */
+  private static final String LINE = "{} failed on {} (attempt {}): {}{}";
 
   private final StateStore store;
   private final Clock clock;
@@ -68,24 +70,34 @@ final class Failures {
     } catch (RuntimeException e) {
       log.warn("could not record failure {} of {}; the row stays unconfirmed for the sweeper", reason, item.id(), e);
     }
-    if (terminal) {
-      log.info("{} failed on {} (attempt {}): {} (terminal)", item.id(), reason, item.attempts() + 1, detail);
-    } else if (reason == Reason.SINK_CONFIGURATION) {
-      // Every row fails the same way: the circuit breaker logs the cause once per opening.
-      log.debug("{} failed on {} (attempt {}): {}", item.id(), reason, item.attempts() + 1, detail);
+    String infoSuffix = infoSuffix(reason, terminal);
+    if (infoSuffix == null) {
+      log.debug(LINE, item.id(), reason, item.attempts() + 1, detail, "");
     } else {
-      int notShown = logWindows.open(reason, clock.instant());
-      if (notShown < 0) {
-        log.debug("{} failed on {} (attempt {}): {}", item.id(), reason, item.attempts() + 1, detail);
-      } else {
-        log.info("{} failed on {} (attempt {}): {}{}", item.id(), reason, item.attempts() + 1, detail,
-            notShown == 0 ? "" : " (and " + notShown + " more " + reason + " failures logged at DEBUG since the"
-                + " last such line)");
-      }
+      log.info(LINE, item.id(), reason, item.attempts() + 1, detail, infoSuffix);
     }
     if (recorded) {
       events.onFailed(item, reason, detail, terminal);
     }
+  }
+
+  /**
+   * What ends the {@code INFO} line of this failure, or {@code null} if it is logged at
+   * {@code DEBUG} only (see the class comment).
+   */
+  private String infoSuffix(Reason reason, boolean terminal) {
+    if (terminal) {
+      return " (terminal)";
+    }
+    if (reason == Reason.SINK_CONFIGURATION) {
+      return null; // every row fails the same way: the circuit breaker logs the cause once per opening
+    }
+    int notShown = logWindows.open(reason, clock.instant());
+    if (notShown < 0) {
+      return null;
+    }
+    return notShown == 0 ? ""
+        : " (and " + notShown + " more " + reason + " failures logged at DEBUG since the last such line)";
   }
 
   /** Per reason, the window of the last {@code INFO} line and the failures not shown since. */

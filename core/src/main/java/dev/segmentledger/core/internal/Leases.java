@@ -54,9 +54,7 @@ final class Leases {
   Claim claim(LedgerItem item) {
     Instant now = clock.instant();
     Claim claim = store.claim(item.rowId(), owner, now.plus(duration), now);
-    if (!claim.held()) {
-      log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
-    }
+    logIfRefused(item, claim);
     return claim;
   }
 
@@ -67,10 +65,14 @@ final class Leases {
   ClaimedRow claimRow(LedgerItem item) {
     Instant now = clock.instant();
     ClaimedRow claimed = store.claimRow(item.rowId(), owner, now.plus(duration), now);
-    if (!claimed.claim().held()) {
+    logIfRefused(item, claimed.claim());
+    return claimed;
+  }
+
+  private void logIfRefused(LedgerItem item, Claim claim) {
+    if (!claim.held()) {
       log.debug("{} is leased to another instance or no longer pending; skipped by {}", item.id(), owner);
     }
-    return claimed;
   }
 
   /**
