@@ -26,6 +26,11 @@ public abstract class ForwardingObjectSink implements ObjectSink {
   }
 
   @Override
+  public Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+    return delegate().findIdentical(key, content);
+  }
+
+  @Override
   public Optional<StoredObjectInfo> head(String key) {
     return delegate().head(key);
   }

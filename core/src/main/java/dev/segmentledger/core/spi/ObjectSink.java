@@ -14,9 +14,13 @@ import java.util.Optional;
  * <p><b>Unfinished uploads.</b> A sink that uploads in several requests (S3 multipart) leaves an
  * {@link UnfinishedUpload} behind when its process dies mid-upload: no object, but parts that take
  * (and on S3 are billed for) storage. Such a sink says so with {@link #supportsUnfinishedUploads()}
- * and implements {@link #listUnfinishedUploads} and {@link #abortUnfinishedUpload}; on a retry
- * ({@code mayExist}) it should abort the unfinished uploads its earlier attempts left at that key.
- * The reconciler reports them and, when repairing, aborts old ones. A sink whose uploads are
+ * and implements {@link #listUnfinishedUploads} and {@link #abortUnfinishedUpload}. On a retry
+ * ({@code mayExist}) it should continue an unfinished upload an earlier attempt left at that key:
+ * verify each stored part against its range of the content, send only the parts that are missing
+ * or cannot be verified, and abort only the uploads that cannot be continued. A failed attempt
+ * should leave its unfinished upload for the next attempt to continue rather than abort it. It
+ * reports what is stored as it goes ({@link UploadContent#reportStored}). The reconciler reports
+ * unfinished uploads and, when repairing, aborts old ones. A sink whose uploads are
  * all-or-nothing keeps the defaults, which say "not supported". A sink that forwards to another
  * must forward these three methods too.
  */
@@ -34,6 +38,20 @@ public interface ObjectSink {
    *     (timeout, reset after sending) is retryable
    */
   StoredObjectInfo put(String key, UploadContent content, boolean mayExist);
+
+  /**
+   * The object at {@code key} if it is identical to {@code content}: the same size and the same
+   * checksum, computed from the content the way {@link #put} computes it. Never judged on size
+   * alone. Empty if nothing is stored there, if what is stored differs, or if the sink cannot tell
+   * (the default: a sink that cannot compare says "unknown" by returning empty). The ledger asks
+   * before it rejects a row whose attempts keep ending without an outcome: an identical object
+   * confirms the row instead. Reads the content; stores nothing.
+   *
+   * @throws SinkException on any failure to read what is stored
+   */
+  default Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+    return Optional.empty();
+  }
 
   /** What is stored at {@code key}, or empty if nothing is. */
   Optional<StoredObjectInfo> head(String key);

@@ -18,4 +18,15 @@ public interface UploadContent {
    * The caller closes it.
    */
   InputStream openStream() throws IOException;
+
+  /**
+   * Tells the ledger how much of this content is durably stored at the sink so far: {@code bytes}
+   * in all, counted over the whole content, including parts an earlier attempt stored that the
+   * sink verified and kept. A sink that stores content in parts (S3 multipart) calls it each time a
+   * part is stored; the value never decreases within one call of {@link ObjectSink#put}. The ledger
+   * uses it as evidence that a long upload makes progress: an attempt that stored something before
+   * its process died is not counted against its row (see the design's "Long work"). A sink that
+   * stores all-or-nothing never calls it. Thread-safe; cheap (no I/O); the default does nothing.
+   */
+  default void reportStored(long bytes) {}
 }
