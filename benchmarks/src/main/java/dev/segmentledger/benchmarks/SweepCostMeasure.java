@@ -126,7 +126,7 @@ final class SweepCostMeasure implements Measure {
         Instant now = Instant.now();
         long start = System.nanoTime();
         for (Axis axis : Axis.values()) {
-          List<LedgerItem> page = db.store().findDue(axis, 0, now, PAGE);
+          List<LedgerItem> page = db.store().findDue(axis, 0, now, PAGE).rows();
           read += page.size();
         }
         if (i >= 0) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds a {@link Ledger}. Each {@code build} call copies the settings into an immutable
@@ -42,6 +43,8 @@ public final class LedgerBuilder {
   private Duration retention;
   private boolean publishPlaylists = true;
   private String storageGroup;
+  private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
+  private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
 
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
@@ -183,16 +186,19 @@ public final class LedgerBuilder {
   }
 
   /**
-   * How long a worker's claim on a row keeps other ledger instances from uploading it. A worker
-   * claims the row right before its PUT; the lease ends when the row is confirmed or its failure is
-   * recorded, or when it expires. An instance that dies holding leases delays those rows by at most
-   * this long: another instance's sweeper then finds them due and uploads them again (to the same
-   * key; the confirm is a compare-and-set, so correctness never depends on the lease).
+   * How long a lease keeps other ledger instances from a row, past the last sign of life of the
+   * attempt that holds it. A worker claims the row right before its work; while the attempt lives
+   * (repackaging, a single PUT, a multipart upload however long), its node's heartbeat renews the
+   * lease, every tenth of this duration (at most every second), in one statement for all its
+   * attempts; the lease ends when the row is confirmed or its failure recorded. So the lease expires
+   * only when its node died or froze: then it delays the row by at most this long, and another
+   * instance's sweeper uploads it again (to the same key; a multipart upload continues where it
+   * stopped; the confirm is a compare-and-set, so correctness never depends on the lease).
    *
-   * <p>It must exceed the worst case of one PUT (the sink's own timeouts and retries included) plus
-   * the clock difference between nodes; if a PUT outlives its lease, a second instance may upload
-   * the same item concurrently: a duplicate PUT of identical bytes, never a lost or doubled row.
-   * Default {@link #DEFAULT_LEASE} (2 minutes).
+   * <p>It must exceed the longest pause of a live node (a long garbage collection, a stalled
+   * database connection during which renewals fail) plus the clock difference between nodes. A
+   * slow upload does not need a longer lease: see {@link #stallTimeout}. Default
+   * {@link #DEFAULT_LEASE} (2 minutes).
    *
    * <p>A row this instance registers and queues itself is leased to it from its insertion, for at
    * most 10 seconds (less if this duration is shorter), which saves the claim statement when a
@@ -205,23 +211,61 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /** The default {@link #stallTimeout}: 5 minutes. */
+  public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofMinutes(5);
+
+  /**
+   * How long an attempt may make no progress before its own node cancels it. Progress is any byte
+   * the sink reads from the file or reports stored, and any growth of the repackager's output; an
+   * attempt without any for this long (a hung connection, a frozen server, a repackager that stopped
+   * writing) is cancelled: its open file is closed, its worker interrupted, and the row is recorded
+   * as {@link Reason#STALLED} and retried after backoff. Choose it longer than the longest silent
+   * phase of a healthy attempt: the completion of a multipart upload of your largest original, and
+   * a repackager's probe (it writes nothing while it reads). A socket write blocked for ever inside
+   * the sink's HTTP client is not undone by the cancellation: bound it with the client's own request
+   * timeout (for the AWS SDK, {@code apiCallAttemptTimeout}). Default
+   * {@link #DEFAULT_STALL_TIMEOUT}.
+   */
+  public LedgerBuilder stallTimeout(Duration stallTimeout) {
+    this.stallTimeout = requirePositive("stallTimeout", stallTimeout);
+    return this;
+  }
+
   /** The default {@link #maxAbandonedAttempts}: 5. */
   public static final int DEFAULT_MAX_ABANDONED_ATTEMPTS = 5;
 
   /**
-   * How many attempts on one row may end without an outcome (the process died, or hung past its
-   * lease, while it held the row) before the row is rejected with
-   * {@link dev.segmentledger.core.Reason#REPEATEDLY_ABANDONED}. Each such attempt is counted when
-   * the next attempt takes the row over and recorded as
-   * {@link dev.segmentledger.core.Reason#ATTEMPT_ABANDONED}; the first is retried at once, each
-   * further one after the usual {@linkplain #backoff backoff} for that many failures, so an item
-   * that kills its process is retried ever more slowly, and past this limit not at all until it is
-   * {@linkplain Ledger#reopen re-opened}. Failures that
-   * are recorded (a sink error, a missing file) do not count here. Default
+   * How many attempts on one row may be <em>blamed</em> for the death of their process before the
+   * row is rejected with {@link Reason#REPEATEDLY_ABANDONED}. An attempt that ends without an
+   * outcome (its process died, or froze past its lease) is counted when the next attempt takes the
+   * row over ({@link Reason#ATTEMPT_ABANDONED}), weighed by its evidence: one that stored more of its
+   * object made progress and is never held against the row; one that made none, beside other work,
+   * makes the row a suspect after two, and a suspect is uploaded alone in its process; only a death
+   * during such a lone attempt without progress is blamed on the row, and retried after the usual
+   * {@linkplain #backoff backoff} for that many. Before the row is rejected, the bucket is checked:
+   * an identical object stored already confirms it instead. A re-opened row starts again from
+   * zero. Failures that are recorded (a sink error, a missing file) do not count here. Default
    * {@value #DEFAULT_MAX_ABANDONED_ATTEMPTS}.
    */
   public LedgerBuilder maxAbandonedAttempts(int maxAbandonedAttempts) {
     this.maxAbandonedAttempts = requirePositive("maxAbandonedAttempts", maxAbandonedAttempts);
+    return this;
+  }
+
+  /** The default {@link #maxErrorAttempts}: 10. */
+  public static final int DEFAULT_MAX_ERROR_ATTEMPTS = 10;
+
+  /**
+   * After how many attempts a row whose failure is {@link Reason#INTERNAL_ERROR} or
+   * {@link Reason#REPACKAGE_FAILED} ends {@link ItemState#REJECTED} with that reason instead of being
+   * retried again. Both are retried with backoff, because the ledger cannot tell a passing cause
+   * from a lasting one; a row that keeps failing this way is a fault to look at, not to retry for
+   * ever. The count is the row's {@code attempts} (every recorded failure and abandoned attempt
+   * since it was registered or last {@linkplain Ledger#reopen re-opened}). Default
+   * {@value #DEFAULT_MAX_ERROR_ATTEMPTS}.
+   */
+  public LedgerBuilder maxErrorAttempts(int maxErrorAttempts) {
+    this.maxErrorAttempts = requirePositive("maxErrorAttempts", maxErrorAttempts);
     return this;
   }
 
@@ -305,6 +349,7 @@ public final class LedgerBuilder {
   }
 
   private LedgerConfig config() {
+    requireFits();
     if (stateStore == null) {
       throw new IllegalStateException("stateStore is required");
     }
@@ -317,7 +362,27 @@ public final class LedgerBuilder {
     return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
-        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup);
+        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
+        maxErrorAttempts);
+  }
+
+  /**
+   * Refuses a stall timeout the heartbeat cannot measure, and warns about a repackager whose runs
+   * may be silent for longer than the stall timeout.
+   */
+  private void requireFits() {
+    Duration tick = LedgerConfig.heartbeatInterval(leaseDuration);
+    if (stallTimeout.compareTo(tick.multipliedBy(2)) < 0) {
+      throw new IllegalStateException("stallTimeout " + stallTimeout + " is shorter than two heartbeats ("
+          + tick.multipliedBy(2) + " with leaseDuration " + leaseDuration + "): no stall could be measured");
+    }
+    if (repackager != null) {
+      repackager.timeout().filter(timeout -> timeout.compareTo(stallTimeout) > 0).ifPresent(timeout ->
+          LoggerFactory.getLogger(LedgerBuilder.class).warn("the repackager's timeout {} is longer than the stall"
+              + " timeout {}: a repackager run that writes nothing for longer than {} (a probe of a long original)"
+              + " is cancelled as stalled before its own timeout; make the stall timeout at least the repackager's"
+              + " timeout", timeout, stallTimeout, stallTimeout));
+    }
   }
 
   private static int requirePositive(String name, int value) {

@@ -83,6 +83,17 @@ public interface LedgerListener {
    */
   default void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {}
 
+  /**
+   * The sweep found a row it cannot read (an unknown state or reason, say, written by a newer
+   * version, or an identifier no longer valid) and skipped it; the other rows of its page and round
+   * are swept as usual. Reported once per row per ledger instance; the row stays as it is in the
+   * store, for an operator (or a newer version) to read.
+   *
+   * @param rowId the row's store id
+   * @param problem what could not be read
+   */
+  default void onUnreadableRow(long rowId, String problem) {}
+
   /** A listener that ignores everything. */
   static LedgerListener noop() {
     return new LedgerListener() {};

@@ -20,6 +20,17 @@ public interface ManualLedger extends Ledger {
   /** Processes queued items on the calling thread until the queue is empty; returns how many. */
   int drainQueue();
 
+  /**
+   * Runs one heartbeat round now: renews, in one store call, the leases of the attempts in flight
+   * that need it (with their evidence of progress), cancels those that made no progress for the
+   * {@linkplain LedgerBuilder#stallTimeout stall timeout} and those whose lease was taken over. A
+   * started ledger runs it on a thread of its own; a manual ledger only when this is called (from
+   * another thread than the one draining the queue, for an attempt in flight to be there).
+   *
+   * @throws IllegalStateException if the ledger is closed
+   */
+  void heartbeat();
+
   /** The number of items currently waiting in the queue. */
   int queued();
 

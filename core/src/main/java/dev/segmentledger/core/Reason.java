@@ -75,7 +75,11 @@ public enum Reason {
   SINK_CONFIGURATION(false),
   /** The row is older than the configured cutoff and is excluded from recovery. */
   PAST_CUTOFF(true),
-  /** The repackager could not produce the playback or init file. Retried. */
+  /**
+   * The repackager could not produce the playback or init file. Retried with backoff, up to
+   * {@link LedgerBuilder#maxErrorAttempts} attempts of the row; then the row ends
+   * {@link ItemState#REJECTED} with this reason (re-open it once the cause is fixed).
+   */
   REPACKAGE_FAILED(false),
   /**
    * The rendition's INIT is rejected or excluded, so this PLAYBACK segment can never be played.
@@ -84,22 +88,33 @@ public enum Reason {
   INIT_FAILED(true),
   /** Re-opened by {@link Ledger#reopen} after being terminal; uploaded again. */
   REOPENED(false),
-  /** An unexpected error inside the ledger; retried with backoff so that no row is lost. */
+  /**
+   * An unexpected error inside the ledger; retried with backoff so that no row is lost, up to
+   * {@link LedgerBuilder#maxErrorAttempts} attempts of the row; then the row ends
+   * {@link ItemState#REJECTED} with this reason (re-open it once the cause is fixed).
+   */
   INTERNAL_ERROR(false),
   /**
-   * An attempt on this row ended without any outcome: the process uploading it died (or hung past
+   * An attempt made no progress for the {@linkplain LedgerBuilder#stallTimeout stall timeout}: no
+   * byte read or stored by the sink, no repackager output (a hung connection, a frozen server). Its
+   * own node cancelled it. Retried with backoff.
+   */
+  STALLED(false),
+  /**
+   * An attempt on this row ended without any outcome: the process uploading it died (or froze past
    * its lease) before it confirmed the row or recorded a failure. Recorded when the next attempt
-   * takes the row over. Retried: the first such attempt at once (a restart or an unrelated crash
-   * should not delay recovery), each further one after a backoff that grows with their number, so
-   * that an item whose processing kills the process is not retried in a tight loop.
+   * takes the row over, weighed by its evidence (see {@link LedgerBuilder#maxAbandonedAttempts}).
+   * Retried at once, alone in its process once the row is a suspect, and after a backoff that grows
+   * with the deaths blamed on the row, so that an item whose processing kills the process is not
+   * retried in a tight loop.
    */
   ATTEMPT_ABANDONED(false),
   /**
-   * Too many attempts on this row ended without an outcome
-   * ({@link LedgerBuilder#maxAbandonedAttempts}): processing this item keeps killing or hanging the
-   * process (for example a file that crashes the repackager or the JVM). Terminal, so that one
-   * poisonous item cannot keep a recorder in a crash loop; fix the cause, then
-   * {@link Ledger#reopen} the row.
+   * Too many attempts on this row ended without an outcome while each ran alone in its process and
+   * made no progress ({@link LedgerBuilder#maxAbandonedAttempts}), and no identical object is
+   * stored: processing this item keeps killing or freezing the process (for example a file that
+   * crashes the JVM). Terminal, so that one poisonous item cannot keep a recorder in a crash loop;
+   * fix the cause, then {@link Ledger#reopen} the row.
    */
   REPEATEDLY_ABANDONED(true),
   /**

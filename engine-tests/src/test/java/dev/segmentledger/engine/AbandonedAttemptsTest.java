@@ -8,20 +8,24 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An attempt that ends without an outcome (its process died holding the row's lease) is counted
- * when the next attempt takes the row over. Before the fix such attempts left no trace
- * ({@code attempts = 0}), so an item whose processing killed the process was retried at once for
- * ever. Here the dead processes are other owners whose leases expire; the real kills are in the
- * integration tests' {@code CrashLoopTest}.
+ * when the next attempt takes the row over, and weighed by its evidence: a death beside other work
+ * or after durable progress is never held against the row; a row with two deaths without progress
+ * is a suspect and is uploaded alone; only deaths during such lone attempts without progress are
+ * blamed, back off, and past the limit reject the row. Here the dead processes are other owners
+ * whose leases expire, their heartbeats written by hand; the real kills are in the integration
+ * tests ({@code CrashLoopTest}, {@code KillSoakTest}).
  */
 class AbandonedAttemptsTest {
   private static final Duration LEASE = Duration.ofMinutes(2);
@@ -39,10 +43,22 @@ class AbandonedAttemptsTest {
         .item();
   }
 
-  /** A process takes the row and dies: its lease runs out and the clock passes it. */
+  /** A process takes the row and dies beside other work: its lease runs out and the clock passes it. */
   private void dies(String process) {
+    diesWith(process, 0, false);
+  }
+
+  /** A process takes the row alone (its heartbeat says so) and dies without progress. */
+  private void diesAlone(String process) {
+    diesWith(process, 0, true);
+  }
+
+  private void diesWith(String process, long storedBytes, boolean isolated) {
     Instant now = f.clock.instant();
-    assertTrue(f.store.claim(row.rowId(), process, now.plus(LEASE), now).held(), process + " took the row");
+    Instant until = now.plus(LEASE);
+    assertTrue(f.store.claim(row.rowId(), process, until, now).held(), process + " took the row");
+    assertTrue(f.store.renewAll(process, List.of(LeaseRenewal.ofAttempt(row.rowId(), "b1", until, until,
+        storedBytes, isolated)))[0], "its heartbeat");
     f.clock.advance(LEASE);
   }
 
@@ -60,17 +76,44 @@ class AbandonedAttemptsTest {
   }
 
   @Test
-  void repeatedAbandonedAttemptsBackOff() {
+  void deathsBesideOtherWorkMakeASuspectThatIsRetriedAtOnceAloneNotBlamed() {
     dies("dead-1");
     dies("dead-2");
+    dies("dead-3");
+    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual();
+
+    LedgerFixture.settle(ledger);
+
+    LedgerItem now = f.store.find(id).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, now.state(), "nothing pointed at this row: its deaths had company");
+    assertEquals(3, now.attempts());
+    assertEquals(1, f.sink.putCount());
+  }
+
+  @Test
+  void aDeathAfterDurableProgressIsNotHeldAgainstTheRow() {
+    diesWith("dead-1", 8 << 20, true);
+    diesWith("dead-2", 16 << 20, true);
+    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual();
+
+    LedgerFixture.settle(ledger);
+
+    assertEquals(ItemState.CONFIRMED, f.store.find(id).orElseThrow().state(), "each attempt stored more");
+  }
+
+  @Test
+  void aBlamedDeathBacksOff() {
+    dies("dead-1");
+    dies("dead-2");
+    diesAlone("dead-3");
     ManualLedger ledger = f.builder().nodeId("survivor").buildManual();
 
     LedgerFixture.settle(ledger);
 
     LedgerItem now = f.store.find(id).orElseThrow();
-    assertEquals(ItemState.PENDING, now.state(), "not retried at once after the second death");
+    assertEquals(ItemState.PENDING, now.state(), "not retried at once after a blamed death");
     assertEquals(Reason.ATTEMPT_ABANDONED, now.reason());
-    assertEquals(2, now.attempts());
+    assertEquals(3, now.attempts());
     assertEquals(f.clock.instant().plusSeconds(1), now.nextAttemptAt(), "the backoff after one failure (1 s)");
     assertEquals(0, f.sink.putCount());
 
@@ -81,11 +124,11 @@ class AbandonedAttemptsTest {
   }
 
   @Test
-  void pastTheLimitTheRowIsRejectedAndCanBeReopened() {
-    dies("dead-1");
-    dies("dead-2");
+  void pastTheLimitOfBlamedDeathsTheRowIsRejectedAndCanBeReopened() {
+    diesAlone("dead-1");
+    diesAlone("dead-2");
     ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(3).buildManual();
-    dies("dead-3");
+    diesAlone("dead-3");
 
     LedgerFixture.settle(ledger);
 
@@ -102,9 +145,11 @@ class AbandonedAttemptsTest {
   @Test
   void aRestartUnderTheSameNodeIdCountsTheAttemptItsEarlierLifeAbandoned() {
     dies("recorder-1");
-    dies("recorder-1");
+    diesAlone("recorder-1");
     Instant held = f.clock.instant();
     assertTrue(f.store.claim(row.rowId(), "recorder-1", held.plus(LEASE), held).held(), "a third life takes it");
+    assertTrue(f.store.renewAll("recorder-1", List.of(LeaseRenewal.ofAttempt(row.rowId(), "b1", held.plus(LEASE),
+        held.plus(LEASE), 0, true)))[0], "alone");
 
     ManualLedger restarted = f.builder().nodeId("recorder-1").buildManual();
     f.store.releaseAllOf("recorder-1", f.clock.instant()); // what start() does first (a manual ledger has no start)
@@ -113,7 +158,7 @@ class AbandonedAttemptsTest {
     LedgerItem now = f.store.find(id).orElseThrow();
     assertEquals(3, now.attempts(), "three lives died holding the row");
     assertEquals(Reason.ATTEMPT_ABANDONED, now.reason());
-    assertEquals(ItemState.PENDING, now.state(), "backing off");
+    assertEquals(ItemState.PENDING, now.state(), "two blamed deaths: backing off");
     assertEquals(0, f.sink.putCount());
   }
 }

@@ -142,7 +142,7 @@ class QueuedLeaseRenewalTest {
     ledger.drainQueue();
 
     assertNotNull(late[0]);
-    assertEquals(List.of(Claim.held(true, 1), Claim.held(false, 0), Claim.held(false, 0)), takenOverByAnotherNode,
+    assertEquals(List.of(Claim.held(true, 1, 0), Claim.HELD, Claim.HELD), takenOverByAnotherNode,
         "the attempt under way is counted as abandoned; the rows that only waited are not");
   }
 }

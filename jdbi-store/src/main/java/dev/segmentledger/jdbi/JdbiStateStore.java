@@ -10,6 +10,7 @@ import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.Confirmation;
+import dev.segmentledger.core.spi.DuePage;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.Page;
@@ -120,7 +121,7 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
-  public List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
+  public DuePage findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
     return queries.findDue(axis, storageGroup, afterRowId, now, limit);
   }
 

@@ -40,8 +40,8 @@ final class Leases {
    * it returns, and flushed by the WAL writer within a fraction of a second, or by the next durable
    * commit on the server (every confirm is one). Only a crash of PostgreSQL itself in between can
    * lose it, and with it at most one increment of an abandoned-attempts count; a process of this
-   * library that dies does not. Per swept row this saves the wait for a disk flush (issue 19,
-   * recovery); registrations and confirms stay durable.
+   * library that dies does not. Per swept row this saves the wait for a disk flush (design, "Many
+   * nodes: leases"); registrations and confirms stay durable.
    */
   private static final PlainStatement CLAIM_PLAIN = PlainStatement.of(
       "SELECT set_config('synchronous_commit', 'off', true); " + CLAIM);
@@ -74,7 +74,8 @@ final class Leases {
             .set("id", rowId);
         try (ResultSet rs = ownTransaction ? Confirmations.resultOfSecond(claim.statement())
             : claim.statement().executeQuery()) {
-          return rs.next() ? new ClaimedRow(Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts")),
+          return rs.next() ? new ClaimedRow(Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts"),
+              rs.getInt("blamed_attempts")),
               ROWS.map(rs, null)) : ClaimedRow.REFUSED;
         }
       } catch (SQLException e) {
@@ -88,7 +89,8 @@ final class Leases {
     Objects.requireNonNull(heldUntil, "heldUntil");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     return updatedOne(jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE
-            + " SET lease_until = :until, next_attempt_at = :until, lease_attempt = true"
+            + " SET lease_until = :until, next_attempt_at = :until, lease_attempt = true,"
+            + " lease_stored_from = CASE WHEN lease_attempt THEN lease_stored_from ELSE stored_bytes END"
             + " WHERE id = :id AND state = 'PENDING' AND lease_owner = :owner AND lease_until = :heldUntil")
         .bind("owner", owner)
         .bind("heldUntil", micros(heldUntil))
@@ -116,6 +118,8 @@ final class Leases {
     Long[] helds = new Long[n];
     Long[] untils = new Long[n];
     Boolean[] attempts = new Boolean[n];
+    Long[] storeds = new Long[n];
+    Boolean[] isolateds = new Boolean[n];
     for (int i = 0; i < n; i++) {
       LeaseRenewal r = renewals.get(i);
       ids[i] = r.rowId();
@@ -123,6 +127,8 @@ final class Leases {
       helds[i] = epochMicros(r.heldUntil());
       untils[i] = epochMicros(r.leaseUntil());
       attempts[i] = r.attempt();
+      storeds[i] = r.storedBytes();
+      isolateds[i] = r.isolated();
     }
     Set<Long> renewed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       if (n > 1) {
@@ -135,6 +141,8 @@ final class Leases {
           .bindArray("helds", Long.class, (Object[]) helds)
           .bindArray("untils", Long.class, (Object[]) untils)
           .bindArray("attempts", Boolean.class, (Object[]) attempts)
+          .bindArray("storeds", Long.class, (Object[]) storeds)
+          .bindArray("isolateds", Boolean.class, (Object[]) isolateds)
           .mapTo(Long.class)
           .collect(Collectors.toCollection(HashSet::new));
     }));

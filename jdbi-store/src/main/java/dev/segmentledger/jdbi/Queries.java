@@ -14,10 +14,13 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.DuePage;
+import dev.segmentledger.core.spi.DuePage.UnreadableRow;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RowQuery;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -69,20 +72,37 @@ final class Queries {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
   }
 
-  List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
+  /**
+   * One sweep page. Each row is mapped on its own: a row the mapper cannot read (an unknown state,
+   * reason or format, an identifier no longer valid) becomes an {@link UnreadableRow} in its place,
+   * so that it takes its slot of the page and the sweep's cursor moves past it.
+   */
+  DuePage findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(now, "now");
     if (limit <= 0) {
       throw new IllegalArgumentException("limit must be > 0, got " + limit);
     }
-    return jdbi.withHandle(handle -> handle.createQuery(storageGroup == null ? FIND_DUE : FIND_DUE_OF_GROUP)
-        .bind("storageGroup", storageGroup)
-        .bind("axis", axis.name())
-        .bind("afterRowId", afterRowId)
-        .bind("now", micros(now))
-        .bind("limit", limit)
-        .map(mapper)
-        .list());
+    return jdbi.withHandle(handle -> {
+      List<LedgerItem> rows = new ArrayList<>();
+      List<UnreadableRow> unreadable = new ArrayList<>();
+      handle.createQuery(storageGroup == null ? FIND_DUE : FIND_DUE_OF_GROUP)
+          .bind("storageGroup", storageGroup)
+          .bind("axis", axis.name())
+          .bind("afterRowId", afterRowId)
+          .bind("now", micros(now))
+          .bind("limit", limit)
+          .map((rs, ctx) -> {
+            try {
+              rows.add(mapper.map(rs, ctx));
+            } catch (RuntimeException e) {
+              unreadable.add(new UnreadableRow(rs.getLong("id"), String.valueOf(e.getMessage())));
+            }
+            return Boolean.TRUE;
+          })
+          .forEach(mapped -> { });
+      return new DuePage(rows, unreadable);
+    });
   }
 
   Optional<LedgerItem> findByRowId(long rowId) {

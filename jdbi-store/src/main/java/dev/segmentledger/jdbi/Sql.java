@@ -42,7 +42,7 @@ final class Sql {
   /** The fragments a {@code .sql} resource may name as {@code ${name}}. */
   private static final Map<String, String> FRAGMENTS = Map.of("columns", COLUMNS, "insertColumns", INSERT_COLUMNS,
       "noLease", NO_LEASE, "playlistColumns", Playlists.COLUMNS,
-      "claimedColumns", "t.abandoned_attempts, " + prefixed("t.", COLUMNS),
+      "claimedColumns", "t.abandoned_attempts, t.blamed_attempts, " + prefixed("t.", COLUMNS),
       "newRows", read("new-rows.sql"));
 
   /** {@code columns} (comma-separated) each with {@code prefix}. */

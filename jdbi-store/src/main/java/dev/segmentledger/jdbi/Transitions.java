@@ -93,7 +93,8 @@ final class Transitions {
     Objects.requireNonNull(at, "at");
     return compareAndSetAlteringPlaylists(rowId, expectedState,
         "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
-            + " confirmed_at = NULL, checksum = NULL, abandoned_attempts = 0,"
+            + " confirmed_at = NULL, checksum = NULL, attempts = 0, abandoned_attempts = 0, blamed_attempts = 0,"
+            + " stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
             + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
         query -> query
             .bind("reason", reason.name())

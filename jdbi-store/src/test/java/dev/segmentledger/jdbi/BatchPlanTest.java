@@ -117,7 +117,7 @@ class BatchPlanTest {
     List<LeaseRenewal> renewals = created.stream()
         .map(RegisterResult::item)
         .filter(item -> item.id().axis() == Axis.ORIGINAL)
-        .map(item -> new LeaseRenewal(item.rowId(), broadcastId, leased, leased.plusSeconds(10), true))
+        .map(item -> LeaseRenewal.ofAttempt(item.rowId(), broadcastId, leased, leased.plusSeconds(10), 0, false))
         .toList();
     boolean[] allRenewed = new boolean[originals];
     Arrays.fill(allRenewed, true);

@@ -51,7 +51,7 @@ class ConcurrentConfirmTest {
       ItemId id = ItemId.original("load", "720p", i);
       rows.add(store.register(NewItem.pending(id, "/rec/" + i + ".ts", 1000 + i, T0)).item());
     }
-    assertEquals(ROWS, store.findDue(Axis.ORIGINAL, 0, T0, 2 * ROWS).size());
+    assertEquals(ROWS, store.findDue(Axis.ORIGINAL, 0, T0, 2 * ROWS).rows().size());
 
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(CONFIRMERS);
@@ -83,7 +83,7 @@ class ConcurrentConfirmTest {
     assertEquals(ROWS, wins, "each row confirmed by exactly one confirmer");
     assertEquals(ROWS, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
     assertEquals(0, store.count(Axis.ORIGINAL, ItemState.PENDING));
-    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, ROWS).isEmpty());
+    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, ROWS).rows().isEmpty());
     assertTrue(store.findByBroadcast("load").stream().allMatch(row -> row.checksum().startsWith("confirmer-")));
   }
 }

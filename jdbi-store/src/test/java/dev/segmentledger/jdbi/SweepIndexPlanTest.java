@@ -100,7 +100,7 @@ class SweepIndexPlanTest {
 
   @Test
   void sweepPageOfAGroupReturnsItsDueRowsAndThoseOfNoGroupOnly() {
-    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, "host-a", 0, NOW, 100_000);
+    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, "host-a", 0, NOW, 100_000).rows();
 
     assertEquals(ROWS / 200 + ROWS / 50, page.size(), "due rows of no group and every 50th row of host-a");
     long previous = 0;
@@ -113,7 +113,7 @@ class SweepIndexPlanTest {
 
   @Test
   void sweepPageReturnsOnlyDueRowsOfTheAxisAfterTheCursor() {
-    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, ROWS / 2, NOW, 1000);
+    List<LedgerItem> page = store.findDue(Axis.ORIGINAL, ROWS / 2, NOW, 1000).rows();
 
     assertEquals(ROWS / 2 / 200, page.size(), "even ids above the cursor with id % 200 == 0");
     for (LedgerItem row : page) {

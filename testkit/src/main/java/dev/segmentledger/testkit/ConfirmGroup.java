@@ -225,7 +225,7 @@ abstract class ConfirmGroup extends ContractGroup {
     assertTrue(store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 5, "c", T0)));
     assertEquals(ItemState.PENDING, store.findByRowId(waiting.rowId()).orElseThrow().state());
     assertEquals(ItemState.WAITING, store.findByRowId(otherRendition.rowId()).orElseThrow().state());
-    assertEquals(List.of(waiting.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 10)));
+    assertEquals(List.of(waiting.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 10).rows()));
   }
 
   @Test

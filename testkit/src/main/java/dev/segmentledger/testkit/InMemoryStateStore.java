@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ClaimedRow;
+import dev.segmentledger.core.spi.DuePage;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
@@ -55,8 +56,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<String, BroadcastRecord> broadcasts = new HashMap<>();
   /** Leases by row id: only PENDING rows have one; every state change away from PENDING ends it. */
   private final Map<Long, Lease> leases = new HashMap<>();
-  /** Attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
-  private final Map<Long, Integer> abandoned = new HashMap<>();
+  /** The evidence of attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
+  private final Map<Long, Evidence> evidence = new HashMap<>();
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
@@ -134,7 +135,7 @@ public final class InMemoryStateStore implements StateStore {
     long rowId = ++lastRowId;
     Instant nextAttemptAt = micros(item.nextAttemptAt());
     if (item.leased()) {
-      leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt, false));
+      leases.put(rowId, new Lease(item.leaseOwner(), nextAttemptAt, false, 0, false));
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
         state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity(),
@@ -151,17 +152,16 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
-  public synchronized List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now,
-      int limit) {
+  public synchronized DuePage findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(now, "now");
     StoreArguments.requirePositiveLimit(limit);
-    return rows.tailMap(afterRowId, false).values().stream()
+    return DuePage.of(rows.tailMap(afterRowId, false).values().stream()
         .filter(row -> row.id().axis() == axis && row.state() == ItemState.PENDING)
         .filter(row -> row.storageGroup() == null || row.storageGroup().equals(storageGroup))
         .filter(row -> !row.nextAttemptAt().isAfter(now))
         .limit(limit)
-        .toList();
+        .toList());
   }
 
   @Override
@@ -311,10 +311,10 @@ public final class InMemoryStateStore implements StateStore {
     if (row == null || row.state() != expectedState) {
       return false;
     }
-    abandoned.remove(rowId);
+    evidence.remove(rowId);
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
-        ItemState.PENDING, row.attempts(), reason, detail, row.registeredAt(), micros(at), null, null,
+        ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
         row.mediaDuration(), identity, row.recordedAt(), row.storageGroup()));
     playlists.rowChanged(row.id(), at);
     return true;
@@ -475,7 +475,7 @@ public final class InMemoryStateStore implements StateStore {
         rows.remove(row.rowId());
         rowIds.remove(position(row.id()));
         leases.remove(row.rowId());
-        abandoned.remove(row.rowId());
+        evidence.remove(row.rowId());
         deleted++;
       }
       if (rows.values().stream().noneMatch(row -> row.id().broadcastId().equals(broadcast.broadcastId()))) {
@@ -524,20 +524,28 @@ public final class InMemoryStateStore implements StateStore {
       return ClaimedRow.REFUSED;
     }
     Instant until = micros(leaseUntil);
-    leases.put(rowId, new Lease(owner, until, true));
+    Evidence before = evidence.getOrDefault(rowId, Evidence.NONE);
+    leases.put(rowId, new Lease(owner, until, true, before.storedBytes(), false));
     boolean tookOver = current != null && current.attempt() && !current.until().isAfter(micros(now));
-    int count = abandoned.getOrDefault(rowId, 0);
+    Evidence after = before;
     if (tookOver) {
-      abandoned.put(rowId, ++count);
+      boolean stalled = before.storedBytes() <= current.storedFrom();
+      boolean blamed = stalled && current.isolated();
+      after = new Evidence(before.abandoned() + (stalled ? 1 : 0), before.blamed() + (blamed ? 1 : 0),
+          before.storedBytes());
+      evidence.put(rowId, after);
+      String weight = !stalled ? " (it had stored " + before.storedBytes() + " bytes: progress, not blamed)"
+          : blamed ? " (it ran alone and stored nothing more: blamed on this row)"
+          : " (it stored nothing more, beside other work: a suspect, not blamed)";
       row = new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
           row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
-              + " ended without an outcome: its process died or hung past its lease", row.registeredAt(),
+              + " ended without an outcome: its process died or froze past its lease" + weight, row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
           row.recordedAt(), row.storageGroup());
     }
     LedgerItem claimed = withNextAttemptAt(row, until);
     rows.put(rowId, claimed);
-    return new ClaimedRow(Claim.held(tookOver, count), claimed);
+    return new ClaimedRow(Claim.held(tookOver, after.abandoned(), after.blamed()), claimed);
   }
 
   @Override
@@ -552,7 +560,8 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     Instant until = micros(leaseUntil);
-    leases.put(rowId, new Lease(owner, until, true));
+    leases.put(rowId, current.attempt() ? new Lease(owner, until, true, current.storedFrom(), current.isolated())
+        : new Lease(owner, until, true, evidence.getOrDefault(rowId, Evidence.NONE).storedBytes(), false));
     rows.put(rowId, withNextAttemptAt(row, until));
     return true;
   }
@@ -572,7 +581,15 @@ public final class InMemoryStateStore implements StateStore {
         continue;
       }
       Instant until = micros(renewal.leaseUntil());
-      leases.put(rowId, new Lease(owner, until, current.attempt() || renewal.attempt()));
+      Evidence before = evidence.getOrDefault(rowId, Evidence.NONE);
+      if (renewal.attempt()) {
+        long storedFrom = current.attempt() ? current.storedFrom() : before.storedBytes();
+        evidence.put(rowId, new Evidence(before.abandoned(), before.blamed(),
+            Math.max(before.storedBytes(), renewal.storedBytes())));
+        leases.put(rowId, new Lease(owner, until, true, storedFrom, renewal.isolated()));
+      } else {
+        leases.put(rowId, new Lease(owner, until, current.attempt(), current.storedFrom(), current.isolated()));
+      }
       rows.put(rowId, withNextAttemptAt(row, until));
       renewed[i] = true;
     }
@@ -603,7 +620,8 @@ public final class InMemoryStateStore implements StateStore {
       LedgerItem row = rows.get(lease.getKey());
       if (lease.getValue().owner().equals(owner) && row.state() == ItemState.PENDING
           && lease.getValue().until().isAfter(due)) {
-        lease.setValue(new Lease(owner, due, lease.getValue().attempt())); // ended, not cleared: a claim counts it
+        Lease held = lease.getValue();
+        lease.setValue(new Lease(owner, due, held.attempt(), held.storedFrom(), held.isolated())); // ended, not cleared: a claim counts it
         rows.put(row.rowId(), withNextAttemptAt(row, due));
         ended++;
       }
@@ -611,8 +629,17 @@ public final class InMemoryStateStore implements StateStore {
     return ended;
   }
 
-  /** A lease; {@code attempt}: taken for an upload attempt (claim, renew), not only at registration. */
-  private record Lease(String owner, Instant until, boolean attempt) {}
+  /**
+   * A lease; {@code attempt}: taken for an upload attempt (claim, renew), not only at registration;
+   * {@code storedFrom}: the row's stored bytes when the attempt began; {@code isolated}: the attempt
+   * runs alone in its process.
+   */
+  private record Lease(String owner, Instant until, boolean attempt, long storedFrom, boolean isolated) {}
+
+  /** Of one row: abandoned attempts without progress, those blamed, and the greatest stored bytes. */
+  private record Evidence(int abandoned, int blamed, long storedBytes) {
+    static final Evidence NONE = new Evidence(0, 0, 0);
+  }
 
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),

@@ -43,7 +43,7 @@ abstract class LeaseGroup extends ContractGroup {
 
     ClaimedRow takeOver = store.claimRow(row.rowId(), "node-b", later.plusSeconds(120), later);
 
-    assertEquals(Claim.held(true, 1), takeOver.claim());
+    assertEquals(Claim.held(true, 1, 0), takeOver.claim());
     assertEquals(store.findByRowId(row.rowId()).orElseThrow(), takeOver.row());
     assertEquals(later.plusSeconds(120), takeOver.row().nextAttemptAt(), "the new lease is the due time");
     assertEquals(1, takeOver.row().attempts(), "the abandoned attempt is counted in the row returned");
@@ -74,7 +74,7 @@ abstract class LeaseGroup extends ContractGroup {
 
     assertEquals(2, store.releaseAllOf("node-a", T0.plusSeconds(1)));
     assertEquals(List.of(mine.rowId(), alsoMine.rowId()),
-        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(1), 10)), "due again at once; node-b's row still leased");
+        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(1), 10).rows()), "due again at once; node-b's row still leased");
     assertTrue(store.claim(mine.rowId(), "node-c", LEASE_END, T0.plusSeconds(1)).held(), "free for anyone");
     assertEquals(0, store.releaseAllOf("node-a", T0.plusSeconds(2)));
   }
@@ -96,9 +96,9 @@ abstract class LeaseGroup extends ContractGroup {
     assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0).held());
 
     assertEquals(LEASE_END, store.findByRowId(leased.rowId()).orElseThrow().nextAttemptAt());
-    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 1)),
+    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 1).rows()),
         "the leased row takes no slot of the page");
-    assertEquals(List.of(leased.rowId(), free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, LEASE_END, 10)),
+    assertEquals(List.of(leased.rowId(), free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, LEASE_END, 10).rows()),
         "due again when the lease expires");
   }
 
@@ -143,20 +143,20 @@ abstract class LeaseGroup extends ContractGroup {
   @Test
   void aClaimOfAnExpiredLeaseRecordsTheAbandonedAttempt() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
-    assertEquals(Claim.held(false, 0), store.claim(row.rowId(), "node-a", LEASE_END, T0));
+    assertEquals(Claim.HELD, store.claim(row.rowId(), "node-a", LEASE_END, T0));
 
-    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END),
+    assertEquals(Claim.held(true, 1, 0), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END),
         "node-a's attempt ended without an outcome");
     LedgerItem taken = store.findByRowId(row.rowId()).orElseThrow();
     assertEquals(1, taken.attempts(), "the abandoned attempt is counted");
     assertEquals(Reason.ATTEMPT_ABANDONED, taken.reason());
     assertTrue(taken.lastError().contains("node-a"), taken.lastError());
-    assertEquals(Claim.held(true, 2), store.claim(row.rowId(), "node-c", LEASE_END.plusSeconds(240),
+    assertEquals(Claim.held(true, 2, 0), store.claim(row.rowId(), "node-c", LEASE_END.plusSeconds(240),
         LEASE_END.plusSeconds(120)));
 
     assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-c", Reason.SINK_TRANSIENT, "503",
         LEASE_END.plusSeconds(130)));
-    assertEquals(Claim.held(false, 2), store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(300),
+    assertEquals(Claim.held(false, 2, 0), store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(300),
         LEASE_END.plusSeconds(130)), "a recorded failure ends its attempt; the count stays");
     assertEquals(3, store.findByRowId(row.rowId()).orElseThrow().attempts());
   }
@@ -166,7 +166,7 @@ abstract class LeaseGroup extends ContractGroup {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
-    assertEquals(Claim.held(false, 0), store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(60), T0.plusSeconds(30)));
+    assertEquals(Claim.HELD, store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(60), T0.plusSeconds(30)));
     assertEquals(0, store.findByRowId(row.rowId()).orElseThrow().attempts());
   }
 
@@ -176,7 +176,7 @@ abstract class LeaseGroup extends ContractGroup {
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
 
     assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(1)));
-    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)),
+    assertEquals(Claim.held(true, 1, 0), store.claim(row.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)),
         "the same node restarted: its earlier life's attempt ended without an outcome");
   }
 
@@ -184,13 +184,13 @@ abstract class LeaseGroup extends ContractGroup {
   void reopenResetsTheCountOfAbandonedAttempts() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END, T0).held());
-    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END));
+    assertEquals(Claim.held(true, 1, 0), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(120), LEASE_END));
     assertTrue(store.markTerminal(row.rowId(), ItemState.PENDING, "node-b", ItemState.REJECTED,
         Reason.REPEATEDLY_ABANDONED, "too many", LEASE_END));
 
     assertTrue(store.reopen(row.rowId(), ItemState.REJECTED, Reason.REOPENED, "fixed", LEASE_END.plusSeconds(1)));
     assertTrue(store.claim(row.rowId(), "node-a", LEASE_END.plusSeconds(200), LEASE_END.plusSeconds(1)).held());
-    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(400),
+    assertEquals(Claim.held(true, 1, 0), store.claim(row.rowId(), "node-b", LEASE_END.plusSeconds(400),
         LEASE_END.plusSeconds(200)), "counted afresh after the re-open");
   }
 
@@ -203,9 +203,9 @@ abstract class LeaseGroup extends ContractGroup {
         .leasedTo("node-a", held)).item();
     assertTrue(store.renew(started.rowId(), "node-a", held, LEASE_END), "node-a starts uploading it");
 
-    assertEquals(Claim.held(false, 0), store.claim(queued.rowId(), "node-b", LEASE_END, held),
+    assertEquals(Claim.HELD, store.claim(queued.rowId(), "node-b", LEASE_END, held),
         "node-a died while the row only waited in its queue");
-    assertEquals(Claim.held(true, 1), store.claim(started.rowId(), "node-b", LEASE_END.plusSeconds(60), LEASE_END),
+    assertEquals(Claim.held(true, 1, 0), store.claim(started.rowId(), "node-b", LEASE_END.plusSeconds(60), LEASE_END),
         "node-a died while uploading it");
   }
 

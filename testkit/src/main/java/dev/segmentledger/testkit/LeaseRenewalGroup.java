@@ -49,12 +49,12 @@ abstract class LeaseRenewalGroup extends ContractGroup {
 
     Instant until = T0.plusSeconds(60);
     boolean[] renewed = store.renewAll("node-a", List.of(
-        new LeaseRenewal(mine.rowId(), mine.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(otherHeld.rowId(), otherHeld.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(theirs.rowId(), theirs.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(confirmed.rowId(), confirmed.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(takenOver.rowId(), takenOver.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(Long.MAX_VALUE, "b1", HELD, until, true)));
+        LeaseRenewal.ofAttempt(mine.rowId(), mine.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofAttempt(otherHeld.rowId(), otherHeld.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofAttempt(theirs.rowId(), theirs.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofAttempt(confirmed.rowId(), confirmed.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofAttempt(takenOver.rowId(), takenOver.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofAttempt(Long.MAX_VALUE, "b1", HELD, until, 0, false)));
 
     assertArrayEquals(new boolean[] {true, false, false, false, false, false}, renewed);
     assertEquals(until, store.findByRowId(mine.rowId()).orElseThrow().nextAttemptAt(), "the lease is the due time");
@@ -72,11 +72,11 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant until = T0.plusSeconds(60);
 
     assertArrayEquals(new boolean[] {false, false}, store.renewAll("node-a", List.of(
-        new LeaseRenewal(row.rowId(), "b2", HELD, until, true),
-        new LeaseRenewal(row.rowId() + 1_000, "b1", HELD, until, false))));
+        LeaseRenewal.ofAttempt(row.rowId(), "b2", HELD, until, 0, false),
+        LeaseRenewal.ofWait(row.rowId() + 1_000, "b1", HELD, until))));
 
     assertArrayEquals(new boolean[] {false}, store.renewAll("node-a", List.of(
-        new LeaseRenewal(row.rowId(), "b2", HELD, until, true))), "alone");
+        LeaseRenewal.ofAttempt(row.rowId(), "b2", HELD, until, 0, false))), "alone");
     assertEquals(HELD, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt(), "unchanged");
   }
 
@@ -87,12 +87,12 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant until = T0.plusSeconds(30);
 
     assertArrayEquals(new boolean[] {true, true}, store.renewAll("node-a", List.of(
-        new LeaseRenewal(started.rowId(), started.id().broadcastId(), HELD, until, true),
-        new LeaseRenewal(waiting.rowId(), waiting.id().broadcastId(), HELD, until, false))));
+        LeaseRenewal.ofAttempt(started.rowId(), started.id().broadcastId(), HELD, until, 0, false),
+        LeaseRenewal.ofWait(waiting.rowId(), waiting.id().broadcastId(), HELD, until))));
 
-    assertEquals(Claim.held(true, 1), store.claim(started.rowId(), "node-b", LEASE_END, until),
+    assertEquals(Claim.held(true, 1, 0), store.claim(started.rowId(), "node-b", LEASE_END, until),
         "node-a died while uploading it");
-    assertEquals(Claim.held(false, 0), store.claim(waiting.rowId(), "node-b", LEASE_END, until),
+    assertEquals(Claim.HELD, store.claim(waiting.rowId(), "node-b", LEASE_END, until),
         "node-a died while the row only waited in its queue");
     LedgerItem abandoned = store.findByRowId(started.rowId()).orElseThrow();
     assertEquals(Reason.ATTEMPT_ABANDONED, abandoned.reason());
@@ -107,9 +107,9 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant until = T0.plusSeconds(40);
 
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), attempt, until, false))));
+        List.of(LeaseRenewal.ofWait(row.rowId(), row.id().broadcastId(), attempt, until))));
 
-    assertEquals(Claim.held(true, 1), store.claim(row.rowId(), "node-b", LEASE_END, until),
+    assertEquals(Claim.held(true, 1, 0), store.claim(row.rowId(), "node-b", LEASE_END, until),
         "still an attempt that ended without an outcome");
   }
 
@@ -119,13 +119,13 @@ abstract class LeaseRenewalGroup extends ContractGroup {
     Instant first = T0.plusSeconds(20);
     Instant second = T0.plusSeconds(30);
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, first, false))));
+        List.of(LeaseRenewal.ofWait(row.rowId(), row.id().broadcastId(), HELD, first))));
 
     assertFalse(store.renew(row.rowId(), "node-a", HELD, second), "the old end no longer names the lease");
     assertArrayEquals(new boolean[] {false}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, second, true))));
+        List.of(LeaseRenewal.ofAttempt(row.rowId(), row.id().broadcastId(), HELD, second, 0, false))));
     assertArrayEquals(new boolean[] {true}, store.renewAll("node-a",
-        List.of(new LeaseRenewal(row.rowId(), row.id().broadcastId(), first, second, true))));
+        List.of(LeaseRenewal.ofAttempt(row.rowId(), row.id().broadcastId(), first, second, 0, false))));
     assertEquals(second, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt());
   }
 
@@ -137,7 +137,7 @@ abstract class LeaseRenewalGroup extends ContractGroup {
       LedgerItem row = registerLeased(i, "node-a", HELD);
       ids.add(row.rowId());
       if (i % 3 != 0) {
-        renewals.add(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, T0.plusSeconds(50), i % 2 == 0));
+        renewals.add(new LeaseRenewal(row.rowId(), row.id().broadcastId(), HELD, T0.plusSeconds(50), i % 2 == 0, 0, false));
       }
     }
     boolean[] renewed = store.renewAll("node-a", renewals);

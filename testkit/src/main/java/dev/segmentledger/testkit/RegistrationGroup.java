@@ -118,7 +118,7 @@ abstract class RegistrationGroup extends ContractGroup {
     assertEquals(Reason.OUTSIDE_ROOT, row.reason());
     assertEquals("/etc/passwd is outside /rec", row.lastError());
     assertEquals(0, row.attempts());
-    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(3600), 10).isEmpty(), "never swept");
+    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(3600), 10).rows().isEmpty(), "never swept");
     assertEquals(1, store.count(Axis.ORIGINAL, ItemState.REJECTED));
   }
 
@@ -128,7 +128,7 @@ abstract class RegistrationGroup extends ContractGroup {
     store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0));
 
     assertEquals(ItemState.WAITING, store.find(id).orElseThrow().state());
-    assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).isEmpty());
+    assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).rows().isEmpty());
   }
 
   // ---- atomic batches, the init gate, produced files ----------------------------------------
@@ -299,7 +299,7 @@ abstract class RegistrationGroup extends ContractGroup {
 
     assertEquals(T0, leased.registeredAt());
     assertEquals(LEASE_END, leased.nextAttemptAt(), "the lease's end is the row's due time, as after a claim");
-    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 10)));
+    assertEquals(List.of(free.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 10).rows()));
     assertFalse(store.claim(leased.rowId(), "node-b", LEASE_END, T0.plusSeconds(1)).held());
     assertTrue(store.claim(leased.rowId(), "node-a", LEASE_END, T0.plusSeconds(1)).held(), "the owner holds it");
     assertEquals(1, store.releaseAllOf("node-a", T0.plusSeconds(2)));

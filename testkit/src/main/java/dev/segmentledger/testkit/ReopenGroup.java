@@ -34,7 +34,7 @@ abstract class ReopenGroup extends ContractGroup {
   // ---- reopen (reconciler repair) -----------------------------------------------------------
 
   @Test
-  void reopenPutsAConfirmedRowBackToPendingDueAtOnceKeepingAttemptsAndSize() {
+  void reopenPutsAConfirmedRowBackToPendingDueAtOnceWithItsAttemptsResetAndItsSizeKept() {
     LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
     assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503", T0.plusSeconds(1)));
     assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
@@ -45,7 +45,7 @@ abstract class ReopenGroup extends ContractGroup {
 
     LedgerItem reopened = store.findByRowId(row.rowId()).orElseThrow();
     assertEquals(ItemState.PENDING, reopened.state());
-    assertEquals(1, reopened.attempts(), "attempts are kept");
+    assertEquals(0, reopened.attempts(), "the row starts over: the limits on attempts apply afresh");
     assertEquals(Reason.OBJECT_MISSING, reopened.reason());
     assertEquals("no object", reopened.lastError());
     assertEquals(at, reopened.nextAttemptAt());
@@ -54,8 +54,8 @@ abstract class ReopenGroup extends ContractGroup {
     assertEquals(row.sizeBytes(), reopened.sizeBytes());
     assertEquals(row.sourcePath(), reopened.sourcePath());
     assertEquals(row.registeredAt(), reopened.registeredAt());
-    assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, at, 10)), "due at once");
-    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, 0, at.minusMillis(1), 10));
+    assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, at, 10).rows()), "due at once");
+    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, 0, at.minusMillis(1), 10).rows());
     assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(),
         ItemState.PENDING, 10, "crc32c:BBBBBB==", at.plusSeconds(1))),
         "a re-opened row is confirmed again like any pending row");
@@ -100,7 +100,7 @@ abstract class ReopenGroup extends ContractGroup {
     assertEquals(ItemState.PENDING, row.state());
     assertEquals(Reason.REOPENED, row.reason());
     assertEquals(List.of(rejected.rowId(), excluded.rowId()),
-        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(9), 10)));
+        rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(9), 10).rows()));
   }
 
   @Test

@@ -161,6 +161,14 @@ public abstract class StateStoreContract {
     }
   }
 
+  /** The evidence of attempts: what heartbeats record and how a takeover weighs it. */
+  @Nested
+  public class AttemptEvidence extends AttemptEvidenceGroup {
+    AttemptEvidence() {
+      super(StateStoreContract.this);
+    }
+  }
+
   /** Retention: {@code purge}, what it removes and what it never removes. */
   @Nested
   public class Retention extends RetentionGroup {

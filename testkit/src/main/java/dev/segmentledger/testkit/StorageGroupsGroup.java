@@ -75,17 +75,17 @@ abstract class StorageGroupsGroup extends ContractGroup {
       }
     }
 
-    assertEquals(ofAOrNone, rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 100)));
-    assertEquals(ofAOrNone.subList(0, 5), rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 5)),
+    assertEquals(ofAOrNone, rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 100).rows()));
+    assertEquals(ofAOrNone.subList(0, 5), rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 5).rows()),
         "the limit counts rows of both kinds, the lowest ids first");
     assertEquals(ofAOrNone.subList(5, 10),
-        rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", ofAOrNone.get(4), T0, 5)), "after the cursor");
-    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, null, 0, T0, 100)),
+        rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", ofAOrNone.get(4), T0, 5).rows()), "after the cursor");
+    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, null, 0, T0, 100).rows()),
         "a node without a group reads only rows of no group");
-    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)), "the four-argument page is that one");
-    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, "host-c", 0, T0, 100)),
+    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100).rows()), "the four-argument page is that one");
+    assertEquals(ofNone, rowIdsOf(store.findDue(Axis.ORIGINAL, "host-c", 0, T0, 100).rows()),
         "a group with no rows of its own still reads the rows of no group");
-    assertEquals(List.of(), store.findDue(Axis.PLAYBACK, "host-a", 0, T0, 100), "one axis per page");
+    assertEquals(List.of(), store.findDue(Axis.PLAYBACK, "host-a", 0, T0, 100).rows(), "one axis per page");
     assertTrue(ofA.size() == 10);
   }
 
@@ -94,10 +94,10 @@ abstract class StorageGroupsGroup extends ContractGroup {
     LedgerItem row = store.register(NewItem.pending(original(0), "/rec/0.ts", 10, T0).inStorageGroup("host-a")
         .leasedTo("node-a1", LEASE_END)).item();
 
-    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 10), "leased");
-    assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, LEASE_END, 10)),
+    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, "host-a", 0, T0, 10).rows(), "leased");
+    assertEquals(List.of(row.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, "host-a", 0, LEASE_END, 10).rows()),
         "due again for its group once the lease expired");
-    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, "host-b", 0, LEASE_END, 10), "never for another group");
+    assertEquals(List.of(), store.findDue(Axis.ORIGINAL, "host-b", 0, LEASE_END, 10).rows(), "never for another group");
     assertTrue(store.claim(row.rowId(), "node-a2", LEASE_END.plusSeconds(120), LEASE_END).held(),
         "another node of the group takes it over");
   }
@@ -131,7 +131,7 @@ abstract class StorageGroupsGroup extends ContractGroup {
     assertEquals("host-a", store.findByRowId(rejected.rowId()).orElseThrow().storageGroup(), "terminal rows stay");
     assertEquals("host-b", store.findByRowId(otherGroup.rowId()).orElseThrow().storageGroup());
     assertEquals(List.of(pending.rowId(), noGroup.rowId()),
-        rowIdsOf(store.findDue(Axis.ORIGINAL, "host-c", 0, LEASE_END, 10)), "the new group sweeps it");
+        rowIdsOf(store.findDue(Axis.ORIGINAL, "host-c", 0, LEASE_END, 10).rows()), "the new group sweeps it");
 
     assertEquals(1, store.handOver(null, "host-b", 10), "rows of no group can be given a group");
     assertEquals("host-b", store.findByRowId(noGroup.rowId()).orElseThrow().storageGroup());

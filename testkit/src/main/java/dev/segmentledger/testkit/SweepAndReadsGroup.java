@@ -34,10 +34,10 @@ abstract class SweepAndReadsGroup extends ContractGroup {
       rowIds.add(register(ItemId.original("b1", "720p", i), 10).rowId());
     }
 
-    assertEquals(rowIds.subList(0, 4), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 4)));
-    assertEquals(rowIds.subList(4, 8), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(3), T0, 4)));
-    assertEquals(rowIds.subList(8, 10), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(7), T0, 4)));
-    assertTrue(store.findDue(Axis.ORIGINAL, rowIds.get(9), T0, 4).isEmpty());
+    assertEquals(rowIds.subList(0, 4), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 4).rows()));
+    assertEquals(rowIds.subList(4, 8), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(3), T0, 4).rows()));
+    assertEquals(rowIds.subList(8, 10), rowIdsOf(store.findDue(Axis.ORIGINAL, rowIds.get(7), T0, 4).rows()));
+    assertTrue(store.findDue(Axis.ORIGINAL, rowIds.get(9), T0, 4).rows().isEmpty());
   }
 
   @Test
@@ -54,12 +54,12 @@ abstract class SweepAndReadsGroup extends ContractGroup {
       fresh.add(register(ItemId.original("b1", "720p", i), 10).rowId());
     }
 
-    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 3)), "ghosts take no slot");
-    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(59), 3)));
+    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 3).rows()), "ghosts take no slot");
+    assertEquals(fresh, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(59), 3).rows()));
 
     List<Long> all = new ArrayList<>(ghosts);
     all.addAll(fresh);
-    assertEquals(all, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 100)),
+    assertEquals(all, rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0.plusSeconds(60), 100).rows()),
         "due again exactly at nextAttemptAt");
   }
 
@@ -77,7 +77,7 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     assertTrue(store.markTerminal(excluded.rowId(), ItemState.PENDING, "node-a", ItemState.EXCLUDED, Reason.PAST_CUTOFF,
         "old", T0));
 
-    assertEquals(List.of(pending.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)));
+    assertEquals(List.of(pending.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100).rows()));
   }
 
   @Test
@@ -88,9 +88,9 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     assertTrue(store.confirm(new Confirmation(original.rowId(), original.id(),
         ItemState.PENDING, 10, "c", T0)));
 
-    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, 100).isEmpty(), "a confirmed original hides nothing");
-    assertEquals(List.of(playback.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 100)));
-    assertEquals(List.of(init.rowId()), rowIdsOf(store.findDue(Axis.INIT, 0, T0, 100)));
+    assertTrue(store.findDue(Axis.ORIGINAL, 0, T0, 100).rows().isEmpty(), "a confirmed original hides nothing");
+    assertEquals(List.of(playback.rowId()), rowIdsOf(store.findDue(Axis.PLAYBACK, 0, T0, 100).rows()));
+    assertEquals(List.of(init.rowId()), rowIdsOf(store.findDue(Axis.INIT, 0, T0, 100).rows()));
   }
 
   @Test
@@ -98,14 +98,14 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     LedgerItem b1 = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem b2 = register(ItemId.original("b2", "720p", 0), 10);
 
-    assertEquals(List.of(b1.rowId(), b2.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100)));
+    assertEquals(List.of(b1.rowId(), b2.rowId()), rowIdsOf(store.findDue(Axis.ORIGINAL, 0, T0, 100).rows()));
   }
 
   @Test
   void findDueReturnsTheSameRowsAsFindByRowId() {
     LedgerItem row = register(ItemId.init("b1", "720p"), 10);
 
-    assertEquals(List.of(row), store.findDue(Axis.INIT, 0, T0, 1));
+    assertEquals(List.of(row), store.findDue(Axis.INIT, 0, T0, 1).rows());
   }
 
   // ---- reads --------------------------------------------------------------------------------
@@ -150,7 +150,7 @@ abstract class SweepAndReadsGroup extends ContractGroup {
   @Test
   void aFreshStoreIsEmpty() {
     for (Axis axis : Axis.values()) {
-      assertTrue(store.findDue(axis, 0, T0.plusSeconds(3600), 10).isEmpty());
+      assertTrue(store.findDue(axis, 0, T0.plusSeconds(3600), 10).rows().isEmpty());
       for (ItemState state : ItemState.values()) {
         assertEquals(0, store.count(axis, state));
       }

@@ -5,97 +5,86 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Claim;
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an attempt does with a row whose previous attempts ended without an outcome (their process
- * died or hung past the lease; the claim counts them). A single abandoned attempt (a restart, an
- * unrelated crash) is retried at once, so that recovery after a kill is not delayed; from the
- * second one on the row is a suspect: it backs off, with a delay that grows with their number, and
- * is uploaded only while no other suspect is in flight in this process, so that when the process
- * dies again the death is charged to one suspect, not to every item that happened to be in flight
- * with it. Past {@code maxAbandonedAttempts} the row is rejected. Thread-safe.
+ * What an attempt does with a row whose earlier attempts ended without an outcome (their process
+ * died or froze past the lease; the claim counts them, weighed by their evidence: see
+ * {@link Claim}).
+ *
+ * <p>Design note. A death of the process is evidence against the rows in flight only when nothing
+ * else explains it. An attempt that stored more of its object before it died made progress: it is
+ * counted, never held against the row. One that made no progress makes the row a suspect once
+ * there were {@value #SUSPECT_AFTER} of them; a suspect's next attempts run alone in the process
+ * ({@link IsolationGate}), and only a death during such a lone run without progress is
+ * <em>blamed</em> on the row. Past {@code maxAbandonedAttempts} blamed deaths the row is a poison:
+ * before it is rejected with {@link Reason#REPEATEDLY_ABANDONED}, the bucket is asked whether an
+ * identical object is stored already (an attempt may have stored it and died before its confirm),
+ * and if so the row is confirmed instead. A blamed row backs off with the usual delay for that
+ * many blamed deaths; a suspect without blame is retried at once (alone), so recovery after
+ * random kills is not delayed. Thread-safe.
  */
 final class AbandonedAttempts {
   private static final Logger log = LoggerFactory.getLogger(AbandonedAttempts.class);
 
-  /** From this many abandoned attempts on, a row is a suspect: backed off, and uploaded alone. */
+  /** From this many abandoned attempts without progress on, a row is a suspect and runs alone. */
   static final int SUSPECT_AFTER = 2;
+
+  /** What follows a claim. */
+  enum Verdict {
+    /** Upload now, beside other work. */
+    GO_ON,
+    /** Upload now, alone in the process. */
+    GO_ON_ALONE,
+    /** Not now: the lease was given back with a delay. */
+    WAIT,
+    /** A poison: reject the row, unless an identical object is stored already. */
+    REJECT
+  }
 
   private final int maxAbandonedAttempts;
   private final Backoff backoff;
-  private final Duration suspectWait;
   private final Leases leases;
-  private final Failures failures;
   private final Events events;
-  /** The one slot for a suspect in this process. */
-  private final Semaphore suspects = new Semaphore(1);
 
-  /** @param suspectWait how long a suspect that finds the slot taken waits (the sweep interval) */
-  AbandonedAttempts(int maxAbandonedAttempts, Backoff backoff, Duration suspectWait, Leases leases,
-      Failures failures, Events events) {
+  AbandonedAttempts(int maxAbandonedAttempts, Backoff backoff, Leases leases, Events events) {
     this.maxAbandonedAttempts = maxAbandonedAttempts;
     this.backoff = backoff;
-    this.suspectWait = suspectWait;
     this.leases = leases;
-    this.failures = failures;
     this.events = events;
   }
 
-  /**
-   * Whether the attempt that took {@code claim} on {@code item} may go on: if it took over an
-   * abandoned attempt, the row may instead be rejected, or given back with a backoff.
-   */
-  boolean mayGoOn(LedgerItem item, Claim claim) {
-    return !claim.tookOverAbandoned() || mayRetryAbandoned(item, claim.abandonedAttempts());
-  }
-
-  /**
-   * Runs {@code upload} for a row claimed with {@code claim}: at once for a row that is no suspect;
-   * for a suspect only in the suspect slot. A suspect that finds the slot taken gives its lease
-   * back (so that nothing is counted) and waits; then {@code upload} is not run and the result is
-   * {@code null}.
-   */
-  <T> T uploadAlone(LedgerItem item, Claim claim, Supplier<T> upload) {
+  /** What the attempt that took {@code claim} on {@code item} does next. */
+  Verdict verdict(LedgerItem item, Claim claim) {
+    if (claim.tookOverAbandoned()) {
+      events.onFailed(item, Reason.ATTEMPT_ABANDONED, "attempt ended without an outcome", false);
+    }
+    if (claim.blamedAttempts() >= maxAbandonedAttempts) {
+      return Verdict.REJECT;
+    }
     boolean suspect = claim.abandonedAttempts() >= SUSPECT_AFTER;
-    if (suspect && !suspects.tryAcquire()) {
-      // Another suspect is in flight here: were this one uploaded beside it and the process died,
-      // both would be charged. It waits, without its lease, until the suspect slot is free.
-      leases.release(item, suspectWait);
-      return null;
+    if (suspect && claim.tookOverAbandoned() && claim.blamedAttempts() > 0) {
+      Duration delay = backoff.delayAfter(claim.blamedAttempts(), ThreadLocalRandom.current());
+      log.warn("{}: {} attempts ended without an outcome, {} of them alone in their process (the process died or"
+          + " froze while it worked on this row only); next attempt, alone, in {}", item.id(),
+          claim.abandonedAttempts(), claim.blamedAttempts(), delay);
+      leases.release(item, delay);
+      return Verdict.WAIT;
     }
-    try {
-      return upload.get();
-    } finally {
-      if (suspect) {
-        suspects.release();
-      }
-    }
+    return suspect ? Verdict.GO_ON_ALONE : Verdict.GO_ON;
   }
 
-  /**
-   * Rejects the row once there were too many abandoned attempts, and otherwise, from the second one
-   * on, gives the lease back with a backoff that grows with their number, instead of running into
-   * the same death at once.
-   */
-  private boolean mayRetryAbandoned(LedgerItem item, int abandoned) {
-    events.onFailed(item, Reason.ATTEMPT_ABANDONED, "attempt ended without an outcome", false);
-    if (abandoned >= maxAbandonedAttempts) {
-      failures.record(item, Reason.REPEATEDLY_ABANDONED, abandoned + " attempts ended without an outcome (the"
-          + " process died or hung past its lease while it held the row); fix the cause, then re-open the row");
-      return false;
-    }
-    if (abandoned < SUSPECT_AFTER) {
-      return true;
-    }
-    Duration delay = backoff.delayAfter(abandoned - 1, ThreadLocalRandom.current());
-    log.warn("{}: {} attempts ended without an outcome (the process died or hung); next attempt in {}", item.id(),
-        abandoned, delay);
-    leases.release(item, delay);
-    return false;
+  /** The detail of the rejection of a poison row. */
+  String rejection(Claim claim) {
+    return claim.blamedAttempts() + " attempts ended without an outcome while each ran alone in its process and"
+        + " stored nothing (the process died or froze while it worked on this row only), and no identical object is"
+        + " stored; fix the cause, then re-open the row";
+  }
+
+  /** The limit of blamed attempts. */
+  int limit() {
+    return maxAbandonedAttempts;
   }
 }

@@ -19,6 +19,7 @@ import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -46,6 +47,9 @@ public final class DefaultLedger implements ManualLedger {
 
   private enum Lifecycle { NEW, RUNNING, CLOSED }
 
+  /** How long a suspect row waits for the other work in flight to end before it tries again later. */
+  static final Duration SUSPECT_PATIENCE = Duration.ofSeconds(10);
+
   private final LedgerConfig config;
   private final boolean manual;
   private final StateStore store;
@@ -55,6 +59,7 @@ public final class DefaultLedger implements ManualLedger {
   private final WorkQueue queue;
   private final SinkBreaker breaker;
   private final Leases leases;
+  private final Heartbeat heartbeat;
   private final Registrar registrar;
   private final Confirmer confirmer;
   private final WorkerPool workers;
@@ -83,16 +88,19 @@ public final class DefaultLedger implements ManualLedger {
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
         config.repackaging() ? producer : null, config.storageGroup());
-    Failures failures = new Failures(store, clock, config.nodeId(), config.backoff(), events);
+    Failures failures = new Failures(store, clock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
+        events);
     this.confirmer = new Confirmer(store, clock, events, failures, this::sweepSoon);
-    AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(),
-        config.sweepInterval(), leases, failures, events);
+    AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
+        events);
+    this.heartbeat = new Heartbeat(store, clock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
+        failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
         events, clock);
-    ItemProcessor processor = new ItemProcessor(leases, abandoned, producer, uploader, confirmer, failures,
-        events);
+    ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
+        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock);
     this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
-        (item, fromSweep) -> intake.offer(item, fromSweep, null));
+        (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         this::running);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, this::running,
@@ -238,6 +246,7 @@ public final class DefaultLedger implements ManualLedger {
       return;
     }
     leases.takeBackAll();
+    heartbeat.start();
     workers.start();
     sweeps.start();
     if (retainer != null) {
@@ -268,6 +277,12 @@ public final class DefaultLedger implements ManualLedger {
   }
 
   @Override
+  public void heartbeat() {
+    requireOpen();
+    heartbeat.tick();
+  }
+
+  @Override
   public int queued() {
     return queue.size();
   }
@@ -287,6 +302,7 @@ public final class DefaultLedger implements ManualLedger {
     }
     workers.awaitStop(config.shutdownTimeout());
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
+    heartbeat.stop(config.shutdownTimeout());
     if (playlistRounds != null) {
       playlistRounds.stop(config.shutdownTimeout()); // after the last confirms; what they changed is published by the next start
     }

@@ -5,6 +5,7 @@ import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.LedgerStats;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import java.time.Duration;
@@ -110,6 +111,13 @@ final class Events implements LedgerListener {
   @Override
   public void onClaimLost(LedgerItem item) {
     fanOut("item", item.id(), l -> l.onClaimLost(item));
+  }
+
+  @Override
+  public void onUnreadableRow(long rowId, String problem) {
+    log.warn("row {} cannot be read and is skipped by the sweep (the other rows are swept as usual): {}", rowId,
+        Printable.escape(problem));
+    fanOut("row", rowId, l -> l.onUnreadableRow(rowId, problem));
   }
 
   @Override

@@ -40,16 +40,38 @@ final class Failures {
   private final Clock clock;
   private final String nodeId;
   private final Backoff backoff;
+  private final int maxErrorAttempts;
   private final Events events;
   private final LogWindows logWindows = new LogWindows();
 
-  /** @param nodeId this instance as a lease owner: a row leased to another owner is left alone */
-  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, Events events) {
+  /**
+   * @param nodeId this instance as a lease owner: a row leased to another owner is left alone
+   * @param maxErrorAttempts the attempts after which a row failing with a reason the ledger cannot
+   *     tell from a lasting one ({@link Reason#INTERNAL_ERROR}, {@link Reason#REPACKAGE_FAILED})
+   *     ends REJECTED
+   */
+  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, int maxErrorAttempts, Events events) {
     this.store = store;
     this.clock = clock;
     this.nodeId = nodeId;
     this.backoff = backoff;
+    this.maxErrorAttempts = maxErrorAttempts;
     this.events = events;
+  }
+
+  /**
+   * {@link #record(LedgerItem, Reason, String)}, for a failure of {@code attempt}: nothing is
+   * recorded if the attempt was cancelled (its canceller recorded why, or another node holds the
+   * row now; what the cancelled work failed on is a consequence of the cancellation).
+   *
+   * @param attempt the attempt that failed, or {@code null}
+   */
+  void record(LedgerItem item, Reason reason, String rawDetail, Attempt attempt) {
+    if (attempt != null && attempt.cancelled()) {
+      log.debug("{} of {} after its attempt was cancelled: not recorded", reason, item.id());
+      return;
+    }
+    record(item, reason, rawDetail);
   }
 
   /**
@@ -59,7 +81,11 @@ final class Failures {
    */
   void record(LedgerItem item, Reason reason, String rawDetail) {
     String detail = Printable.escape(rawDetail);
-    boolean terminal = reason.isTerminal();
+    boolean terminal = reason.isTerminal() || endsAfterRepeatedErrors(item, reason);
+    if (terminal && !reason.isTerminal()) {
+      detail = detail + " (attempt " + (item.attempts() + 1) + " of at most " + maxErrorAttempts
+          + "; re-open the row once the cause is fixed)";
+    }
     boolean recorded = false;
     try {
       recorded = terminal
@@ -79,6 +105,16 @@ final class Failures {
     if (recorded) {
       events.onFailed(item, reason, detail, terminal);
     }
+  }
+
+  /**
+   * Whether a failure for {@code reason} ends the row although the reason is retried: an internal
+   * error or a repackager failure that keeps coming back is a lasting fault of this row (a file the
+   * repackager cannot read, a bug it triggers), and retrying it for ever only hides it.
+   */
+  private boolean endsAfterRepeatedErrors(LedgerItem item, Reason reason) {
+    return (reason == Reason.INTERNAL_ERROR || reason == Reason.REPACKAGE_FAILED)
+        && item.attempts() + 1 >= maxErrorAttempts;
   }
 
   /**

@@ -24,6 +24,7 @@ final class InFlight implements AutoCloseable {
   private volatile Instant leasedUntil; // extended only by Leases, under its renewal lock
   private final Consumer<InFlight> freeSlot;
   private final AtomicBoolean released = new AtomicBoolean();
+  private volatile Runnable onRelease; // ends the item's attempt, if one began
 
   /** @param freeSlot frees this item's slot; called once, by the first {@link #release} */
   InFlight(LedgerItem item, boolean fromSweep, Instant leasedUntil, Consumer<InFlight> freeSlot) {
@@ -53,9 +54,24 @@ final class InFlight implements AutoCloseable {
     this.leasedUntil = until;
   }
 
+  /**
+   * Runs {@code onRelease} when the in-flight period ends (at once if it has): the end of the
+   * item's attempt, whose lease the heartbeat renews until then.
+   */
+  void onRelease(Runnable onRelease) {
+    this.onRelease = onRelease;
+    if (released.get()) {
+      onRelease.run();
+    }
+  }
+
   /** Ends the in-flight period: the row may be queued again. Only the first call does anything. */
   void release() {
     if (released.compareAndSet(false, true)) {
+      Runnable ending = onRelease;
+      if (ending != null) {
+        ending.run();
+      }
       freeSlot.accept(this);
     }
   }

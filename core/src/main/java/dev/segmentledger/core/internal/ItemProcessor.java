@@ -5,9 +5,12 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.Claim;
-import dev.segmentledger.core.spi.ClaimedRow;
+import dev.segmentledger.core.internal.AbandonedAttempts.Verdict;
+import dev.segmentledger.core.internal.IsolationGate.Permit;
+import dev.segmentledger.core.internal.Leases.Held;
 import dev.segmentledger.core.spi.RepackageException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,13 +22,16 @@ import org.slf4j.LoggerFactory;
  * instances on the same store leave it alone; an item another instance holds is skipped; a row
  * this instance leased at its registration is not claimed again, its lease is extended if need
  * be), so that an attempt is counted even if producing or uploading the item kills this process.
- * A claim that takes over abandoned attempts goes through {@link AbandonedAttempts}. The attempt
- * then produces the file if it is a PLAYBACK or INIT item whose file is missing
- * ({@link PlaybackProducer}), uploads it ({@link Uploader}), and hands the item to the
- * {@link Confirmer}, which confirms the row by compare-and-set on (PENDING, registered size),
- * ending the lease, and releases the item's {@link InFlight} handle. An attempt that ends before
- * that releases the handle itself. Every failure becomes a named reason on the row, terminal or
- * with backoff; nothing thrown by the file, the sink or the store escapes, so a worker thread
+ * A claim that takes over abandoned attempts goes through {@link AbandonedAttempts}, which may send
+ * the row to run alone, hold it back, or find it a poison. From the lease on, the attempt is
+ * registered with the {@link Heartbeat}, which keeps its lease while it lives and cancels it if it
+ * stalls or loses its lease. The attempt then produces the file if it is a PLAYBACK or INIT item
+ * whose file is missing ({@link PlaybackProducer}), uploads it ({@link Uploader}), and hands the
+ * item to the {@link Confirmer}, which confirms the row by compare-and-set on (PENDING, registered
+ * size), ending the lease, and releases the item's {@link InFlight} handle (which ends the
+ * attempt). An attempt that ends before that releases the handle itself. Every failure becomes a
+ * named reason on the row, terminal or with backoff; a cancelled attempt records nothing more (its
+ * canceller did); nothing thrown by the file, the sink or the store escapes, so a worker thread
  * never dies on bad input. Thread-safe.
  */
 final class ItemProcessor {
@@ -33,21 +39,31 @@ final class ItemProcessor {
 
   private final Leases leases;
   private final AbandonedAttempts abandoned;
+  private final Heartbeat heartbeat;
+  private final IsolationGate gate;
+  private final Duration suspectPatience;
   private final PlaybackProducer producer;
   private final Uploader uploader;
   private final Confirmer confirmer;
   private final Failures failures;
   private final Events events;
+  private final Clock clock;
 
-  ItemProcessor(Leases leases, AbandonedAttempts abandoned, PlaybackProducer producer,
-      Uploader uploader, Confirmer confirmer, Failures failures, Events events) {
+  /** @param suspectPatience how long a suspect waits for the other work in flight to end */
+  ItemProcessor(Leases leases, AbandonedAttempts abandoned, Heartbeat heartbeat, IsolationGate gate,
+      Duration suspectPatience, PlaybackProducer producer, Uploader uploader, Confirmer confirmer,
+      Failures failures, Events events, Clock clock) {
     this.leases = leases;
     this.abandoned = abandoned;
+    this.heartbeat = heartbeat;
+    this.gate = gate;
+    this.suspectPatience = suspectPatience;
     this.producer = producer;
     this.uploader = uploader;
     this.confirmer = confirmer;
     this.failures = failures;
     this.events = events;
+    this.clock = clock;
   }
 
   /** An item whose object is stored, ready for its confirm. */
@@ -73,7 +89,7 @@ final class ItemProcessor {
     try {
       confirmer.submit(uploaded.item(), uploaded.object(), work);
     } catch (RuntimeException | Error e) {
-      recordUnexpected(uploaded.item(), e);
+      recordUnexpected(uploaded.item(), e, null);
       work.release(); // a no-op if the confirmer finished it already
       rethrowIfFatal(e);
     }
@@ -82,69 +98,127 @@ final class ItemProcessor {
   /** The attempt up to the hand-over; {@code null} if it ended here (recorded on the row, or skipped). */
   private Uploaded attempt(InFlight work) {
     LedgerItem item = work.item();
+    Attempt attempt = null;
     try {
       // The lease comes first, so that an attempt is counted even if producing or uploading the
       // item kills this process: the next claim finds the lease expired and counts it abandoned.
       // (A death under the lease taken at registration is not counted: the row may only have
-      // waited in the queue. The next attempt claims it, and from then on deaths count.)
-      Claim claim;
+      // waited in the queue. The attempt's first heartbeat turns it into the lease of an attempt.)
+      Held held;
       if (work.fromSweep()) {
         // A sweep page may be stale by now: the claim takes the row only if it is still PENDING and
         // due, and the attempt works on the row as the claim left it.
-        ClaimedRow claimed = leases.claimRow(item);
-        claim = claimed.claim();
-        if (claim.held() && (claimed.row() == null || claimed.row().state() != ItemState.PENDING)) {
+        held = leases.claimRow(item);
+        if (held.held() && (held.row() == null || held.row().state() != ItemState.PENDING)) {
           return null; // gone or finished since the claim (a store that reads the row separately)
         }
-        item = claim.held() ? claimed.row() : item;
       } else {
-        claim = leases.acquire(item, work);
+        held = leases.acquire(item, work);
       }
-      if (!claim.held()) {
+      if (!held.held()) {
         events.onClaimLost(item);
         return null;
       }
-      if (!abandoned.mayGoOn(item, claim)) {
+      item = held.row();
+      Verdict verdict = abandoned.verdict(item, held.claim());
+      if (verdict == Verdict.WAIT) {
         return null;
       }
-      LedgerItem claimed = item;
-      return abandoned.uploadAlone(item, claim, () -> produceAndUpload(claimed, work.fromSweep()));
+      if (verdict == Verdict.REJECT) {
+        return confirmIdenticalOrReject(item, held);
+      }
+      attempt = heartbeat.begin(item, held.until());
+      work.onRelease(heartbeatEnd(attempt));
+      return verdict == Verdict.GO_ON_ALONE ? alone(item, attempt, work.fromSweep())
+          : shared(item, attempt, work.fromSweep());
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
-      recordUnexpected(item, e);
+      recordUnexpected(item, e, attempt);
       rethrowIfFatal(e);
       return null;
     }
   }
 
+  private Runnable heartbeatEnd(Attempt attempt) {
+    return () -> heartbeat.end(attempt);
+  }
+
+  private Uploaded shared(LedgerItem item, Attempt attempt, boolean fromSweep) {
+    try (Permit permit = gate.shared()) {
+      return permit == null ? null : work(item, attempt, fromSweep);
+    }
+  }
+
+  /** A suspect's attempt: alone in this process, marked so in the store before it starts. */
+  private Uploaded alone(LedgerItem item, Attempt attempt, boolean fromSweep) {
+    try (Permit permit = gate.alone(suspectPatience)) {
+      if (permit == null) {
+        // Other work kept running: were this one run beside it and the process died, its death
+        // would say nothing. It waits, without its lease (nothing is counted), for a quieter moment.
+        leases.release(item, suspectPatience);
+        return null;
+      }
+      if (!heartbeat.isolate(attempt)) {
+        leases.release(item, Duration.ZERO); // a no-op if the lease was lost meanwhile
+        return null;
+      }
+      log.info("{}: a suspect (attempts ended without an outcome), uploaded alone in this process", item.id());
+      return work(item, attempt, fromSweep);
+    }
+  }
+
   /** Produces the file of a PLAYBACK or INIT item if need be, then uploads it. */
-  private Uploaded produceAndUpload(LedgerItem claimed, boolean fromSweep) {
+  private Uploaded work(LedgerItem claimed, Attempt attempt, boolean fromSweep) {
+    attempt.working(clock.instant());
     LedgerItem item = claimed;
     if (item.id().axis() != Axis.ORIGINAL) {
-      Optional<LedgerItem> produced = produce(item);
+      Optional<LedgerItem> produced = produce(item, attempt);
       if (produced.isEmpty()) {
         return null;
       }
       item = produced.get();
     }
-    StoredObjectInfo stored = uploader.upload(item, fromSweep || item.attempts() > 0);
-    return stored == null ? null : new Uploaded(item, stored);
+    StoredObjectInfo stored = uploader.upload(item, fromSweep || item.attempts() > 0, attempt);
+    if (stored == null) {
+      return null;
+    }
+    attempt.handOver();
+    return new Uploaded(item, stored);
   }
 
-  private Optional<LedgerItem> produce(LedgerItem item) {
+  private Optional<LedgerItem> produce(LedgerItem item, Attempt attempt) {
     try {
-      return producer.ensureProduced(item);
+      return producer.ensureProduced(item, attempt);
     } catch (FileRejectedException e) {
-      failures.record(item, e.reason(), "original of " + item.id() + ": " + e.getMessage());
+      failures.record(item, e.reason(), "original of " + item.id() + ": " + e.getMessage(), attempt);
     } catch (RepackageException e) {
-      failures.record(item, Reason.REPACKAGE_FAILED, e.getMessage());
+      failures.record(item, Reason.REPACKAGE_FAILED, e.getMessage(), attempt);
     }
     return Optional.empty();
   }
 
-  private void recordUnexpected(LedgerItem item, Throwable e) {
+  /**
+   * A poison row: before it is rejected, the bucket is asked for an identical object (an attempt may
+   * have stored it and died before its confirm); one confirms the row instead.
+   */
+  private Uploaded confirmIdenticalOrReject(LedgerItem item, Held held) {
+    StoredObjectInfo identical = uploader.findIdentical(item);
+    if (identical != null) {
+      log.info("{}: {} attempts were blamed on it, but an identical object is stored: confirmed, not rejected",
+          item.id(), held.claim().blamedAttempts());
+      return new Uploaded(item, identical);
+    }
+    failures.record(item, Reason.REPEATEDLY_ABANDONED, abandoned.rejection(held.claim()), null);
+    return null;
+  }
+
+  private void recordUnexpected(LedgerItem item, Throwable e, Attempt attempt) {
+    if (attempt != null && attempt.cancelled()) {
+      log.debug("cancelled attempt on {} ended with {}", item.id(), e.toString());
+      return;
+    }
     log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
-    failures.record(item, Reason.INTERNAL_ERROR, String.valueOf(e));
+    failures.record(item, Reason.INTERNAL_ERROR, String.valueOf(e), attempt);
   }
 
   private static void rethrowIfFatal(Throwable e) {

@@ -46,27 +46,45 @@ final class Leases {
   }
 
   /**
+   * A lease this instance holds for one attempt, or a refusal.
+   *
+   * @param claim what the claim found ({@link Claim#REFUSED} if this instance holds nothing)
+   * @param row the row as the claim left it, or the item as given when no claim was needed;
+   *     {@code null} if refused, or gone since
+   * @param until the end of the lease as the store keeps it; {@code null} if refused
+   */
+  record Held(Claim claim, LedgerItem row, Instant until) {
+    static final Held REFUSED = new Held(Claim.REFUSED, null, null);
+
+    boolean held() {
+      return claim.held();
+    }
+  }
+
+  /**
    * Claims {@code item} for one attempt by this instance.
    *
-   * @return {@code false} if another instance holds a valid lease, or the row is in backoff or no
+   * @return refused if another instance holds a valid lease, or the row is in backoff or no
    *     longer PENDING; the caller must then leave the item alone
    */
-  Claim claim(LedgerItem item) {
+  Held claim(LedgerItem item) {
     Instant now = clock.instant();
-    Claim claim = store.claim(item.rowId(), owner, now.plus(duration), now);
+    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
+    Claim claim = store.claim(item.rowId(), owner, until, now);
     logIfRefused(item, claim);
-    return claim;
+    return claim.held() ? new Held(claim, item, until) : Held.REFUSED;
   }
 
   /**
    * {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}): for a row from
    * a sweep page, which may be stale.
    */
-  ClaimedRow claimRow(LedgerItem item) {
+  Held claimRow(LedgerItem item) {
     Instant now = clock.instant();
-    ClaimedRow claimed = store.claimRow(item.rowId(), owner, now.plus(duration), now);
+    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
+    ClaimedRow claimed = store.claimRow(item.rowId(), owner, until, now);
     logIfRefused(item, claimed.claim());
-    return claimed;
+    return claimed.claim().held() ? new Held(claimed.claim(), claimed.row(), until) : Held.REFUSED;
   }
 
   private void logIfRefused(LedgerItem item, Claim claim) {
@@ -88,47 +106,53 @@ final class Leases {
    * leases of the rows' wait (a claim after this instance died does not count them as abandoned
    * attempts, and they last no longer than a registration lease), so the workers that take them
    * later find them held and need no statement of their own. One extension runs at a time; a worker
-   * whose item such an extension covered finds it held once the extension is over.
+   * whose item such an extension covered finds it held once the extension is over. A lease kept
+   * from registration becomes the lease of an attempt at the attempt's first heartbeat.
    */
-  Claim acquire(LedgerItem item, InFlight work) {
+  Held acquire(LedgerItem item, InFlight work) {
     Instant leasedUntil = work.leasedUntil();
     if (leasedUntil == null) {
       return claim(item);
     }
     if (holds(leasedUntil)) {
-      return Claim.held(false, 0);
+      return new Held(Claim.HELD, item, leasedUntil);
     }
-    boolean renewed;
+    Instant renewedUntil;
     synchronized (renewing) {
       leasedUntil = work.leasedUntil();
       if (holds(leasedUntil)) {
-        return Claim.held(false, 0); // extended meanwhile, with the queue, by another worker
+        return new Held(Claim.HELD, item, leasedUntil); // extended meanwhile, with the queue, by another worker
       }
-      renewed = renewWithQueue(item, leasedUntil);
+      renewedUntil = renewWithQueue(item, leasedUntil);
     }
-    if (!renewed) {
+    if (renewedUntil == null) {
       log.debug("{}: the lease taken at registration was taken over; skipped by {}", item.id(), owner);
+      return Held.REFUSED;
     }
-    return renewed ? Claim.held(false, 0) : Claim.REFUSED;
+    return new Held(Claim.HELD, item, renewedUntil);
   }
 
   /** Most rows one lease extension names: the item about to be attempted and the queued work. */
   static final int MAX_RENEWAL_BATCH = 1000;
 
-  /** Called under {@link #renewing}, the only lock under which queued work's leases change. */
-  private boolean renewWithQueue(LedgerItem item, Instant leasedUntil) {
+  /**
+   * Called under {@link #renewing}, the only lock under which queued work's leases change.
+   *
+   * @return the new end of {@code item}'s lease, or {@code null} if it was not renewed
+   */
+  private Instant renewWithQueue(LedgerItem item, Instant leasedUntil) {
     Instant now = clock.instant();
     Instant waitUntil = now.plus(registrationLease()).truncatedTo(ChronoUnit.MICROS);
     Instant extendBefore = now.plus(registrationLease().multipliedBy(3).dividedBy(4));
+    Instant attemptUntil = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
     List<LeaseRenewal> renewals = new ArrayList<>();
     List<InFlight> queued = new ArrayList<>();
-    renewals.add(new LeaseRenewal(item.rowId(), item.id().broadcastId(), leasedUntil, now.plus(duration), true));
+    renewals.add(LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), leasedUntil, attemptUntil, 0, false));
     if (queue != null) {
       queue.forEachQueued(4 * MAX_RENEWAL_BATCH, waiting -> {
         Instant until = waiting.leasedUntil();
         if (until != null && until.isBefore(extendBefore) && renewals.size() < MAX_RENEWAL_BATCH) {
-          renewals.add(new LeaseRenewal(waiting.item().rowId(), waiting.item().id().broadcastId(), until, waitUntil,
-              false));
+          renewals.add(LeaseRenewal.ofWait(waiting.item().rowId(), waiting.item().id().broadcastId(), until, waitUntil));
           queued.add(waiting);
         }
       });
@@ -139,7 +163,7 @@ final class Leases {
         queued.get(i - 1).leaseExtended(waitUntil);
       }
     }
-    return renewed[0];
+    return renewed[0] ? attemptUntil : null;
   }
 
   /**

@@ -19,7 +19,9 @@ import java.util.List;
  * unfinished uploads; {@code retention}, if not null, is how long after its end a complete broadcast's
  * rows are kept; {@code publishPlaylists} whether playlists are published (only ever true
  * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
- * storage). Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * storage); {@code stallTimeout} how long an attempt may make no progress before its node cancels
+ * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
+ * error ends REJECTED. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -45,7 +47,9 @@ public record LedgerConfig(
     Duration abortUnfinishedUploadsAfter,
     Duration retention,
     boolean publishPlaylists,
-    String storageGroup) {
+    String storageGroup,
+    Duration stallTimeout,
+    int maxErrorAttempts) {
 
   /** The settings a started ledger logs, in one line. */
   String summary() {
@@ -53,6 +57,11 @@ public record LedgerConfig(
         + sweepInterval + ", lease " + leaseDuration + ", retention " + (retention == null ? "off" : retention)
         + ", playlists " + (publishPlaylists ? "published" : "off")
         + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
+  }
+
+  /** The time between two heartbeats of a ledger with this lease duration. */
+  public static Duration heartbeatInterval(Duration leaseDuration) {
+    return Heartbeat.tickFor(leaseDuration);
   }
 
   /** Whether PLAYBACK and INIT rows are produced for each original. */

@@ -50,7 +50,8 @@ final class PlaybackProducer {
    * The row, with its produced file, ready to upload; empty if another attempt changed the row
    * meanwhile (it then owns the item).
    */
-  Optional<LedgerItem> ensureProduced(LedgerItem item) throws FileRejectedException, RepackageException {
+  Optional<LedgerItem> ensureProduced(LedgerItem item, Attempt attempt)
+      throws FileRejectedException, RepackageException {
     Path target = Path.of(item.sourcePath());
     if (item.sizeKnown() && (item.originPath() == null || hasSize(target, item.sizeBytes()))) {
       // Produced already, or registered directly as a file (no original to produce it from): the
@@ -68,6 +69,24 @@ final class PlaybackProducer {
     }
     Optional<LedgerItem> original = registeredOriginal(item);
     RepackagedFile out;
+    attempt.watchOutput(target); // the repackager's growing temporary files are the attempt's progress
+    try {
+      out = repackageRegistered(item, origin, target, original);
+    } finally {
+      attempt.watchOutput(null);
+    }
+    if (!store.recordProduced(item.rowId(), ItemState.PENDING, item.sizeBytes(), target.toString(), out.sizeBytes(),
+        out.duration())) {
+      return Optional.empty();
+    }
+    return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
+        item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
+        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup()));
+  }
+
+  private RepackagedFile repackageRegistered(LedgerItem item, Path origin, Path target, Optional<LedgerItem> original)
+      throws FileRejectedException, RepackageException {
+    RepackagedFile out;
     if (original.isEmpty()) {
       out = repackage(item, origin, target);
     } else {
@@ -81,13 +100,7 @@ final class PlaybackProducer {
         throw new RepackageException("closing " + item.originPath() + " failed: " + e, e);
       }
     }
-    if (!store.recordProduced(item.rowId(), ItemState.PENDING, item.sizeBytes(), target.toString(), out.sizeBytes(),
-        out.duration())) {
-      return Optional.empty();
-    }
-    return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
-        item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
-        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup()));
+    return out;
   }
 
   private RepackagedFile repackage(LedgerItem item, Path origin, Path target) throws RepackageException {

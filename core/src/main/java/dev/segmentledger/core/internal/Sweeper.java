@@ -4,13 +4,17 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.SweepReport;
+import dev.segmentledger.core.spi.DuePage;
+import dev.segmentledger.core.spi.DuePage.UnreadableRow;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +28,8 @@ import org.slf4j.LoggerFactory;
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
  * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
  * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
+ * A row the store cannot read takes its slot of the page and is skipped and reported once; an axis
+ * whose page fails is skipped for this round; neither stops the round for other rows or axes.
  * At most once a minute (every round while full cutoff batches come back) a round first does the
  * upkeep: with a cutoff, it excludes (terminal, with a reason) up to one batch of unconfirmed rows
  * registered before it, and it settles playback rows waiting for an init that is no longer pending.
@@ -38,22 +44,29 @@ final class Sweeper {
   /** This node's storage group: the sweep pages hold only rows it can read. */
   private final String storageGroup;
   private final BiFunction<LedgerItem, Boolean, Offer> offer;
+  private final BiConsumer<Long, String> unreadableRows;
   /** How often the cutoff is applied when there is no backlog of rows to exclude. */
   static final Duration EXCLUSION_INTERVAL = Duration.ofMinutes(1);
 
+  /** How many unreadable row ids a sweeper remembers as reported. */
+  static final int MAX_REMEMBERED_UNREADABLE = 10_000;
+
   private final Map<Axis, Long> cursors = new EnumMap<>(Axis.class);
+  private final Set<Long> reportedUnreadable = new HashSet<>();
   private long rounds;
   private Instant lastExclusion;
   private boolean exclusionBacklog;
 
+  /** @param unreadableRows told of each row the store could not read, once (by row id and problem) */
   Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
-      BiFunction<LedgerItem, Boolean, Offer> offer) {
+      BiFunction<LedgerItem, Boolean, Offer> offer, BiConsumer<Long, String> unreadableRows) {
     this.store = store;
     this.clock = clock;
     this.batchSize = batchSize;
     this.cutoff = cutoff;
     this.storageGroup = storageGroup;
     this.offer = offer;
+    this.unreadableRows = unreadableRows;
     for (Axis axis : Axis.values()) {
       cursors.put(axis, 0L);
     }
@@ -66,6 +79,8 @@ final class Sweeper {
     int duplicates = 0;
     int saturated = 0;
     int excluded = 0;
+    int unreadable = 0;
+    int failedAxes = 0;
     boolean fullPage = false;
     Instant now = clock.instant();
     if (exclusionBacklog || lastExclusion == null || !now.isBefore(lastExclusion.plus(EXCLUSION_INTERVAL))) {
@@ -74,11 +89,22 @@ final class Sweeper {
     }
     for (Axis axis : Axis.values()) {
       long cursor = cursors.get(axis);
-      List<LedgerItem> page = store.findDue(axis, storageGroup, cursor, now, batchSize);
+      DuePage page;
+      try {
+        page = store.findDue(axis, storageGroup, cursor, now, batchSize);
+      } catch (RuntimeException e) {
+        // One axis's page failing (the store, or a row it could not even list) stops neither the
+        // other axes nor the next round; the cursor stays, so the page is read again.
+        failedAxes++;
+        log.warn("the sweep page of {} after row {} could not be read; the other axes are swept", axis, cursor, e);
+        continue;
+      }
       read += page.size();
-      fullPage |= page.size() == batchSize;
-      long next = page.size() < batchSize ? 0L : page.get(page.size() - 1).rowId();
-      for (LedgerItem item : page) {
+      unreadable += page.unreadable().size();
+      page.unreadable().forEach(this::reportOnce);
+      fullPage |= page.size() >= batchSize;
+      long next = page.size() < batchSize ? 0L : page.lastRowId();
+      for (LedgerItem item : page.rows()) {
         Offer result = offer.apply(item, true);
         if (result == Offer.SATURATED) {
           saturated++;
@@ -93,7 +119,18 @@ final class Sweeper {
       }
       cursors.put(axis, next);
     }
-    return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded, fullPage);
+    return new SweepReport(rounds, read, accepted, duplicates, saturated, excluded, fullPage, unreadable, failedAxes);
+  }
+
+  /** Reports an unreadable row the first time this ledger instance meets it (a bounded memory). */
+  private void reportOnce(UnreadableRow row) {
+    if (reportedUnreadable.add(row.rowId())) {
+      if (reportedUnreadable.size() > MAX_REMEMBERED_UNREADABLE) {
+        reportedUnreadable.clear(); // reported again, once, after a while: no unbounded memory
+        reportedUnreadable.add(row.rowId());
+      }
+      unreadableRows.accept(row.rowId(), row.problem());
+    }
   }
 
   /**

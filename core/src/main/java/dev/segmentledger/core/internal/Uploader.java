@@ -6,6 +6,7 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -52,10 +53,11 @@ final class Uploader {
    * @return what the sink stored, of the registered size; {@code null} if the attempt ended here
    *     (recorded on the row, or not attempted while the breaker is open)
    */
-  StoredObjectInfo upload(LedgerItem item, boolean mayExist) {
+  StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt) {
     StoredObjectInfo stored;
     Instant putStarted = clock.instant(); // taken again just before the PUT
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
+      attempt.closeOnCancel(file); // a cancelled attempt's reads fail, so that a sink blocked on them ends
       if (!breaker.tryAcquire()) {
         // Circuit open or its one probe already running: not attempted. The row is due again when
         // the breaker may let it through (the rest of the open delay; a moment while the probe runs),
@@ -66,12 +68,12 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      stored = putAndVerify(item, file, mayExist);
+      stored = putAndVerify(item, file, new AttemptContent(file, attempt), mayExist);
     } catch (FileRejectedException e) {
-      failures.record(item, e.reason(), e.getMessage());
+      failures.record(item, e.reason(), e.getMessage(), attempt);
       return null;
     } catch (SinkException e) {
-      failures.record(item, SinkBreaker.reasonOf(e), SinkBreaker.describe(e));
+      failures.record(item, SinkBreaker.reasonOf(e), SinkBreaker.describe(e), attempt);
       return null;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
@@ -79,12 +81,12 @@ final class Uploader {
       stored = null;
     }
     if (stored == null) {
-      failures.record(item, Reason.UNREADABLE, "closing the file failed");
+      failures.record(item, Reason.UNREADABLE, "closing the file failed", attempt);
       return null;
     }
     if (stored.sizeBytes() != item.sizeBytes()) {
       failures.record(item, Reason.SINK_TRANSIENT, "sink reports " + stored.sizeBytes() + " bytes at "
-          + item.objectKey() + ", registered " + item.sizeBytes());
+          + item.objectKey() + ", registered " + item.sizeBytes(), attempt);
       return null;
     }
     events.onStored(item, stored, Duration.between(putStarted, clock.instant()));
@@ -98,11 +100,11 @@ final class Uploader {
    * of the registered file. Such an object stays unconfirmed at the item's key, like one left by a
    * crash between PUT and confirm.
    */
-  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, boolean mayExist)
+  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, UploadContent content, boolean mayExist)
       throws FileRejectedException {
     StoredObjectInfo stored;
     try {
-      stored = putThroughBreaker(item, file, mayExist);
+      stored = putThroughBreaker(item, content, mayExist);
     } catch (RuntimeException e) { // SinkException, or anything else the sink threw
       file.verifyUnchanged();
       throw e;
@@ -111,7 +113,25 @@ final class Uploader {
     return stored;
   }
 
-  private StoredObjectInfo putThroughBreaker(LedgerItem item, VerifiedFile file, boolean mayExist) {
-    return breaker.call(() -> sink.put(item.objectKey(), file, mayExist));
+  private StoredObjectInfo putThroughBreaker(LedgerItem item, UploadContent content, boolean mayExist) {
+    return breaker.call(() -> sink.put(item.objectKey(), content, mayExist));
+  }
+
+  /**
+   * The object stored at {@code item}'s key if it is identical to the item's file
+   * ({@link ObjectSink#findIdentical}), read through the file boundary like an upload; {@code null}
+   * if there is none, the sink cannot tell, or the file or the sink fails (then nothing is known).
+   */
+  StoredObjectInfo findIdentical(LedgerItem item) {
+    if (!item.sizeKnown()) {
+      return null;
+    }
+    try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
+      StoredObjectInfo found = sink.findIdentical(item.objectKey(), file).orElse(null);
+      return found != null && found.sizeBytes() == item.sizeBytes() ? found : null;
+    } catch (FileRejectedException | IOException | RuntimeException e) {
+      log.debug("could not compare {} with the object at {}: {}", item.id(), item.objectKey(), e.toString());
+      return null;
+    }
   }
 }

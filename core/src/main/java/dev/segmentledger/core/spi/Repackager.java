@@ -1,6 +1,8 @@
 package dev.segmentledger.core.spi;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Turns a recorded original into playback media: the init segment of its rendition and the
@@ -38,4 +40,15 @@ public interface Repackager {
    * {@code original}, segment number {@code sequence}, to {@code target}, replacing it if present.
    */
   RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException;
+
+  /**
+   * The longest one run of an external program of this repackager may take before the repackager
+   * stops it, if it bounds its runs; empty (the default) if it does not say. A run may write nothing
+   * for that long (a probe reads the media and prints only at the end), so the ledger warns when its
+   * {@linkplain dev.segmentledger.core.LedgerBuilder#stallTimeout stall timeout} is shorter: a healthy
+   * run that is silent for longer than the stall timeout would be cancelled as stalled.
+   */
+  default Optional<Duration> timeout() {
+    return Optional.empty();
+  }
 }

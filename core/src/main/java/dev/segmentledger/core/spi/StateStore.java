@@ -74,8 +74,11 @@ public interface StateStore {
    * ascending row id order, at most {@code limit} rows. Rows in backoff take no slot of the page,
    * nor do rows under a valid {@linkplain #claim lease} (their {@code nextAttemptAt} is the lease
    * expiry). Must cost a bounded index scan whatever the size of the table.
+   *
+   * <p>A row of the page that the store cannot read is returned as {@linkplain DuePage#unreadable()
+   * unreadable} in its place, never thrown: one bad row must not stop the sweep of the others.
    */
-  default List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+  default DuePage findDue(Axis axis, long afterRowId, Instant now, int limit) {
     return findDue(axis, null, afterRowId, now, limit);
   }
 
@@ -89,7 +92,7 @@ public interface StateStore {
    *
    * @param storageGroup the sweeping node's group, or {@code null}
    */
-  List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit);
+  DuePage findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit);
 
   /** The row with the given store id. */
   Optional<LedgerItem> findByRowId(long rowId);
@@ -237,9 +240,10 @@ public interface StateStore {
    * (a CONFIRMED row whose object was found missing or different) and by
    * {@link dev.segmentledger.core.Ledger#reopen} (a REJECTED or EXCLUDED row whose cause was fixed).
    * Sets {@code reason} and {@code lastError = detail}, makes the row due at once
-   * ({@code nextAttemptAt = at}), clears {@code confirmedAt} and {@code checksum} and the count of
-   * abandoned attempts (see {@link #claim}); keeps {@code attempts}, the size and the file path, so
-   * the next upload sends the registered bytes again to the same key. A row whose reason is
+   * ({@code nextAttemptAt = at}), clears {@code confirmedAt} and {@code checksum}, and resets
+   * {@code attempts}, the counts of abandoned and blamed attempts and the stored bytes (see
+   * {@link #claim}): the row starts over, and the limits on attempts apply afresh; keeps the size
+   * and the file path, so the next upload sends the registered bytes again to the same key. A row whose reason is
    * {@link Reason#FILE_CHANGED} also loses its recorded {@linkplain LedgerItem#fileIdentity() file
    * identity}: re-opening it accepts the file as it is now, at its registered size; every other
    * row keeps it. Of concurrent re-opens of one row exactly one returns {@code true}.
@@ -335,12 +339,17 @@ public interface StateStore {
    * <p>A row that still carries an <em>expired</em> lease of an attempt (taken by a claim or a
    * {@linkplain #renew renewal}, whoever held it) is an attempt that ended without an outcome. A
    * lease taken at registration ({@link NewItem#leasedTo}) is not counted: it may have covered only
-   * the row's wait in its registering node's queue. The claim records it, atomically with taking the row: it increments
-   * {@code attempts} and the row's count of abandoned attempts, and sets the reason
-   * {@link Reason#ATTEMPT_ABANDONED} with a detail naming the old owner. The returned
-   * {@link Claim} says so ({@code tookOverAbandoned}, and the count since the row was registered or
-   * last {@linkplain #reopen re-opened}); the caller decides what follows (upload, backoff, or a
-   * terminal reason past a limit). A valid lease of {@code owner} itself is not counted.
+   * the row's wait in its registering node's queue. The claim records it, atomically with taking
+   * the row, weighed by the evidence the attempt's {@linkplain #renewAll heartbeats} left: it always
+   * increments {@code attempts} and sets the reason {@link Reason#ATTEMPT_ABANDONED} with a detail
+   * naming the old owner; if the attempt made no durable progress (the greatest
+   * {@link LeaseRenewal#storedBytes} recorded for the row did not grow during it) it also
+   * increments the row's count of abandoned attempts; and if, in addition, its last renewal said
+   * it ran {@linkplain LeaseRenewal#isolated isolated}, the row's count of blamed attempts. The
+   * returned {@link Claim} says so ({@code tookOverAbandoned}, and both counts since the row was
+   * registered or last {@linkplain #reopen re-opened}); the caller decides what follows (upload,
+   * backoff, or a terminal reason past a limit). The new lease covers an attempt that is not
+   * isolated and has made no progress yet. A valid lease of {@code owner} itself is not counted.
    *
    * <p>A lease only avoids duplicate work; correctness never depends on it. {@link #confirm} stays
    * a compare-and-set on state and size whoever holds the lease, and {@link #confirm},
@@ -387,21 +396,19 @@ public interface StateStore {
    * that finds it expired does not count it as abandoned (as for a lease taken at registration); a
    * lease that already covers an attempt keeps doing so. A row id should appear once per batch.
    *
-   * <p>The default runs {@link #renew} once per entry with {@code attempt == true} and extends no
-   * entry with {@code attempt == false} (reports {@code false}: the caller then renews that row by
-   * itself when it takes it). A store on a database should override it with one statement per
-   * batch: a ledger with a backlog in its queue renews its registration leases through this method.
+   * <p>An entry with {@code attempt == true} is also the heartbeat of that attempt: the store keeps
+   * the greatest {@link LeaseRenewal#storedBytes} given for the row, and the entry's
+   * {@link LeaseRenewal#isolated} flag for the lease, for the next {@link #claim} that may find the
+   * lease expired. A lease that turns into the lease of an attempt here begins that attempt: its
+   * progress is counted from the row's stored bytes at this moment.
+   *
+   * <p>A store on a database should run a batch as one statement: a ledger renews the leases of
+   * all its attempts in flight, and the registration leases of a backlog in its queue, through this
+   * method, once per heartbeat.
    *
    * @return for each renewal, in order, whether this call extended its row's lease
    */
-  default boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
-    boolean[] renewed = new boolean[renewals.size()];
-    for (int i = 0; i < renewed.length; i++) {
-      LeaseRenewal renewal = renewals.get(i);
-      renewed[i] = renewal.attempt() && renew(renewal.rowId(), owner, renewal.heldUntil(), renewal.leaseUntil());
-    }
-    return renewed;
-  }
+  boolean[] renewAll(String owner, List<LeaseRenewal> renewals);
 
   /**
    * Gives back a lease that {@code owner} holds on an unconfirmed row without having attempted

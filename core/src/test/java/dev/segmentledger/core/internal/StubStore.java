@@ -11,6 +11,8 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.DuePage;
+import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
@@ -27,14 +29,19 @@ class StubStore implements StateStore {
   }
 
   @Override
-  public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+  public DuePage findDue(Axis axis, long afterRowId, Instant now, int limit) {
     throw new UnsupportedOperationException();
   }
 
   /** The page of {@link #findDue(Axis, long, Instant, int)}: the stub's rows have no storage group. */
   @Override
-  public List<LedgerItem> findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
+  public DuePage findDue(Axis axis, String storageGroup, long afterRowId, Instant now, int limit) {
     return findDue(axis, afterRowId, now, limit);
+  }
+
+  @Override
+  public boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    throw new UnsupportedOperationException();
   }
 
   @Override

@@ -8,11 +8,14 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.SweepReport;
+import dev.segmentledger.core.spi.DuePage;
+import dev.segmentledger.core.spi.DuePage.UnreadableRow;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 import org.junit.jupiter.api.Test;
 
 class SweeperTest {
@@ -26,7 +29,7 @@ class SweeperTest {
     Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
       offered.add(item.rowId());
       return Offer.ACCEPTED;
-    });
+    }, (rowId, problem) -> { });
 
     assertEquals(128, sweeper.round().accepted());
     assertEquals(128, sweeper.cursor(Axis.ORIGINAL));
@@ -44,7 +47,7 @@ class SweeperTest {
     PagedRows rows = new PagedRows(10);
     int[] capacity = {4};
     Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
-        : Offer.SATURATED);
+        : Offer.SATURATED, (rowId, problem) -> { });
 
     SweepReport first = sweeper.round();
     assertEquals(4, first.accepted());
@@ -54,13 +57,65 @@ class SweeperTest {
     assertEquals(6, sweeper.round().accepted());
   }
 
-  /** ORIGINAL rows 1..n, all due. */
-  private static final class PagedRows extends StubStore {
+  @Test
+  void unreadableRowsTakeTheirSlotsAreReportedOnceAndTheCursorMovesPastThem() {
+    PagedRows rows = new PagedRows(300, id -> id <= 200); // a whole first page, and more, unreadable
+    List<Long> offered = new ArrayList<>();
+    List<Long> reported = new ArrayList<>();
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
+      offered.add(item.rowId());
+      return Offer.ACCEPTED;
+    }, (rowId, problem) -> reported.add(rowId));
+
+    SweepReport first = sweeper.round();
+    assertEquals(128, first.unreadable());
+    assertEquals(0, first.accepted());
+    assertEquals(128, sweeper.cursor(Axis.ORIGINAL), "past the unreadable page, not back to its start");
+    SweepReport second = sweeper.round();
+    assertEquals(72, second.unreadable());
+    assertEquals(56, second.accepted());
+    sweeper.round(); // the last 44 rows; the cursor wraps
+    sweeper.round(); // the first page again: its rows are not reported twice
+    assertEquals(100, offered.size(), "every readable row is offered");
+    assertEquals(201L, offered.get(0));
+    assertEquals(200, reported.size(), "each unreadable row reported once");
+  }
+
+  @Test
+  void anAxisWhosePageFailsStopsNeitherTheOtherAxesNorTheNextRound() {
+    PagedRows rows = new PagedRows(10) {
+      @Override
+      public DuePage findDue(Axis axis, long afterRowId, Instant now, int limit) {
+        if (axis == Axis.INIT) {
+          throw new IllegalStateException("the INIT page failed");
+        }
+        return super.findDue(axis, afterRowId, now, limit);
+      }
+    };
+    List<Long> offered = new ArrayList<>();
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
+      offered.add(item.rowId());
+      return Offer.ACCEPTED;
+    }, (rowId, problem) -> { });
+
+    SweepReport report = sweeper.round();
+    assertEquals(1, report.failedAxes());
+    assertEquals(10, report.accepted());
+  }
+
+  /** ORIGINAL rows 1..n, all due; those {@code unreadable} says are returned as unreadable. */
+  private static class PagedRows extends StubStore {
     final int count;
+    final LongPredicate unreadable;
     final List<Long> afterIdsAsked = new ArrayList<>();
 
     PagedRows(int count) {
+      this(count, id -> false);
+    }
+
+    PagedRows(int count, LongPredicate unreadable) {
       this.count = count;
+      this.unreadable = unreadable;
     }
 
     @Override
@@ -69,17 +124,22 @@ class SweeperTest {
     }
 
     @Override
-    public List<LedgerItem> findDue(Axis axis, long afterRowId, Instant now, int limit) {
+    public DuePage findDue(Axis axis, long afterRowId, Instant now, int limit) {
       List<LedgerItem> page = new ArrayList<>();
+      List<UnreadableRow> bad = new ArrayList<>();
       if (axis != Axis.ORIGINAL) {
-        return page;
+        return DuePage.EMPTY;
       }
       afterIdsAsked.add(afterRowId);
-      for (long id = afterRowId + 1; id <= count && page.size() < limit; id++) {
-        page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", null, 1, ItemState.PENDING, 0, null, null,
-            NOW, NOW, null, null, null));
+      for (long id = afterRowId + 1; id <= count && page.size() + bad.size() < limit; id++) {
+        if (unreadable.test(id)) {
+          bad.add(new UnreadableRow(id, "state 'ARCHIVED' is unknown"));
+        } else {
+          page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", null, 1, ItemState.PENDING, 0, null, null,
+              NOW, NOW, null, null, null));
+        }
       }
-      return page;
+      return new DuePage(page, bad);
     }
   }
 }

@@ -1,0 +1,205 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.LeaseRenewal;
+import dev.segmentledger.core.spi.StateStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the attempts in flight in this process alive in the store, and stops those that are not.
+ *
+ * <p>Design note. A lease used to be taken once per attempt, so an upload longer than the lease
+ * was taken over by another node while it was healthy, and a takeover's retry aborted the upload
+ * still being sent. Now every attempt is an {@link Attempt} registered here from its claim to its
+ * confirm, and every {@link #tick()} (a tenth of the lease, at most a second apart) does three
+ * things: it samples each attempt's progress and cancels one that has made none for the stall
+ * timeout (its own node cancels it: the failure is recorded as {@link Reason#STALLED}, the lease
+ * ends, the row is retried); it renews, in <em>one</em> {@link StateStore#renewAll} statement for
+ * the whole node, the leases that have less than half the lease duration left and those whose
+ * attempt has evidence to write (more bytes stored, isolation); and it cancels the attempts whose
+ * renewal the store refused (their lease was taken over while this node was frozen, or the row was
+ * finished by another node). An expired lease therefore means a dead or frozen node, never a slow
+ * one. A store failure is logged (once per minute) and the next tick tries again. Thread-safe.
+ */
+final class Heartbeat {
+  private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
+  /** The longest time between two ticks. */
+  static final Duration MAX_TICK = Duration.ofSeconds(1);
+  private static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
+
+  private final StateStore store;
+  private final Clock clock;
+  private final String owner;
+  private final Duration leaseDuration;
+  private final Duration renewBelow;
+  private final Duration stallTimeout;
+  private final Failures failures;
+  private final Events events;
+  private final Duration tick;
+  private final Map<Long, Attempt> attempts = new ConcurrentHashMap<>();
+  private final Object renewing = new Object();
+  private ScheduledExecutorService thread;
+  private Instant lastFailureLogged;
+
+  Heartbeat(StateStore store, Clock clock, String owner, Duration leaseDuration, Duration stallTimeout,
+      Failures failures, Events events) {
+    this.store = store;
+    this.clock = clock;
+    this.owner = owner;
+    this.leaseDuration = leaseDuration;
+    this.renewBelow = leaseDuration.dividedBy(2);
+    this.stallTimeout = stallTimeout;
+    this.failures = failures;
+    this.events = events;
+    this.tick = tickFor(leaseDuration);
+  }
+
+  /** The time between two ticks for {@code leaseDuration}: a tenth of it, at most {@link #MAX_TICK}. */
+  static Duration tickFor(Duration leaseDuration) {
+    Duration tenth = leaseDuration.dividedBy(10);
+    Duration tick = tenth.compareTo(MAX_TICK) < 0 ? tenth : MAX_TICK;
+    return tick.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : tick;
+  }
+
+  /** Registers the attempt of {@code item}, which holds the lease until {@code leaseUntil}, by this thread. */
+  Attempt begin(LedgerItem item, Instant leaseUntil) {
+    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant());
+    attempts.put(item.rowId(), attempt);
+    return attempt;
+  }
+
+  /** Forgets {@code attempt} (it is over). */
+  void end(Attempt attempt) {
+    attempt.end();
+    attempts.remove(attempt.rowId(), attempt);
+  }
+
+  /**
+   * Marks {@code attempt} isolated and writes it to the store now, before the attempt does anything
+   * that could bring the process down: a death from then on is blamed on its row.
+   *
+   * @return whether the store took it (the lease is still the attempt's)
+   */
+  boolean isolate(Attempt attempt) {
+    attempt.isolate();
+    synchronized (renewing) {
+      LeaseRenewal renewal = attempt.renewal(clock.instant().plus(leaseDuration));
+      try {
+        if (store.renewAll(owner, List.of(renewal))[0]) {
+          attempt.renewed(renewal);
+          return true;
+        }
+      } catch (RuntimeException e) {
+        log.warn("could not mark the attempt on {} isolated; it is not run now", attempt.item().id(), e);
+      }
+      return false;
+    }
+  }
+
+  /** One round: stalls, then the renewals due, in one statement. */
+  void tick() {
+    Instant now = clock.instant();
+    List<Attempt> renewing = new ArrayList<>();
+    List<LeaseRenewal> renewals = new ArrayList<>();
+    for (Attempt attempt : attempts.values()) {
+      if (attempt.phase() == Attempt.Phase.ENDED) {
+        attempts.remove(attempt.rowId(), attempt);
+        continue;
+      }
+      Duration idle = attempt.idleFor(now);
+      if (idle.compareTo(stallTimeout) >= 0) {
+        stalled(attempt, idle);
+        continue;
+      }
+      LeaseRenewal renewal = attempt.renewalIfDue(now, renewBelow, now.plus(leaseDuration));
+      if (renewal != null) {
+        renewing.add(attempt);
+        renewals.add(renewal);
+      }
+    }
+    if (!renewals.isEmpty()) {
+      renew(renewing, renewals, now);
+    }
+  }
+
+  private void renew(List<Attempt> renewing, List<LeaseRenewal> renewals, Instant now) {
+    boolean[] renewed;
+    synchronized (this.renewing) {
+      try {
+        renewed = store.renewAll(owner, renewals);
+      } catch (RuntimeException e) {
+        if (lastFailureLogged == null || !now.isBefore(lastFailureLogged.plus(FAILURE_LOG_INTERVAL))) {
+          lastFailureLogged = now;
+          log.warn("could not renew the leases of {} attempts in flight; retried at the next heartbeat", renewals.size(),
+              e);
+        }
+        return;
+      }
+      for (int i = 0; i < renewed.length; i++) {
+        if (renewed[i]) {
+          renewing.get(i).renewed(renewals.get(i));
+        }
+      }
+    }
+    for (int i = 0; i < renewed.length; i++) {
+      if (!renewed[i]) {
+        leaseLost(renewing.get(i));
+      }
+    }
+  }
+
+  private void stalled(Attempt attempt, Duration idle) {
+    if (!attempt.cancel()) {
+      return;
+    }
+    attempts.remove(attempt.rowId(), attempt);
+    failures.record(attempt.item(), Reason.STALLED, "no progress for " + idle.toSeconds() + " s (stall timeout "
+        + stallTimeout + "): no bytes read or stored by the sink, no repackager output; cancelled by " + owner);
+  }
+
+  private void leaseLost(Attempt attempt) {
+    if (attempt.phase() == Attempt.Phase.ENDED || !attempt.cancel()) {
+      return;
+    }
+    attempts.remove(attempt.rowId(), attempt);
+    log.info("{}: the lease of {} was taken over or the row finished elsewhere; its attempt here is cancelled",
+        attempt.item().id(), owner);
+    events.onClaimLost(attempt.item());
+  }
+
+  /** How many attempts are registered. */
+  int inFlight() {
+    return attempts.size();
+  }
+
+  void start() {
+    thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("segment-ledger-heartbeat-"));
+    thread.scheduleWithFixedDelay(this::tickSafely, tick.toNanos(), tick.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  void stop(Duration timeout) {
+    if (thread != null) {
+      DaemonThreads.stopAndAwait(thread, timeout);
+    }
+  }
+
+  private void tickSafely() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      log.warn("heartbeat round failed; the next one runs in {}", tick, e);
+    }
+  }
+}
