@@ -6,7 +6,6 @@ import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
-import dev.segmentledger.ffmpeg.MediaProbe.ProbedMedia;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Repackager} that remuxes MPEG-TS recordings (H.264/HEVC video, AAC audio) into HLS
- * fragmented MP4 by running ffmpeg, without re-encoding ({@code -c copy}).
+ * A {@link Repackager} that remuxes recordings (MPEG-TS, MP4 or fragmented MP4 with H.264/HEVC
+ * video and AAC audio) into HLS fragmented MP4 by running ffmpeg, without re-encoding ({@code -c
+ * copy}).
  *
  * <p>Guarantees:
  *
@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
  *       configuration, so the init of any chunk of a rendition has the same bytes; and the same
  *       original always yields the same bytes with the same ffmpeg build, so a re-run after a
  *       crash overwrites an uploaded object with identical content.
+ *   <li><b>The segment's true duration.</b> A segment's {@link RepackagedFile#duration()} is
+ *       measured on the media written, over all its packets (however many), from ffprobe's whole
+ *       output: an output that was cut fails the call instead of yielding a partial answer.
  *   <li><b>No partial targets, no piles of temporaries.</b> Output is written to a temporary file
  *       beside the target ({@link RepackagerTemporaryFiles}: hidden, named after the target,
  *       ending {@code .segment-ledger-partial}) and atomically renamed onto it; on any failure the
@@ -77,8 +80,7 @@ public final class FfmpegRepackager implements Repackager {
       log.debug("init of {} written to {} ({} bytes)", Printable.escape(original), Printable.escape(target), size);
       return new RepackagedFile(target, size, Duration.ZERO);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
-          + Printable.escape(e), e);
+      throw failure("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -86,43 +88,43 @@ public final class FfmpegRepackager implements Repackager {
 
   /**
    * Writes the media segment of the whole {@code original} ({@code moof+mdat} fragments, one per
-   * GOP); its duration is the original's media duration as ffprobe reports it.
+   * GOP); its duration is the media duration of what was written, measured by ffprobe over the
+   * remuxed file's packets (from the earliest start to the latest end), whatever the original's
+   * container.
    */
   @Override
   public RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException {
     cleanLeftovers(target);
-    ProbedMedia media = probeOriginal(original);
-    Path muxed = remux(original, media, target);
-    try (FileChannel in = FileChannel.open(muxed)) {
-      long start = mediaStart(in);
-      long size = AtomicFiles.write(target, out -> transfer(in, start, out));
+    Path muxed = remux(original, target);
+    try {
+      Duration duration = probe.duration(muxed);
+      long size;
+      try (FileChannel in = FileChannel.open(muxed)) {
+        long start = mediaStart(in);
+        size = AtomicFiles.write(target, out -> transfer(in, start, out));
+      }
       log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, Printable.escape(original),
-          Printable.escape(target), size, media.duration());
-      return new RepackagedFile(target, size, media.duration());
+          Printable.escape(target), size, duration);
+      return new RepackagedFile(target, size, duration);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
-          + Printable.escape(e), e);
+      throw failure("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original), e);
     } finally {
       deleteQuietly(muxed);
     }
   }
 
+  /**
+   * Remuxes {@code original} into a fragmented MP4 in a temporary file beside {@code target},
+   * which ffmpeg writes progressively, fragment by fragment.
+   */
   private Path remux(Path original, Path target) throws RepackageException {
-    return remux(original, probeOriginal(original), target);
-  }
-
-  private ProbedMedia probeOriginal(Path original) throws RepackageException {
     if (!Files.exists(original)) {
       throw new RepackageException("original not found: " + Printable.escape(original));
     }
-    return probe.probe(original);
-  }
-
-  /** Remuxes {@code original} into a fragmented MP4 in a temporary file beside {@code target}. */
-  private Path remux(Path original, ProbedMedia media, Path target) throws RepackageException {
-    List<MediaStream> kept = RemuxCommand.keptStreams(media.streams());
+    List<MediaStream> streams = probe.streams(original);
+    List<MediaStream> kept = RemuxCommand.keptStreams(streams);
     if (kept.isEmpty()) {
-      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + media.streams());
+      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + streams);
     }
     Path muxed;
     try {
@@ -137,6 +139,10 @@ public final class FfmpegRepackager implements Repackager {
       deleteQuietly(muxed);
       throw e;
     }
+  }
+
+  private static RepackageException failure(String what, Exception e) {
+    return new RepackageException(what + ": " + Printable.escape(e), e);
   }
 
   private static byte[] initOf(Path muxed) throws IOException, Mp4FormatException {

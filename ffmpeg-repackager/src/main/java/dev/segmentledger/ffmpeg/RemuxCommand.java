@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The ffmpeg argument list that remuxes one MPEG-TS recording into a fragmented MP4 file
+ * The ffmpeg argument list that remuxes one recording into a fragmented MP4 file
  * ({@code ftyp moov moof mdat moof mdat ...}) without re-encoding. The README explains each flag.
  */
 final class RemuxCommand {
