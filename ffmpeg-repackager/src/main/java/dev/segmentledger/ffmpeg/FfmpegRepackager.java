@@ -8,6 +8,7 @@ import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,10 +43,17 @@ import org.slf4j.LoggerFactory;
  *       target is left as it was and the temporaries are deleted. What a killed run left behind
  *       is removed by the next run beside it: the target's own at once (the re-run after the
  *       kill), other targets' once older than twice the timeout.
- *   <li><b>Bounded external processes.</b> ffprobe and ffmpeg run from argument lists (no shell),
- *       each under the configured timeout; a failure, a non-zero exit, a timeout (the process is
- *       killed) or an interrupt (the flag is restored) becomes a {@link RepackageException} that
- *       carries the last 8 KiB of the program's stderr.
+ *   <li><b>Progress on disk.</b> Everything a call writes goes into such temporaries of its
+ *       target, written progressively: first ffmpeg's remuxed file (fragment by fragment), then the
+ *       copy that becomes the target. Their growth is the call's progress; a call also has two
+ *       phases that write nothing: ffprobe reading the original's headers before the first
+ *       temporary exists, and ffprobe listing the remuxed file's packets (it reads the file once).
+ *   <li><b>Bounded, cancellable external processes.</b> ffprobe and ffmpeg run from argument lists
+ *       (no shell), each under the {@linkplain Builder#timeout(Duration) timeout}. A failure, a
+ *       non-zero exit or a timeout becomes a {@link RepackageException} that carries the last 8
+ *       KiB of the program's stderr. An interrupt of the calling thread cancels the call: the
+ *       running program and the processes it started are killed, the temporaries deleted, the
+ *       interrupt flag restored, and the {@link RepackageException} says it was cancelled.
  * </ul>
  *
  * <p>Immutable and thread-safe: concurrent calls share nothing but the configuration.
@@ -141,7 +149,14 @@ public final class FfmpegRepackager implements Repackager {
     }
   }
 
+  /**
+   * A failure to write the output. An interrupt during file I/O closes the channel ({@link
+   * ClosedByInterruptException}, the flag stays set): that is a cancellation, and says so.
+   */
   private static RepackageException failure(String what, Exception e) {
+    if (e instanceof ClosedByInterruptException) {
+      return new RepackageException(what + ": cancelled: the thread was interrupted", e);
+    }
     return new RepackageException(what + ": " + Printable.escape(e), e);
   }
 

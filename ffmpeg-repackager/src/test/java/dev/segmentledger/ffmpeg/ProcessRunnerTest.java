@@ -43,4 +43,16 @@ class ProcessRunnerTest {
     assertTrue(e.getMessage().startsWith("cannot use the output of seq: the output (588895 characters) is longer than the "
         + ProcessRunner.TEXT_LIMIT_BYTES + " kept"), e.getMessage());
   }
+
+  @Test
+  void anInterruptedThreadStartsNothing() {
+    Thread.currentThread().interrupt();
+    try {
+      RepackageException e = assertThrows(RepackageException.class, () -> runner.run(List.of("true")));
+      assertEquals("true cancelled before it started: the thread is interrupted", e.getMessage());
+      assertTrue(Thread.currentThread().isInterrupted(), "the flag stays set");
+    } finally {
+      Thread.interrupted();
+    }
+  }
 }
