@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,9 +66,11 @@ public final class FfmpegRepackager implements Repackager {
   private final String ffmpeg;
   private final MediaProbe probe;
   private final ProcessRunner runner;
+  private final Duration timeout;
   private final Duration leftoverAge;
 
   private FfmpegRepackager(Builder builder) {
+    this.timeout = builder.timeout;
     this.leftoverAge = builder.timeout.multipliedBy(2);
     this.ffmpeg = builder.ffmpeg.toString();
     this.runner = new ProcessRunner(builder.timeout);
@@ -119,6 +122,16 @@ public final class FfmpegRepackager implements Repackager {
     } finally {
       deleteQuietly(muxed);
     }
+  }
+
+  /**
+   * The longest one ffprobe or ffmpeg run may take before it is killed ({@link
+   * Builder#timeout(Duration)}). A call of {@link #init} makes two runs, a call of {@link #segment}
+   * three, so a call takes at most two or three times this, plus the copy of the segment. Always
+   * present for this repackager.
+   */
+  public Optional<Duration> timeout() {
+    return Optional.of(timeout);
   }
 
   /**
@@ -234,7 +247,19 @@ public final class FfmpegRepackager implements Repackager {
       return this;
     }
 
-    /** The longest each ffprobe or ffmpeg run may take before it is killed. Default 2 minutes. */
+    /**
+     * The longest each ffprobe or ffmpeg run may take before it is killed, whether or not it makes
+     * progress. Default 2 minutes. A call runs two ({@code init}) or three ({@code segment})
+     * programs one after the other, each with this timeout.
+     *
+     * <p>With a ledger that cancels an attempt whose repackager output has not grown for its
+     * stall timeout, this timeout is the backstop for a run that keeps going but never ends (and
+     * the only bound when nobody watches): set it above the longest run a healthy node needs for
+     * the largest original (the remux, or ffprobe reading the remuxed file once), and longer than
+     * the stall timeout, which then ends a stuck run first. The stall timeout itself must exceed
+     * the longest phase that writes nothing (ffprobe listing the packets of the largest remuxed
+     * file). Temporaries of other targets are removed once older than twice this timeout.
+     */
     public Builder timeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.isZero()) {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,6 +128,13 @@ class FailurePathsTest {
   @Test
   void builderRejectsNonPositiveTimeout() {
     assertThrows(IllegalArgumentException.class, () -> FfmpegRepackager.builder().timeout(Duration.ZERO));
+  }
+
+  @Test
+  void theTimeoutIsExposed() {
+    assertEquals(Optional.of(Duration.ofMinutes(2)), FfmpegRepackager.builder().build().timeout());
+    assertEquals(Optional.of(Duration.ofSeconds(30)),
+        FfmpegRepackager.builder().timeout(Duration.ofSeconds(30)).build().timeout());
   }
 
   private Path fifo() throws Exception {
