@@ -35,7 +35,12 @@ final class MediaProbe {
         "-show_entries", "stream=index,codec_type,codec_name",
         "-of", "compact",
         media.toString()));
-    return parseStreams(output);
+    try {
+      return parseStreams(output);
+    } catch (NumberFormatException e) {
+      throw new RepackageException("ffprobe lists a stream without a numeric index for " + Printable.escape(media)
+          + ": " + Printable.escape(output.strip()), e);
+    }
   }
 
   /**
@@ -56,6 +61,8 @@ final class MediaProbe {
   /**
    * Parses ffprobe's compact output: lines such as {@code stream|index=0|codec_name=h264|...}. A
    * stream may be listed twice (once under its program).
+   *
+   * @throws NumberFormatException if a stream's index is not a number
    */
   static List<MediaStream> parseStreams(String output) {
     Map<Integer, MediaStream> streams = new LinkedHashMap<>();

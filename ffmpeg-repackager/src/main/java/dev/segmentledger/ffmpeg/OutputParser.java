@@ -19,10 +19,10 @@ interface OutputParser<T> {
   T result() throws RepackageException;
 
   /**
-   * Keeps the output as text, up to {@code limitBytes}; a longer output fails the run instead of
+   * Keeps the output as text, up to {@code limitChars}; a longer output fails the run instead of
    * being cut (a partial output is never parsed).
    */
-  static OutputParser<String> text(int limitBytes) {
+  static OutputParser<String> text(int limitChars) {
     return new OutputParser<>() {
       private final StringBuilder text = new StringBuilder();
       private long length;
@@ -30,16 +30,16 @@ interface OutputParser<T> {
       @Override
       public void line(String line) {
         length += line.length() + 1L;
-        if (length <= limitBytes) {
+        if (length <= limitChars) {
           text.append(line).append('\n');
         }
       }
 
       @Override
       public String result() throws RepackageException {
-        if (length > limitBytes) {
+        if (length > limitChars) {
           throw new RepackageException("the output (" + length + " characters) is longer than the "
-              + limitBytes + " kept; it would be cut, and a cut output is never parsed");
+              + limitChars + " kept; it would be cut, and a cut output is never parsed");
         }
         return text.toString();
       }

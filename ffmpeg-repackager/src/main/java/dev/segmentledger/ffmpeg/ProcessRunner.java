@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 final class ProcessRunner {
   /** How much of stderr a failure message keeps. */
   static final int STDERR_TAIL_BYTES = 8 * 1024;
-  /** How much standard output {@link #run(List)} keeps; a longer output fails the run. */
-  static final int TEXT_LIMIT_BYTES = 64 * 1024;
+  /** How many characters of standard output {@link #run(List)} keeps; a longer output fails the run. */
+  static final int TEXT_LIMIT_CHARS = 64 * 1024;
 
   private static final Logger log = LoggerFactory.getLogger(ProcessRunner.class);
   private static final long DRAIN_GRACE_MILLIS = 2_000;
@@ -42,7 +42,7 @@ final class ProcessRunner {
 
   /** Runs {@code command} to completion and returns its standard output, which must be short. */
   String run(List<String> command) throws RepackageException {
-    return run(command, OutputParser.text(TEXT_LIMIT_BYTES));
+    return run(command, OutputParser.text(TEXT_LIMIT_CHARS));
   }
 
   /**

@@ -31,6 +31,11 @@ class MediaProbeTest {
     assertEquals(2, RemuxCommand.keptStreams(streams).size());
   }
 
+  @Test
+  void aStreamWithoutANumericIndexIsRefused() {
+    assertThrows(NumberFormatException.class, () -> MediaProbe.parseStreams("stream|index=x|codec_type=video\n"));
+  }
+
   /**
    * The duration is the packets' span, never the container's: in a fragmented MP4 whose fragments
    * carry the recording's timeline (tfdt), ffprobe's container duration counts from zero.

@@ -41,7 +41,7 @@ class ProcessRunnerTest {
     RepackageException e = assertThrows(RepackageException.class, () -> runner.run(List.of("seq", "1", "100000")));
 
     assertTrue(e.getMessage().startsWith("cannot use the output of seq: the output (588895 characters) is longer than the "
-        + ProcessRunner.TEXT_LIMIT_BYTES + " kept"), e.getMessage());
+        + ProcessRunner.TEXT_LIMIT_CHARS + " kept"), e.getMessage());
   }
 
   @Test
