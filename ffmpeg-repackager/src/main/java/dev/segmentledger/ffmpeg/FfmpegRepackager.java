@@ -6,21 +6,23 @@ import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
-import dev.segmentledger.ffmpeg.MediaProbe.ProbedMedia;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Repackager} that remuxes MPEG-TS recordings (H.264/HEVC video, AAC audio) into HLS
- * fragmented MP4 by running ffmpeg, without re-encoding ({@code -c copy}).
+ * A {@link Repackager} that remuxes recordings (MPEG-TS, MP4 or fragmented MP4 with H.264/HEVC
+ * video and AAC audio) into HLS fragmented MP4 by running ffmpeg, without re-encoding ({@code -c
+ * copy}).
  *
  * <p>Guarantees:
  *
@@ -33,16 +35,26 @@ import org.slf4j.LoggerFactory;
  *       configuration, so the init of any chunk of a rendition has the same bytes; and the same
  *       original always yields the same bytes with the same ffmpeg build, so a re-run after a
  *       crash overwrites an uploaded object with identical content.
+ *   <li><b>The segment's true duration.</b> A segment's {@link RepackagedFile#duration()} is
+ *       measured on the media written, over all its packets (however many), from ffprobe's whole
+ *       output: an output that was cut fails the call instead of yielding a partial answer.
  *   <li><b>No partial targets, no piles of temporaries.</b> Output is written to a temporary file
  *       beside the target ({@link RepackagerTemporaryFiles}: hidden, named after the target,
  *       ending {@code .segment-ledger-partial}) and atomically renamed onto it; on any failure the
  *       target is left as it was and the temporaries are deleted. What a killed run left behind
  *       is removed by the next run beside it: the target's own at once (the re-run after the
  *       kill), other targets' once older than twice the timeout.
- *   <li><b>Bounded external processes.</b> ffprobe and ffmpeg run from argument lists (no shell),
- *       each under the configured timeout; a failure, a non-zero exit, a timeout (the process is
- *       killed) or an interrupt (the flag is restored) becomes a {@link RepackageException} that
- *       carries the last 8 KiB of the program's stderr.
+ *   <li><b>Progress on disk.</b> Everything a call writes goes into such temporaries of its
+ *       target, written progressively: first ffmpeg's remuxed file (fragment by fragment), then the
+ *       copy that becomes the target. Their growth is the call's progress; a call also has two
+ *       phases that write nothing: ffprobe reading the original's headers before the first
+ *       temporary exists, and ffprobe listing the remuxed file's packets (it reads the file once).
+ *   <li><b>Bounded, cancellable external processes.</b> ffprobe and ffmpeg run from argument lists
+ *       (no shell), each under the {@linkplain Builder#timeout(Duration) timeout}. A failure, a
+ *       non-zero exit or a timeout becomes a {@link RepackageException} that carries the last 8
+ *       KiB of the program's stderr. An interrupt of the calling thread cancels the call: the
+ *       running program and the processes it started are killed, the temporaries deleted, the
+ *       interrupt flag restored, and the {@link RepackageException} says it was cancelled.
  * </ul>
  *
  * <p>Immutable and thread-safe: concurrent calls share nothing but the configuration.
@@ -54,9 +66,11 @@ public final class FfmpegRepackager implements Repackager {
   private final String ffmpeg;
   private final MediaProbe probe;
   private final ProcessRunner runner;
+  private final Duration timeout;
   private final Duration leftoverAge;
 
   private FfmpegRepackager(Builder builder) {
+    this.timeout = builder.timeout;
     this.leftoverAge = builder.timeout.multipliedBy(2);
     this.ffmpeg = builder.ffmpeg.toString();
     this.runner = new ProcessRunner(builder.timeout);
@@ -77,8 +91,7 @@ public final class FfmpegRepackager implements Repackager {
       log.debug("init of {} written to {} ({} bytes)", Printable.escape(original), Printable.escape(target), size);
       return new RepackagedFile(target, size, Duration.ZERO);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
-          + Printable.escape(e), e);
+      throw failure("cannot write init segment " + Printable.escape(target) + " from " + Printable.escape(original), e);
     } finally {
       deleteQuietly(muxed);
     }
@@ -86,43 +99,53 @@ public final class FfmpegRepackager implements Repackager {
 
   /**
    * Writes the media segment of the whole {@code original} ({@code moof+mdat} fragments, one per
-   * GOP); its duration is the original's media duration as ffprobe reports it.
+   * GOP); its duration is the media duration of what was written, measured by ffprobe over the
+   * remuxed file's packets (from the earliest start to the latest end), whatever the original's
+   * container.
    */
   @Override
   public RepackagedFile segment(Path original, long sequence, Path target) throws RepackageException {
     cleanLeftovers(target);
-    ProbedMedia media = probeOriginal(original);
-    Path muxed = remux(original, media, target);
-    try (FileChannel in = FileChannel.open(muxed)) {
-      long start = mediaStart(in);
-      long size = AtomicFiles.write(target, out -> transfer(in, start, out));
+    Path muxed = remux(original, target);
+    try {
+      Duration duration = probe.duration(muxed);
+      long size;
+      try (FileChannel in = FileChannel.open(muxed)) {
+        long start = mediaStart(in);
+        size = AtomicFiles.write(target, out -> transfer(in, start, out));
+      }
       log.debug("segment {} of {} written to {} ({} bytes, {})", sequence, Printable.escape(original),
-          Printable.escape(target), size, media.duration());
-      return new RepackagedFile(target, size, media.duration());
+          Printable.escape(target), size, duration);
+      return new RepackagedFile(target, size, duration);
     } catch (IOException | Mp4FormatException e) {
-      throw new RepackageException("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original) + ": "
-          + Printable.escape(e), e);
+      throw failure("cannot write segment " + Printable.escape(target) + " from " + Printable.escape(original), e);
     } finally {
       deleteQuietly(muxed);
     }
   }
 
-  private Path remux(Path original, Path target) throws RepackageException {
-    return remux(original, probeOriginal(original), target);
+  /**
+   * The longest one ffprobe or ffmpeg run may take before it is killed ({@link
+   * Builder#timeout(Duration)}). A call of {@link #init} makes two runs, a call of {@link #segment}
+   * three, so a call takes at most two or three times this, plus the copy of the segment. Always
+   * present for this repackager.
+   */
+  public Optional<Duration> timeout() {
+    return Optional.of(timeout);
   }
 
-  private ProbedMedia probeOriginal(Path original) throws RepackageException {
+  /**
+   * Remuxes {@code original} into a fragmented MP4 in a temporary file beside {@code target},
+   * which ffmpeg writes progressively, fragment by fragment.
+   */
+  private Path remux(Path original, Path target) throws RepackageException {
     if (!Files.exists(original)) {
       throw new RepackageException("original not found: " + Printable.escape(original));
     }
-    return probe.probe(original);
-  }
-
-  /** Remuxes {@code original} into a fragmented MP4 in a temporary file beside {@code target}. */
-  private Path remux(Path original, ProbedMedia media, Path target) throws RepackageException {
-    List<MediaStream> kept = RemuxCommand.keptStreams(media.streams());
+    List<MediaStream> streams = probe.streams(original);
+    List<MediaStream> kept = RemuxCommand.keptStreams(streams);
     if (kept.isEmpty()) {
-      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + media.streams());
+      throw new RepackageException("no audio or video stream in " + Printable.escape(original) + ": " + streams);
     }
     Path muxed;
     try {
@@ -137,6 +160,17 @@ public final class FfmpegRepackager implements Repackager {
       deleteQuietly(muxed);
       throw e;
     }
+  }
+
+  /**
+   * A failure to write the output. An interrupt during file I/O closes the channel ({@link
+   * ClosedByInterruptException}, the flag stays set): that is a cancellation, and says so.
+   */
+  private static RepackageException failure(String what, Exception e) {
+    if (e instanceof ClosedByInterruptException) {
+      return new RepackageException(what + ": cancelled: the thread was interrupted", e);
+    }
+    return new RepackageException(what + ": " + Printable.escape(e), e);
   }
 
   private static byte[] initOf(Path muxed) throws IOException, Mp4FormatException {
@@ -213,7 +247,19 @@ public final class FfmpegRepackager implements Repackager {
       return this;
     }
 
-    /** The longest each ffprobe or ffmpeg run may take before it is killed. Default 2 minutes. */
+    /**
+     * The longest each ffprobe or ffmpeg run may take before it is killed, whether or not it makes
+     * progress. Default 2 minutes. A call runs two ({@code init}) or three ({@code segment})
+     * programs one after the other, each with this timeout.
+     *
+     * <p>With a ledger that cancels an attempt whose repackager output has not grown for its
+     * stall timeout, this timeout is the backstop for a run that keeps going but never ends (and
+     * the only bound when nobody watches): set it above the longest run a healthy node needs for
+     * the largest original (the remux, or ffprobe reading the remuxed file once), and longer than
+     * the stall timeout, which then ends a stuck run first. The stall timeout itself must exceed
+     * the longest phase that writes nothing (ffprobe listing the packets of the largest remuxed
+     * file). Temporaries of other targets are removed once older than twice this timeout.
+     */
     public Builder timeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.isZero()) {

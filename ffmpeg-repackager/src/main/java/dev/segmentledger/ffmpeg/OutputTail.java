@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Drains a process stream on its own thread, keeping only the last {@code capacity} bytes, so a
- * chatty process can never block on a full pipe nor fill the heap.
+ * chatty process can never block on a full pipe nor fill the heap. For diagnostics (stderr in a
+ * failure message) only: what it keeps may be cut, so it is never parsed ({@link OutputLines}
+ * reads what is).
  */
 final class OutputTail {
   private final byte[] ring;

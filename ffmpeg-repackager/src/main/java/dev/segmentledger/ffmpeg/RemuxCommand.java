@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The ffmpeg argument list that remuxes one MPEG-TS recording into a fragmented MP4 file
+ * The ffmpeg argument list that remuxes one recording into a fragmented MP4 file
  * ({@code ftyp moov moof mdat moof mdat ...}) without re-encoding. The README explains each flag.
  */
 final class RemuxCommand {
@@ -59,6 +59,7 @@ final class RemuxCommand {
         "-use_editlist", "0",                           // timing lives in tfdt, never in an edit list
         "-avoid_negative_ts", "disabled",               // do not shift timestamps towards zero
         "-movflags", "+" + MOVFLAGS,
+        "-flush_packets", "1",                          // each fragment reaches the file when written: progress
         "-f", "mp4", output.toString()));
     return List.copyOf(command);
   }

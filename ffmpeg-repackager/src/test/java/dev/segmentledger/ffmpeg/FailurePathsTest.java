@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,13 +118,23 @@ class FailurePathsTest {
     worker.interrupt(); // whether it is already waiting or not, the flag makes the wait fail
     worker.join(Duration.ofSeconds(30).toMillis());
 
-    assertTrue(failure.get().getMessage().contains("interrupted"), failure.get().getMessage());
+    // "cancelled: the thread was interrupted; process killed", or, if the interrupt came first,
+    // "cancelled before it started: the thread is interrupted"
+    String message = failure.get().getMessage();
+    assertTrue(message.contains("ffprobe cancelled") && message.contains("interrupted"), message);
     assertTrue(flagRestored.get(), "interrupt flag restored");
   }
 
   @Test
   void builderRejectsNonPositiveTimeout() {
     assertThrows(IllegalArgumentException.class, () -> FfmpegRepackager.builder().timeout(Duration.ZERO));
+  }
+
+  @Test
+  void theTimeoutIsExposed() {
+    assertEquals(Optional.of(Duration.ofMinutes(2)), FfmpegRepackager.builder().build().timeout());
+    assertEquals(Optional.of(Duration.ofSeconds(30)),
+        FfmpegRepackager.builder().timeout(Duration.ofSeconds(30)).build().timeout());
   }
 
   private Path fifo() throws Exception {

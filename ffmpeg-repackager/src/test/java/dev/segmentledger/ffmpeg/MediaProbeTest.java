@@ -2,9 +2,11 @@ package dev.segmentledger.ffmpeg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
+import dev.segmentledger.ffmpeg.MediaProbe.PacketSpan;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class MediaProbeTest {
   @Test
-  void parsesStreamsOnceAndTheDuration() throws Exception {
+  void parsesEachStreamOnce() {
     String output = """
         program|stream|index=0|codec_name=h264|codec_type=video
         stream|index=1|codec_name=aac|codec_type=audio
@@ -20,29 +22,50 @@ class MediaProbeTest {
         stream|index=0|codec_name=h264|codec_type=video
         stream|index=1|codec_name=aac|codec_type=audio
         stream|index=2|codec_name=scte_35|codec_type=data
-        format|duration=4.021333
         """;
 
-    MediaProbe.ProbedMedia media = MediaProbe.parse(output, Path.of("x.ts"));
+    List<MediaStream> streams = MediaProbe.parseStreams(output);
 
     assertEquals(List.of(new MediaStream(0, "video", "h264"), new MediaStream(1, "audio", "aac"),
-        new MediaStream(2, "data", "scte_35")), media.streams());
-    assertEquals(Duration.ofNanos(4_021_333_000L), media.duration());
-    assertEquals(2, RemuxCommand.keptStreams(media.streams()).size());
+        new MediaStream(2, "data", "scte_35")), streams);
+    assertEquals(2, RemuxCommand.keptStreams(streams).size());
   }
 
   @Test
-  void missingDurationIsAFailure() {
-    assertThrows(RepackageException.class, () -> MediaProbe.parse("format|duration=N/A\n", Path.of("x.ts")));
+  void aStreamWithoutANumericIndexIsRefused() {
+    assertThrows(NumberFormatException.class, () -> MediaProbe.parseStreams("stream|index=x|codec_type=video\n"));
+  }
+
+  /**
+   * The duration is the packets' span, never the container's: in a fragmented MP4 whose fragments
+   * carry the recording's timeline (tfdt), ffprobe's container duration counts from zero.
+   */
+  @Test
+  void theDurationIsFromTheEarliestPacketStartToTheLatestPacketEnd() throws Exception {
+    PacketSpan span = new PacketSpan(Path.of("x.mp4"));
+    // Packets out of order (B-frames) and of two streams, a packet without a time, a blank line,
+    // side data after the packet (a trailing comma).
+    for (String line : List.of("5.480000,0.040000", "5.405333,0.021333,", "5.560000,0.040000", "N/A,0.040000", "",
+        "9.440000,0.040000")) {
+      span.line(line);
+    }
+    assertEquals(Duration.ofNanos(4_074_667_000L), span.result());
+    // ffprobe lists the first audio packet of a fragmented MP4 without a duration: it still starts the media.
+    span.line("5.300000,N/A");
+    assertEquals(Duration.ofNanos(4_180_000_000L), span.result());
   }
 
   @Test
-  void anMp4IsRecognisedByItsFormatNameAndMeasuredOverItsPackets() throws Exception {
-    assertEquals(true, MediaProbe.isMp4("stream|index=0|codec_type=video\nformat|duration=9.4|format_name=mov,mp4,m4a,3gp,3g2,mj2\n"));
-    assertEquals(false, MediaProbe.isMp4("format|duration=4.0|format_name=mpegts\n"));
-    // Packets out of order (B-frames) and of two streams: from the earliest start to the latest end.
-    String packets = "5.480000,0.040000\n5.405333,0.021333\n5.560000,0.040000\nN/A,0.040000\n\n9.440000,0.040000\n";
-    assertEquals(Duration.ofNanos(4_074_667_000L), MediaProbe.packetSpan(packets, Path.of("x.mp4")));
-    assertThrows(RepackageException.class, () -> MediaProbe.packetSpan("N/A,N/A\n", Path.of("x.mp4")));
+  void noTimedPacketIsAFailure() throws Exception {
+    PacketSpan span = new PacketSpan(Path.of("x.mp4"));
+    span.line("N/A,N/A");
+    assertThrows(RepackageException.class, span::result);
+  }
+
+  @Test
+  void aLineThatIsNoPacketTimeIsRefusedByName() {
+    PacketSpan span = new PacketSpan(Path.of("x.mp4"));
+    RepackageException e = assertThrows(RepackageException.class, () -> span.line("1.5,garbage\u0007"));
+    assertTrue(e.getMessage().contains("'1.5,garbage\\u0007' is not 'pts_time,duration_time'"), e.getMessage());
   }
 }
