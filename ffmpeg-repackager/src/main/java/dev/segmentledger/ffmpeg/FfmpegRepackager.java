@@ -130,6 +130,7 @@ public final class FfmpegRepackager implements Repackager {
    * three, so a call takes at most two or three times this, plus the copy of the segment. Always
    * present for this repackager.
    */
+  @Override
   public Optional<Duration> timeout() {
     return Optional.of(timeout);
   }
@@ -255,10 +256,11 @@ public final class FfmpegRepackager implements Repackager {
      * <p>With a ledger that cancels an attempt whose repackager output has not grown for its
      * stall timeout, this timeout is the backstop for a run that keeps going but never ends (and
      * the only bound when nobody watches): set it above the longest run a healthy node needs for
-     * the largest original (the remux, or ffprobe reading the remuxed file once), and longer than
-     * the stall timeout, which then ends a stuck run first. The stall timeout itself must exceed
-     * the longest phase that writes nothing (ffprobe listing the packets of the largest remuxed
-     * file). Temporaries of other targets are removed once older than twice this timeout.
+     * the largest original (the remux, or ffprobe reading the remuxed file once), and no longer
+     * than the ledger's stall timeout (its builder warns otherwise): a run may write nothing for as
+     * long as it runs (ffprobe listing the packets of the largest remuxed file), and one silent for
+     * longer than the stall timeout would be cancelled as stalled. Temporaries of other targets
+     * are removed once older than twice this timeout.
      */
     public Builder timeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
