@@ -54,7 +54,8 @@ public record LedgerConfig(
   /** The settings a started ledger logs, in one line. */
   String summary() {
     return workers + " workers, queue capacity " + queueCapacity + ", sweep batch " + sweepBatchSize + " every "
-        + sweepInterval + ", lease " + leaseDuration + ", retention " + (retention == null ? "off" : retention)
+        + sweepInterval + ", lease " + leaseDuration + " (heartbeat every " + Heartbeat.tickFor(leaseDuration)
+        + "), stall timeout " + stallTimeout + ", retention " + (retention == null ? "off" : retention)
         + ", playlists " + (publishPlaylists ? "published" : "off")
         + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
   }
