@@ -141,6 +141,12 @@ public final class CrashHooks {
         return content.size();
       }
 
+      /** The sink's progress reaches the ledger's content as without the hook. */
+      @Override
+      public void reportStored(long bytes) {
+        content.reportStored(bytes);
+      }
+
       @Override
       public InputStream openStream() throws IOException {
         return new FilterInputStream(content.openStream()) {
