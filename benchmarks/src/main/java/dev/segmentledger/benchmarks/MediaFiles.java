@@ -1,6 +1,7 @@
 package dev.segmentledger.benchmarks;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,14 +17,23 @@ import java.util.Random;
 final class MediaFiles {
   private MediaFiles() {}
 
+  /** Files are written in chunks of at most this many bytes, so a 1 GiB original is not one array. */
+  static final int CHUNK = 8 * 1024 * 1024;
+
   static List<Path> write(Path dir, int count, int sizeBytes) throws IOException {
     Files.createDirectories(dir);
     Random random = new Random(42);
-    byte[] bytes = new byte[sizeBytes];
+    byte[] chunk = new byte[Math.min(sizeBytes, CHUNK)];
     List<Path> files = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      random.nextBytes(bytes);
-      files.add(Files.write(dir.resolve(String.format("seg-%06d.ts", i)), bytes));
+      Path file = dir.resolve(String.format("seg-%06d.ts", i));
+      try (OutputStream out = Files.newOutputStream(file)) {
+        for (int written = 0; written < sizeBytes; written += chunk.length) {
+          random.nextBytes(chunk);
+          out.write(chunk, 0, Math.min(chunk.length, sizeBytes - written));
+        }
+      }
+      files.add(file);
     }
     settleDisk();
     return files;

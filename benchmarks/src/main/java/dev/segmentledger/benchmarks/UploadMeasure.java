@@ -25,9 +25,10 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  * Real uploads through S3ObjectSink (ledger on PostgreSQL, 4 workers) against {@code rclone copy}
  * (4 transfers) of the same files to the same S3 server in the same run. The server is S3Proxy in
  * a JVM of its own ({@link S3ProxyProcess}), as a real endpoint is another process: it no longer
- * shares the ledger's heap, GC and JIT. Three scenarios, each a measure of its own:
- * {@code upload} (1,000 x 2 MiB, MiB/s), {@code upload_small} (3,000 x 64 KiB, files/s) and
- * {@code upload_large} (8 x 256 MiB multipart, MiB/s).
+ * shares the ledger's heap, GC and JIT. Four scenarios, each a measure of its own:
+ * {@code upload} (1,000 x 2 MiB, MiB/s), {@code upload_small} (3,000 x 64 KiB, files/s),
+ * {@code upload_large} (8 x 256 MiB multipart, MiB/s) and {@code upload_single} (one single 1 GiB
+ * original, alone: what its parts sent in parallel give, MiB/s).
  *
  * <p>Both are measured warm, as a recorder runs for hours: an untimed round of 8,000 small files
  * goes through rclone and through another ledger first. It has the JIT compile the per-request
@@ -59,9 +60,10 @@ final class UploadMeasure implements Measure {
   static final int WARM_UP_FILES = 8_000;
   static final int WARM_UP_FILE_BYTES = 64 * 1024;
   static final long MIB = 1024 * 1024;
-  /** The sink's defaults, stated here for the memory bound of the large scenario. */
+  /** The sink's defaults, stated here for the memory bound of the multipart scenarios. */
   static final long SINK_MULTIPART_THRESHOLD = 16 * MIB;
   static final long SINK_PART_SIZE = 8 * MIB;
+  static final int SINK_PART_CONCURRENCY = 4;
   /** rclone's multipart settings: the same threshold and part size as the sink. */
   static final String RCLONE_CUTOFF = "16M";
   static final String RCLONE_CHUNK = "8M";
@@ -102,6 +104,15 @@ final class UploadMeasure implements Measure {
     return new UploadMeasure("upload_large", 2, 8, 17 * 1024 * 1024, 256 * 1024 * 1024, false, 1.0);
   }
 
+  /**
+   * One single 1 GiB original uploaded alone (multipart, its parts in parallel on both sides), MiB/s,
+   * ledger >= 1.0 x rclone: a recorder's long original, where only parallel parts can use more
+   * than one connection.
+   */
+  static UploadMeasure single() {
+    return new UploadMeasure("upload_single", 1, 1, 17 * 1024 * 1024, 1024 * 1024 * 1024, false, 1.0);
+  }
+
   @Override
   public String name() {
     return name;
@@ -127,10 +138,11 @@ final class UploadMeasure implements Measure {
     c.put("loadavg_start", LoadAvg.now());
     if (size >= SINK_MULTIPART_THRESHOLD) {
       c.put("sink_multipart", "threshold " + (SINK_MULTIPART_THRESHOLD / MIB) + " MiB, part " + (SINK_PART_SIZE / MIB)
-          + " MiB, parts of one upload sent one at a time (part concurrency 1)");
-      c.put("sink_memory_bound_per_upload", "part size x part concurrency = " + (SINK_PART_SIZE / MIB) + " MiB x 1 = "
-          + (SINK_PART_SIZE / MIB) + " MiB in flight per upload, " + (WORKERS * SINK_PART_SIZE / MIB) + " MiB for "
-          + WORKERS + " workers; the part body is streamed from the file in 64 KiB reads (ContentRange), not buffered");
+          + " MiB, up to " + SINK_PART_CONCURRENCY + " parts of one upload at once (partConcurrency, the default)");
+      c.put("sink_memory_bound_per_upload", "part concurrency x (64 KiB read buffer + one HTTP connection's buffers)"
+          + " = " + SINK_PART_CONCURRENCY + " streams per upload, " + (WORKERS * SINK_PART_CONCURRENCY) + " for "
+          + WORKERS + " workers; each part body is streamed from the file in 64 KiB reads (ContentRange), never"
+          + " buffered whole");
       c.put("rclone_multipart", "--s3-upload-cutoff " + RCLONE_CUTOFF + " --s3-chunk-size " + RCLONE_CHUNK
           + " --s3-upload-concurrency " + RCLONE_UPLOAD_CONCURRENCY + " (buffers chunk x concurrency x transfers = "
           + 8 * RCLONE_UPLOAD_CONCURRENCY * WORKERS + " MiB)");
@@ -212,7 +224,8 @@ final class UploadMeasure implements Measure {
   private static double ledger(BenchEnv env, Path root, List<Path> files, String broadcastId, S3Client s3,
       String bucket) throws Exception {
     try (BenchEnv.Database db = env.newDatabase("upload", WORKERS + 4)) {
-      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();
+      S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).partConcurrency(SINK_PART_CONCURRENCY)
+          .build();
       LiveRun.Outcome o = LiveRun.run(Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
           .workers(WORKERS).queueCapacity(files.size()), files, broadcastId, 1, REGISTER_BATCH, Duration.ofMinutes(30));
       return o.nanos() / 1e9;
@@ -266,7 +279,8 @@ final class UploadMeasure implements Measure {
     return new RawTool(version + " (copy, " + count + " files, --transfers " + WORKERS + ")", seconds);
   }
 
-  private static S3Client client(URI endpoint) {
+  /** A client with the s3-sink README's plain-HTTP settings (also for {@link SinkPartConcurrencyRuns}). */
+  static S3Client client(URI endpoint) {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)

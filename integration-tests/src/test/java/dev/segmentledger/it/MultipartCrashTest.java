@@ -33,18 +33,21 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.Part;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * SIGKILL in the middle of a multipart upload: S3Proxy runs in this JVM, the uploader in a child
- * JVM ({@link MultipartUploader}) uploading a 20 MiB file in 5 MiB parts, killed while the upload
- * crosses the middle of the file; its requests go through a {@link FaultProxy} that records them.
+ * JVM ({@link MultipartUploader}) uploading a 20 MiB file in 5 MiB parts, one at a time, killed
+ * while the upload crosses the middle of the file (in part 3); its requests go through a {@link
+ * FaultProxy} that records them. The restarted uploader sends parts 4 at once (the default).
  *
  * <p>S3Proxy runs on its {@code filesystem} blobstore ({@code jclouds.provider=filesystem}), the
  * store of the independent crash runs of issue 14 (defect 7). It implements the protocol the fix
@@ -58,9 +61,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * unfinished upload exists for the key and it is the one whose parts the proxy saw (neither
  * completed nor aborted), and the bucket listing holds stray objects outside the ledger's keys.
  * After a restarted uploader registers the file again and confirms it (its upload is a retry, so
- * the sink aborts the killed upload before uploading): no unfinished upload is left in the bucket,
- * the listing holds exactly the objects of the confirmed rows, the object has the registered bytes
- * (SHA-256), the ledger and the bucket agree, and the reconciler lists no unfinished upload.
+ * the sink continues the killed upload): the retry sent exactly the parts the killed upload did not
+ * hold, into that upload, and completed it; no unfinished upload is left in the bucket, the listing
+ * holds exactly the objects of the confirmed rows, the object has the registered bytes (SHA-256),
+ * the ledger and the bucket agree, and the reconciler lists no unfinished upload.
  */
 class MultipartCrashTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -76,7 +80,8 @@ class MultipartCrashTest {
     String broadcast = "mp-" + Long.toString(System.nanoTime(), 36);
     try (S3ProxyServer server = S3ProxyServer.startOnFilesystem(temp.resolve("s3"));
         FaultProxy proxy = FaultProxy.start(server.endpoint());
-        S3Client client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60))) {
+        S3Client client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60));
+        S3Client proxied = S3ProxyServer.client(proxy.uri(), Duration.ofSeconds(60))) {
       String bucket = server.createBucket(client);
       String key = ObjectKeys.keyOf(MultipartUploader.item(broadcast));
 
@@ -110,7 +115,11 @@ class MultipartCrashTest {
       assertTrue(strays.stream().noneMatch(k -> k.startsWith(broadcast + "/")),
           "outside the broadcast's prefix, so the reconciler's listing never saw them: " + strays);
 
-      S3ObjectSink sink = MultipartUploader.sink(client, bucket);
+      List<Integer> stored = client.listPartsPaginator(b -> b.bucket(bucket).key(key).uploadId(uploadId)).parts()
+          .stream().map(Part::partNumber).sorted().toList();
+      proxy.clearRequests();
+      assertEquals(List.of(1, 2), stored, "killed in part 3, after parts 1 and 2 were stored");
+      S3ObjectSink sink = MultipartUploader.sink(proxied, bucket, 4);
       LedgerEvents events = new LedgerEvents();
       try (Ledger restarted = Wiring.ledger(store, sink, root, new FakeRepackager(), events).build()) {
         restarted.start();
@@ -118,6 +127,15 @@ class MultipartCrashTest {
         events.awaitUntil(broadcast + " confirmed", () -> store.findByBroadcast(broadcast).stream()
             .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(90));
       }
+
+      int parts = (int) ((SIZE + MultipartUploader.PART - 1) / MultipartUploader.PART);
+      List<Request> retried = proxy.requests().stream().filter(r -> r.target().contains("/" + key + "?")).toList();
+      List<Integer> resent = retried.stream().filter(r -> r.method().equals("PUT") && r.target().contains("partNumber="))
+          .map(r -> Integer.valueOf(r.target().replaceAll(".*partNumber=(\\d+).*", "$1"))).sorted().toList();
+      assertEquals(IntStream.rangeClosed(1, parts).boxed().filter(n -> !stored.contains(n)).toList(), resent,
+          "the retry sent only the parts the killed upload did not hold (it held " + stored + "): " + retried);
+      assertTrue(retried.stream().filter(r -> r.target().contains("partNumber=") || r.method().equals("POST"))
+          .allMatch(r -> r.target().contains("uploadId=" + uploadId)), "into the killed upload: " + retried);
 
       assertEquals(List.of(), unfinishedUploadIds(client, bucket, key), "no unfinished upload for the key");
       assertEquals(List.of(), client.listMultipartUploads(b -> b.bucket(bucket)).uploads(), "none in the bucket");
@@ -129,9 +147,9 @@ class MultipartCrashTest {
       ConsistencyAssertions.assertConsistent(store, sink, broadcast);
       ReconciliationReport report = Reconciler.create(store, sink, Clock.systemUTC()).reconcile(broadcast);
       assertTrue(report.unfinishedUploadsListed() && report.unfinishedUploads().isEmpty(), report::describe);
-      System.out.printf("multipart crash: killed after %d of %d part uploads started (upload %s left unfinished,"
-          + " %d stray objects); the retry aborted it and confirmed, SHA-256 %s%n", partsSent,
-          (SIZE + MultipartUploader.PART - 1) / MultipartUploader.PART, uploadId, strays.size(), expected);
+      System.out.printf("multipart crash: killed after %d of %d part uploads started (upload %s left unfinished"
+          + " with parts %s, %d stray objects); the retry sent parts %s into it, completed it and confirmed, SHA-256"
+          + " %s%n", partsSent, parts, uploadId, stored, strays.size(), resent, expected);
     }
   }
 

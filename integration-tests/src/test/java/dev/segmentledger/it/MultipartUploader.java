@@ -20,10 +20,12 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * An uploader process for the multipart crash test: registers one large recorded file and uploads
- * it to S3 (S3Proxy in the parent JVM) in 5 MiB parts, with {@link CrashPoint#DURING_PUT_BODY}
- * armed on the second pass over the middle of its bytes, which is the upload of the part that
- * crosses it (the first pass is the sink's digest read). Run in a child JVM; it prints the crash
- * marker and parks until the parent kills it with SIGKILL.
+ * it to S3 (S3Proxy in the parent JVM) in 5 MiB parts, one at a time, with {@link
+ * CrashPoint#DURING_PUT_BODY} armed on the second pass over the middle of its bytes, which is the
+ * upload of the part that crosses it (the first pass is the sink's digest read): it dies with the
+ * parts before that one stored. (With parts sent in parallel the part that crosses the middle
+ * starts together with the first ones and the kill would come before any part is stored.) Run in a
+ * child JVM; it prints the crash marker and parks until the parent kills it with SIGKILL.
  *
  * <p>Arguments: jdbcUrl user password root s3Endpoint bucket broadcast file (user and password
  * empty when the URL carries them).
@@ -39,7 +41,7 @@ public final class MultipartUploader {
     S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
     CrashHooks hooks = new CrashHooks(CrashPoint.DURING_PUT_BODY, Axis.ORIGINAL, 2, CrashMode.SIGKILL_FROM_PARENT);
     JdbiStateStore store = JdbiStateStore.create(jdbi);
-    try (Ledger ledger = Wiring.ledger(store, hooks.wrap(sink(client, args[5])), root, new FakeRepackager(),
+    try (Ledger ledger = Wiring.ledger(store, hooks.wrap(sink(client, args[5], 1)), root, new FakeRepackager(),
         new LedgerEvents()).build()) {
       ledger.start();
       ledger.register(item(args[6]), Path.of(args[7]));
@@ -47,9 +49,10 @@ public final class MultipartUploader {
     }
   }
 
-  /** The S3 sink of both uploaders: multipart from 5 MiB, in 5 MiB parts. */
-  static S3ObjectSink sink(S3Client client, String bucket) {
-    return S3ObjectSink.builder().client(client).bucket(bucket).multipartThreshold(PART).partSize(PART).build();
+  /** The S3 sink of both uploaders: multipart from 5 MiB, in 5 MiB parts, that many at once. */
+  static S3ObjectSink sink(S3Client client, String bucket, int partConcurrency) {
+    return S3ObjectSink.builder().client(client).bucket(bucket).multipartThreshold(PART).partSize(PART)
+        .partConcurrency(partConcurrency).build();
   }
 
   /** The one large item of the test. */

@@ -7,41 +7,94 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The digests of one upload, from a single pass over exactly {@code size} bytes: the object's
- * SHA-256 in the {@code sha256:<base64>} notation ({@link Sha256Checksum}), and the MD5 (base64, for
- * {@code Content-MD5}) of each part, so that S3 rejects a body that differs from the bytes the
- * checksum was taken from.
+ * The digests of one upload, read from the content before any request: the object's SHA-256 in the
+ * {@code sha256:<base64>} notation ({@link Sha256Checksum}), and the MD5 of each part of its {@link
+ * PartLayout} (base64, for {@code Content-MD5}, so that S3 rejects a body that differs from the
+ * bytes the checksum was taken from; in hex it is also the ETag S3 gives the part, which is how a
+ * retry recognises the parts an earlier attempt stored).
+ *
+ * <p>Design note. With one part, or one lane, the content is read once and both digests are
+ * updated from the same buffer. With several parts and lanes, the SHA-256 (one sequential pass:
+ * it cannot be split) is the first task and the MD5 of each part a task of its own over that part's
+ * range, so the lanes share the work. The CPU spent stays the same (SHA-256 about 0.55 s and MD5
+ * about 1.35 s per GiB on one core of this project's machine), plus a second read of the content
+ * (from the page cache, as a rule); what shortens is the wall time, when a second core is free: a
+ * 1 GiB pass took 1.0 to 1.2 s on 4 lanes against 1.8 s on one (see the module README). Every read
+ * is bounded to the content's size, in blocks of {@value #BLOCK} bytes, one buffer per lane.
  */
 record ContentDigests(String checksum, List<String> partMd5s) {
-  static ContentDigests of(UploadContent content, long partSize) throws IOException {
-    long size = content.size();
+  static final int BLOCK = 64 * 1024;
+
+  /** The digests of {@code content}, cut as {@code layout} says, computed on {@code lanes}. */
+  static ContentDigests of(UploadContent content, PartLayout layout, Lanes lanes) throws IOException {
+    if (layout.count() == 1 || lanes.width() == 1) {
+      return inOnePass(content, layout);
+    }
+    String[] md5s = new String[layout.count()];
+    String[] sha256 = new String[1];
+    lanes.run(layout.count() + 1, task -> {
+      if (task == 0) {
+        sha256[0] = sha256(content);
+      } else {
+        MessageDigest md5 = digest("MD5");
+        int part = task - 1;
+        try (InputStream in = ContentRange.open(content, layout.offset(part), layout.length(part))) {
+          update(in, layout.length(part), new byte[BLOCK], md5, null, layout.offset(part), layout.size());
+        }
+        md5s[part] = Base64.getEncoder().encodeToString(md5.digest());
+      }
+    });
+    return new ContentDigests(sha256[0], List.of(md5s));
+  }
+
+  /** The SHA-256 of {@code content} alone, in the sinks' notation (what the checksum metadata holds). */
+  static String sha256(UploadContent content) throws IOException {
+    MessageDigest sha256 = digest("SHA-256");
+    try (InputStream in = content.openStream()) {
+      update(in, content.size(), new byte[BLOCK], sha256, null, 0, content.size());
+    }
+    return Sha256Checksum.of(sha256.digest());
+  }
+
+  /** The MD5 of part {@code index} in hex, lower case: S3's ETag of that part without its quotes. */
+  String partMd5Hex(int index) {
+    return HexFormat.of().formatHex(Base64.getDecoder().decode(partMd5s.get(index)));
+  }
+
+  private static ContentDigests inOnePass(UploadContent content, PartLayout layout) throws IOException {
     MessageDigest sha256 = digest("SHA-256");
     MessageDigest md5 = digest("MD5");
-    List<String> partMd5s = new ArrayList<>();
-    byte[] buffer = new byte[64 * 1024];
+    String[] md5s = new String[layout.count()];
+    byte[] buffer = new byte[BLOCK];
     try (InputStream in = content.openStream()) {
-      long read = 0;
-      long partEnd = Math.min(partSize, size);
-      do {
-        while (read < partEnd) {
-          int n = in.read(buffer, 0, (int) Math.min(buffer.length, partEnd - read));
-          if (n < 0) {
-            throw new EOFException("content ended after " + read + " of " + size + " bytes");
-          }
-          sha256.update(buffer, 0, n);
-          md5.update(buffer, 0, n);
-          read += n;
-        }
-        partMd5s.add(Base64.getEncoder().encodeToString(md5.digest()));
-        partEnd = Math.min(partEnd + partSize, size);
-      } while (read < size);
+      for (int part = 0; part < md5s.length; part++) {
+        update(in, layout.length(part), buffer, sha256, md5, layout.offset(part), layout.size());
+        md5s[part] = Base64.getEncoder().encodeToString(md5.digest());
+      }
     }
-    return new ContentDigests(Sha256Checksum.of(sha256.digest()), List.copyOf(partMd5s));
+    return new ContentDigests(Sha256Checksum.of(sha256.digest()), List.of(md5s));
+  }
+
+  /** Feeds exactly {@code length} bytes of {@code in} to the digests; a shorter stream is an error. */
+  private static void update(InputStream in, long length, byte[] buffer, MessageDigest first, MessageDigest second,
+      long offset, long size) throws IOException {
+    long read = 0;
+    while (read < length) {
+      int n = in.read(buffer, 0, (int) Math.min(buffer.length, length - read));
+      if (n < 0) {
+        throw new EOFException("content ended after " + (offset + read) + " of " + size + " bytes");
+      }
+      first.update(buffer, 0, n);
+      if (second != null) {
+        second.update(buffer, 0, n);
+      }
+      read += n;
+    }
   }
 
   private static MessageDigest digest(String algorithm) {

@@ -27,6 +27,10 @@ final class S3Failures {
   private static final Set<String> RETRYABLE_CODES = Set.of(
       "RequestTimeout", "RequestTimeTooSkewed", "SlowDown", "Throttling", "ThrottlingException",
       "RequestLimitExceeded", "BadDigest", "IncompleteBody", "OperationAborted",
+      // A completion naming a part whose ETag is not the one stored: a part replaced after it was
+      // listed or sent, as when two attempts send parts of one continued upload. The next attempt
+      // lists the parts again.
+      "InvalidPart",
       // A multipart upload aborted under its uploader (by a retry elsewhere, or the reconciler):
       // a new attempt starts a new upload.
       "NoSuchUpload");
@@ -70,6 +74,11 @@ final class S3Failures {
       return SinkException.retryable(where + " failed without a reply from S3, outcome unknown", e);
     }
     return SinkException.retryable(where + " failed", e);
+  }
+
+  /** The S3 error code of {@code e}, or null if the reply had none (a HEAD's). */
+  static String errorCode(AwsServiceException e) {
+    return e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
   }
 
   /** Whether {@code code} refuses the configuration: one of {@link #CONFIGURATION_CODES}, or any KMS error. */

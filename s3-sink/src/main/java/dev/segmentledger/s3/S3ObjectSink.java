@@ -5,26 +5,18 @@ import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.s3.MultipartPut.UploadVanished;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
-import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -53,21 +45,42 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p><b>Retries ({@code mayExist}).</b> The sink HEADs the key first; an object with the same size
  * <em>and</em> the same checksum metadata counts as stored and is not uploaded again. Anything else
- * (missing, other size, other or no checksum) is uploaded again. It never skips on size alone.
+ * (missing, other size, other or no checksum) is uploaded again. It never skips on size alone;
+ * {@link #findIdentical} applies the same rule.
  *
  * <p><b>Multipart.</b> Content of at least {@link Builder#multipartThreshold} bytes is uploaded in
- * parts of {@link Builder#partSize} bytes (more if 10,000 parts would not suffice). A failed
- * multipart upload is aborted and the original failure reported. A process killed mid-upload cannot
- * abort: its upload stays unfinished. So a multipart retry ({@code mayExist}) first lists the
- * unfinished uploads of that exact key ({@code ListMultipartUploads}) and aborts them, before its
- * HEAD and its own upload. That housekeeping never fails the put, except for a configuration error
- * the put would fail on anyway (missing bucket, unknown key id, bad signature); any other failure
- * (for example {@code AccessDenied} when the role lacks {@code s3:ListBucketMultipartUploads} or
- * {@code s3:AbortMultipartUpload}) is logged, the first one at WARN, and the put goes on.
- * {@link #listUnfinishedUploads} and {@link #abortUnfinishedUpload} serve the reconciler. Uploads
- * that nothing retries still keep costing storage: give the bucket a lifecycle rule with {@code
- * AbortIncompleteMultipartUpload} as a backstop (see the module README). An upload aborted by
- * someone else while this sink sends its parts fails with a retryable {@code NoSuchUpload}.
+ * parts of {@link Builder#partSize} bytes (more if 10,000 parts would not suffice; the boundaries
+ * are a pure function of the content's size and these settings), up to {@link
+ * Builder#partConcurrency} parts at once (default 4). Each part streams its own range of the content
+ * through one 64 KiB buffer; no part is held in memory, so one upload holds at most part concurrency
+ * × (64 KiB + one HTTP connection's buffers). The parts beyond the caller's own thread run on a
+ * pool of daemon threads owned by the sink (at most 64, each ending after 30 s idle, so the sink
+ * needs no close); a thread reading the content is never interrupted (an interrupt would close the
+ * ledger's {@code FileChannel} under every part). The digest pass before the upload is shared out
+ * the same way: the SHA-256 on one lane, the parts' MD5s on the others.
+ *
+ * <p><b>Continuing an unfinished upload.</b> A process killed mid-upload leaves its upload
+ * unfinished, and a failed attempt leaves it too unless its failure was permanent (a refusal the
+ * next attempt would meet as well: then it is aborted). A retry ({@code mayExist}) that does not
+ * find an identical object continues it: it lists the uploads of exactly its key ({@code
+ * ListMultipartUploads}) and their parts ({@code ListParts}), keeps every part whose size and ETag
+ * (the hex MD5 of its range) match this content, sends only the others, and completes. Of several
+ * uploads of the key it continues the one holding the most of the content and aborts the rest.
+ * Since an upload's checksum metadata cannot be read before it is complete, a continued upload is
+ * HEADed after completion and uploaded again afresh if its metadata is not this content's (the
+ * request options, set at creation too, are those of the attempt that created it). After
+ * every completion, and when an identical object makes them obsolete, the other unfinished uploads
+ * of the key are aborted. Parts whose ETag is not an MD5 (SSE-KMS, SSE-C) cannot be verified and
+ * are sent again. Stored bytes are reported to {@link UploadContent#reportStored} as they grow.
+ * The listing and aborting never fail the put, except for a configuration error the put would
+ * fail on anyway (missing bucket, unknown key id, bad signature); any other failure (for example
+ * {@code AccessDenied} when the role lacks {@code s3:ListBucketMultipartUploads}, {@code
+ * s3:ListMultipartUploadParts} or {@code s3:AbortMultipartUpload}) is logged, the first one at WARN,
+ * and the put goes on with a fresh upload. {@link #listUnfinishedUploads} and {@link
+ * #abortUnfinishedUpload} serve the reconciler. Uploads that nothing retries still keep costing
+ * storage: give the bucket a lifecycle rule with {@code AbortIncompleteMultipartUpload} as a
+ * backstop (see the module README). An upload aborted by someone else while this sink sends its
+ * parts fails with a retryable {@code NoSuchUpload}.
  *
  * <p><b>Failures</b> become {@link SinkException}: {@linkplain SinkException.Kind#CONFIGURATION
  * configuration} for refusals of the sink's settings whatever the object (access denied, unknown
@@ -91,13 +104,8 @@ public final class S3ObjectSink implements ObjectSink {
   static final long MIB = 1024 * 1024;
   static final long MIN_PART_SIZE = 5 * MIB;
   static final long MAX_PART_SIZE = 5L * 1024 * MIB;
-  static final int MAX_PARTS = 10_000;
-
-  private static final Logger log = LoggerFactory.getLogger(S3ObjectSink.class);
-  /** Failures of the pre-upload housekeeping that the upload itself would fail on: thrown, not logged. */
-  private static final Set<String> CONFIGURATION_ERRORS = Set.of(
-      "NoSuchBucket", "InvalidBucketName", "InvalidAccessKeyId", "SignatureDoesNotMatch",
-      "AuthorizationHeaderMalformed", "PermanentRedirect");
+  /** The most parts of one upload a sink sends at once ({@link Builder#partConcurrency}). */
+  static final int MAX_PART_CONCURRENCY = 32;
 
   private final S3Client client;
   private final String bucket;
@@ -105,7 +113,9 @@ public final class S3ObjectSink implements ObjectSink {
   private final long multipartThreshold;
   private final long partSize;
   private final ObjectOptionsProvider objectOptions;
-  private final AtomicBoolean housekeepingWarned = new AtomicBoolean();
+  private final Lanes lanes;
+  private final UnfinishedUploads unfinished;
+  private final MultipartPut multipart;
 
   private S3ObjectSink(Builder builder) {
     this.client = Objects.requireNonNull(builder.client, "client");
@@ -114,6 +124,9 @@ public final class S3ObjectSink implements ObjectSink {
     this.multipartThreshold = builder.multipartThreshold;
     this.partSize = builder.partSize;
     this.objectOptions = builder.objectOptions;
+    this.lanes = new Lanes(Lanes.helperPool("s3-sink-" + bucket), builder.partConcurrency);
+    this.unfinished = new UnfinishedUploads(client, bucket, prefix, new Housekeeping());
+    this.multipart = new MultipartPut(client, bucket, lanes, unfinished, this::head);
   }
 
   /** A builder; {@link Builder#client} and {@link Builder#bucket} are required. */
@@ -125,29 +138,29 @@ public final class S3ObjectSink implements ObjectSink {
   public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
     String objectKey = prefix + Objects.requireNonNull(key, "key");
     long size = content.size();
-    boolean multipart = size >= multipartThreshold;
-    long effectivePartSize = multipart ? partSizeFor(size) : Math.max(size, 1);
+    boolean isMultipart = size >= multipartThreshold;
+    PartLayout layout = isMultipart ? PartLayout.multipart(size, partSize) : PartLayout.single(size);
     ContentDigests digests;
     try {
-      digests = ContentDigests.of(content, effectivePartSize);
+      digests = ContentDigests.of(content, layout, lanes);
     } catch (IOException | RuntimeException e) {
       throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
     }
     ObjectOptions options = optionsFor(key, objectKey);
-    if (mayExist && multipart) {
-      abortEarlierUploads(key, objectKey);
-    }
     if (mayExist) {
       Optional<StoredObjectInfo> existing = headIfAllowed(key);
       if (existing.isPresent() && existing.get().sizeBytes() == size
           && digests.checksum().equals(existing.get().checksum())) {
+        if (isMultipart) {
+          unfinished.abortAllBut(key, null, "an identical object is stored at the key");
+        }
         return existing.get();
       }
     }
     Map<String, String> metadata = Map.of(CHECKSUM_METADATA, digests.checksum());
     try {
-      if (multipart) {
-        putMultipart(objectKey, content, effectivePartSize, digests, metadata, options);
+      if (isMultipart) {
+        multipart.put(new MultipartPut.Job(key, objectKey, content, layout, digests, metadata, options, mayExist));
       } else {
         client.putObject(b -> {
           options.applyTo(b);
@@ -157,11 +170,34 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (UploadVanished e) {
       throw SinkException.retryable("multipart PUT s3://" + bucket + "/" + objectKey + ": upload " + e.uploadId
           + " vanished (aborted by another process?): HTTP " + e.getCause().statusCode() + " "
-          + errorCode(e.getCause()), e.getCause());
+          + S3Failures.errorCode(e.getCause()), e.getCause());
     } catch (SdkException | UncheckedIOException e) {
-      throw S3Failures.classify(multipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
+      throw S3Failures.classify(isMultipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     }
     return new StoredObjectInfo(key, size, digests.checksum());
+  }
+
+  /**
+   * {@inheritDoc} A HEAD of the key; only if the object there has the content's size is the content
+   * read, for its SHA-256, which must equal the object's {@value #CHECKSUM_METADATA} metadata: the
+   * rule of the {@code mayExist} skip. An object without that metadata is never identical.
+   *
+   * @throws SinkException as {@link #head} does, or retryable if the content cannot be read
+   */
+  @Override
+  public Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+    Optional<StoredObjectInfo> stored = head(key);
+    if (stored.isEmpty() || stored.get().sizeBytes() != content.size() || stored.get().checksum() == null) {
+      return Optional.empty();
+    }
+    String checksum;
+    try {
+      checksum = ContentDigests.sha256(content);
+    } catch (IOException | RuntimeException e) {
+      throw SinkException.retryable("reading the content to compare with s3://" + bucket + "/" + prefix + key
+          + " failed", e);
+    }
+    return checksum.equals(stored.get().checksum()) ? stored : Optional.empty();
   }
 
   /** The provider's options for {@code key}; a failing provider is a configuration failure. */
@@ -206,7 +242,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (NoSuchKeyException e) {
       return Optional.empty();
     } catch (S3Exception e) {
-      if (e.statusCode() == 404 && !"NoSuchBucket".equals(errorCode(e))) {
+      if (e.statusCode() == 404 && !"NoSuchBucket".equals(S3Failures.errorCode(e))) {
         return Optional.empty();
       }
       throw S3Failures.classify("HEAD", bucket, objectKey, e);
@@ -251,133 +287,13 @@ public final class S3ObjectSink implements ObjectSink {
    */
   @Override
   public List<UnfinishedUpload> listUnfinishedUploads(String keyPrefix) {
-    String listPrefix = prefix + Objects.requireNonNull(keyPrefix, "prefix");
-    List<UnfinishedUpload> uploads = new ArrayList<>();
-    try {
-      for (MultipartUpload upload : client.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(listPrefix))
-          .uploads()) {
-        if (upload.key() != null && upload.key().startsWith(listPrefix) && upload.uploadId() != null) {
-          uploads.add(new UnfinishedUpload(upload.key().substring(prefix.length()), upload.uploadId(),
-              upload.initiated()));
-        }
-      }
-    } catch (SdkException e) {
-      throw S3Failures.classify("LIST multipart uploads", bucket, listPrefix, e);
-    }
-    uploads.sort(Comparator.comparing(UnfinishedUpload::key)
-        .thenComparing(UnfinishedUpload::initiated, Comparator.nullsFirst(Comparator.naturalOrder()))
-        .thenComparing(UnfinishedUpload::uploadId));
-    return List.copyOf(uploads);
+    return unfinished.list(Objects.requireNonNull(keyPrefix, "prefix"));
   }
 
   /** {@inheritDoc} One {@code AbortMultipartUpload}; S3's {@code 404 NoSuchUpload} means already gone. */
   @Override
   public boolean abortUnfinishedUpload(UnfinishedUpload upload) {
-    String objectKey = prefix + Objects.requireNonNull(upload, "upload").key();
-    try {
-      client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(upload.uploadId()));
-      return true;
-    } catch (NoSuchUploadException e) {
-      return false;
-    } catch (S3Exception e) {
-      if (e.statusCode() == 404 && "NoSuchUpload".equals(errorCode(e))) {
-        return false;
-      }
-      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
-    } catch (SdkException e) {
-      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
-    }
-  }
-
-  /**
-   * Before a multipart retry: aborts the unfinished uploads of exactly this key (a listing by prefix
-   * also returns longer keys), left by an attempt whose process died. Housekeeping: a failure is
-   * logged and the upload goes on, unless it is a configuration error the upload would fail on too.
-   */
-  private void abortEarlierUploads(String key, String objectKey) {
-    try {
-      for (UnfinishedUpload upload : listUnfinishedUploads(key)) {
-        if (upload.key().equals(key) && abortUnfinishedUpload(upload)) {
-          log.info("aborted unfinished multipart upload {} of s3://{}/{} (initiated {}) before uploading it again",
-              upload.uploadId(), bucket, objectKey, upload.initiated());
-        }
-      }
-    } catch (SinkException e) {
-      if (e.getCause() instanceof AwsServiceException aws && aws.awsErrorDetails() != null
-          && CONFIGURATION_ERRORS.contains(aws.awsErrorDetails().errorCode())) {
-        throw e;
-      }
-      if (housekeepingWarned.compareAndSet(false, true)) {
-        log.warn("could not abort earlier unfinished multipart uploads of s3://{}/{}; uploading anyway. Their"
-            + " parts stay until a bucket lifecycle rule AbortIncompleteMultipartUpload removes them. Later"
-            + " failures of this kind are logged at DEBUG. {}", bucket, objectKey, e.getMessage());
-      } else {
-        log.debug("could not abort earlier unfinished multipart uploads of s3://{}/{}: {}", bucket, objectKey,
-            e.getMessage());
-      }
-    }
-  }
-
-  private void putMultipart(String objectKey, UploadContent content, long partLength, ContentDigests digests,
-      Map<String, String> metadata, ObjectOptions options) {
-    String owner = options.expectedBucketOwner().orElse(null);
-    String uploadId = client.createMultipartUpload(b -> {
-      options.applyTo(b);
-      b.bucket(bucket).key(objectKey).metadata(metadata);
-    }).uploadId();
-    try {
-      long size = content.size();
-      List<CompletedPart> parts = new ArrayList<>();
-      for (int i = 0; i < digests.partMd5s().size(); i++) {
-        int partNumber = i + 1;
-        long offset = i * partLength;
-        long length = Math.min(partLength, size - offset);
-        String md5 = digests.partMd5s().get(i);
-        String etag = client.uploadPart(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-                .partNumber(partNumber).contentLength(length).contentMD5(md5).expectedBucketOwner(owner),
-            ContentRange.body(content, offset, length)).eTag();
-        parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
-      }
-      client.completeMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(owner));
-    } catch (RuntimeException e) {
-      try {
-        client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId).expectedBucketOwner(owner));
-      } catch (RuntimeException abortFailure) {
-        e.addSuppressed(abortFailure);
-      }
-      // A 404 other than NoSuchBucket once the upload exists: someone aborted it (S3 says NoSuchUpload,
-      // S3Proxy NoSuchKey). Not permanent: the next attempt starts a new upload.
-      if (e instanceof S3Exception s3 && s3.statusCode() == 404 && !"NoSuchBucket".equals(errorCode(s3))) {
-        throw new UploadVanished(uploadId, s3);
-      }
-      throw e;
-    }
-  }
-
-  /** An upload of {@link #putMultipart} that a part or the completion found gone. */
-  private static final class UploadVanished extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    final String uploadId;
-
-    UploadVanished(String uploadId, S3Exception cause) {
-      super(cause.getMessage(), cause, false, false);
-      this.uploadId = uploadId;
-    }
-
-    @Override
-    public synchronized S3Exception getCause() {
-      return (S3Exception) super.getCause();
-    }
-  }
-
-  private long partSizeFor(long size) {
-    long needed = (size + MAX_PARTS - 1) / MAX_PARTS;
-    return Math.max(partSize, needed);
-  }
-
-  private static String errorCode(S3Exception e) {
-    return e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+    return unfinished.abort(Objects.requireNonNull(upload, "upload"));
   }
 
   @Override
@@ -396,6 +312,7 @@ public final class S3ObjectSink implements ObjectSink {
     private long multipartThreshold = 16 * MIB;
     private long partSize = 8 * MIB;
     private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
+    private int partConcurrency = 4;
 
     private Builder() {}
 
@@ -438,6 +355,23 @@ public final class S3ObjectSink implements ObjectSink {
         throw new IllegalArgumentException("partSize must be between 5 MiB and 5 GiB, got " + bytes);
       }
       this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * How many parts of one multipart upload are sent at once, and how many lanes share the
+     * digest pass before it (default 4; 1 to {@value S3ObjectSink#MAX_PART_CONCURRENCY}; 1 sends
+     * the parts one after the other on the calling thread). Each part in flight holds one read
+     * buffer of 64 KiB and one HTTP connection of the client: give the client's connection pool at
+     * least the ledger's workers times this many connections (the SDK's Apache clients default to
+     * 50).
+     */
+    public Builder partConcurrency(int parts) {
+      if (parts < 1 || parts > MAX_PART_CONCURRENCY) {
+        throw new IllegalArgumentException("partConcurrency must be between 1 and " + MAX_PART_CONCURRENCY + ", got "
+            + parts);
+      }
+      this.partConcurrency = parts;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.segmentledger.s3;
 
 import dev.segmentledger.rig.FaultProxy;
+import java.nio.file.Path;
 import java.time.Duration;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -15,8 +16,8 @@ public final class S3FaultRig implements AutoCloseable {
   private final S3Client direct;
   private final S3Client throughProxy;
 
-  private S3FaultRig(Duration proxiedAttemptTimeout) throws Exception {
-    server = S3ProxyServer.start();
+  private S3FaultRig(S3ProxyServer server, Duration proxiedAttemptTimeout) throws Exception {
+    this.server = server;
     proxy = FaultProxy.start(server.endpoint());
     direct = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60));
     throughProxy = S3ProxyServer.client(proxy.uri(), proxiedAttemptTimeout);
@@ -24,7 +25,15 @@ public final class S3FaultRig implements AutoCloseable {
 
   /** Starts the server and the proxy; {@code proxiedAttemptTimeout} bounds each call through the proxy. */
   public static S3FaultRig start(Duration proxiedAttemptTimeout) throws Exception {
-    return new S3FaultRig(proxiedAttemptTimeout);
+    return new S3FaultRig(S3ProxyServer.start(), proxiedAttemptTimeout);
+  }
+
+  /**
+   * As {@link #start}, with the server on its {@code filesystem} store under {@code baseDir}: the
+   * store to use when a client cuts a request body short (see {@link S3ProxyServer}).
+   */
+  public static S3FaultRig startOnFilesystem(Path baseDir, Duration proxiedAttemptTimeout) throws Exception {
+    return new S3FaultRig(S3ProxyServer.startOnFilesystem(baseDir), proxiedAttemptTimeout);
   }
 
   public S3ProxyServer server() {

@@ -23,6 +23,13 @@ class S3ObjectSinkBuilderTest {
   }
 
   @Test
+  void refusesAPartConcurrencyOutsideOneToThirtyTwo() {
+    assertThrows(IllegalArgumentException.class, () -> S3ObjectSink.builder().partConcurrency(0));
+    assertThrows(IllegalArgumentException.class, () -> S3ObjectSink.builder().partConcurrency(33));
+    S3ObjectSink.builder().partConcurrency(1).partConcurrency(32);
+  }
+
+  @Test
   void buildCopiesTheSettings() {
     try (S3Client client = S3Client.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:1"))
         .build()) {

@@ -1,7 +1,6 @@
 package dev.segmentledger.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +10,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
-import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.rig.FaultProxy;
@@ -19,15 +17,11 @@ import dev.segmentledger.rig.FaultProxy.Fault;
 import dev.segmentledger.rig.FaultProxy.Request;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,10 +33,12 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /**
- * Multipart uploads against S3Proxy: a 64 MiB object, the mayExist skip, the abort path, and the
- * unfinished uploads a killed process leaves (aborted by the next retry of the key). S3Proxy's
- * {@code transient-nio2} store answers ListMultipartUploads (with {@code prefix}) and
- * AbortMultipartUpload like S3, and {@code 404 NoSuchUpload} for an upload already gone.
+ * Multipart uploads against S3Proxy: a 64 MiB object, the mayExist skip, what a failed attempt
+ * leaves (its upload, unless the failure was permanent), and the unfinished uploads of a key that
+ * a completion aborts. Continuing uploads is {@link S3ObjectSinkResumeTest}'s subject, parallel
+ * parts {@link S3ObjectSinkParallelPartsTest}'s. S3Proxy's {@code transient-nio2} store answers
+ * ListMultipartUploads (with {@code prefix}), ListParts and AbortMultipartUpload like S3, and
+ * {@code 404 NoSuchUpload} for an upload already gone.
  */
 class S3ObjectSinkMultipartTest {
   private static final String KEY = "b1/1080p/original/0000000001.ts";
@@ -87,15 +83,30 @@ class S3ObjectSinkMultipartTest {
   }
 
   @Test
-  void failedPartAbortsTheUploadAndReportsTheFailure() throws Exception {
+  void aTransientPartFailureLeavesTheUploadForTheNextAttempt() throws Exception {
     Path file = randomFile(12 * MIB);
-    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket)
-        .multipartThreshold(5 * MIB).partSize(5 * MIB).build();
+    S3ObjectSink sink = smallParts(rig.throughProxy());
     rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.isUpload() && r.target().contains("partNumber=2"));
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
 
     assertTrue(e.isRetryable() && e.getMessage().contains("HTTP 500 InternalError"), e.getMessage());
+    assertTrue(rig.proxy().requests().stream().noneMatch(r -> r.method().equals("DELETE")),
+        "no AbortMultipartUpload: " + rig.proxy().requests());
+    assertEquals(1, uploadIds(KEY).size(), "left unfinished for the next attempt to continue");
+    assertEquals(Optional.empty(), sink.head(KEY));
+  }
+
+  @Test
+  void aPermanentPartFailureAbortsTheUploadAndReportsTheFailure() throws Exception {
+    Path file = randomFile(12 * MIB);
+    S3ObjectSink sink = smallParts(rig.throughProxy());
+    rig.proxy().injectError(400, "InvalidArgument", r -> r.isUpload() && r.target().contains("partNumber=2"));
+
+    SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
+
+    assertEquals(SinkException.Kind.PERMANENT, e.kind(), e.getMessage());
+    assertTrue(e.getMessage().contains("HTTP 400 InvalidArgument"), e.getMessage());
     assertTrue(rig.proxy().requests().stream().anyMatch(r -> r.method().equals("DELETE") && r.target().contains("uploadId=")),
         "AbortMultipartUpload sent: " + rig.proxy().requests());
     assertEquals(0, rig.direct().listMultipartUploads(b -> b.bucket(bucket)).uploads().size());
@@ -105,38 +116,35 @@ class S3ObjectSinkMultipartTest {
   @Test
   void failedAbortIsAttachedToTheOriginalFailure() throws Exception {
     Path file = randomFile(11 * MIB);
-    S3ObjectSink sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket)
-        .multipartThreshold(5 * MIB).partSize(5 * MIB).build();
-    rig.proxy().inject(Fault.SLOW_DOWN, r -> r.isUpload() && r.target().contains("partNumber=3"));
+    S3ObjectSink sink = smallParts(rig.throughProxy());
+    rig.proxy().injectError(400, "InvalidArgument", r -> r.isUpload() && r.target().contains("partNumber=3"));
     rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.method().equals("DELETE"));
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
 
-    assertTrue(e.getMessage().contains("503 SlowDown"), e.getMessage());
+    assertTrue(e.getMessage().contains("400 InvalidArgument"), e.getMessage());
     assertEquals(1, e.getCause().getSuppressed().length, "the abort failure travels with the cause");
     assertEquals(1, rig.direct().listMultipartUploads(b -> b.bucket(bucket)).uploads().size(),
         "the abort failed: the upload is left for the bucket lifecycle rule");
   }
 
   @Test
-  void retryAbortsTheUnfinishedUploadsOfItsKeyAndOnlyThose() throws Exception {
+  void aCompletedUploadLeavesNoUnfinishedUploadAtItsKeyAndTouchesNoOtherKey() throws Exception {
     Path file = randomFile(11 * MIB);
     S3ObjectSink sink = smallParts(rig.direct());
     // As left by processes killed mid-upload: two at the key (one with a part), one at a longer key, one elsewhere.
-    String killed = unfinished(KEY, true);
-    String killedBefore = unfinished(KEY, false);
+    unfinished(KEY, true);
+    unfinished(KEY, false);
     String longerKey = unfinished(KEY + ".bak", true);
     String otherKey = unfinished("b1/1080p/original/0000000002.ts", false);
 
-    sink.put(KEY, TestContent.of(file), false);
-    assertEquals(List.of(killed, killedBefore, longerKey, otherKey).stream().sorted().toList(),
-        uploadIds(null), "a first attempt (no mayExist) lists nothing and aborts nothing");
-
-    StoredObjectInfo stored = sink.put(KEY, TestContent.of(file), true);
+    StoredObjectInfo stored = sink.put(KEY, TestContent.of(file), false);
 
     assertEquals(List.of(longerKey, otherKey).stream().sorted().toList(), uploadIds(null),
-        "the retry aborted the unfinished uploads of its own key only");
+        "the completion aborted the other unfinished uploads of its own key only");
     assertEquals(Optional.of(stored), sink.head(KEY));
+    assertEquals(stored, sink.put(KEY, TestContent.of(file), true));
+    assertEquals(List.of(longerKey, otherKey).stream().sorted().toList(), uploadIds(null));
     assertEquals(List.of(KEY), rig.direct().listObjectsV2(b -> b.bucket(bucket).prefix("b1/")).contents().stream()
         .map(o -> o.key()).toList());
   }
@@ -161,15 +169,15 @@ class S3ObjectSinkMultipartTest {
     Path file = randomFile(11 * MIB);
     S3ObjectSink sink = smallParts(rig.throughProxy());
     String left = unfinished(KEY, true);
+    // Both listings of the put fail: the one before (which would continue or abort it) and the one after.
     rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.method().equals("GET") && r.target().contains("uploads"));
     rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.method().equals("GET") && r.target().contains("uploads"));
     ListAppender<ILoggingEvent> logged = capture();
     try {
-      StoredObjectInfo first = sink.put(KEY, TestContent.of(file), true);
-      StoredObjectInfo second = sink.put(KEY, TestContent.of(randomFile(12 * MIB)), true);
+      StoredObjectInfo stored = sink.put(KEY, TestContent.of(file), true);
 
-      assertEquals(Optional.of(second), sink.head(KEY), "both uploads went on: " + first);
-      assertEquals(List.of(left), uploadIds(KEY), "the listing failed: nothing aborted, left for the next retry");
+      assertEquals(Optional.of(stored), sink.head(KEY), "the upload went on");
+      assertEquals(List.of(left), uploadIds(KEY), "the listings failed: nothing aborted, left for the next retry");
       List<ILoggingEvent> warnings = logged.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
       assertEquals(1, warnings.size(), "one WARN for two failures: " + logged.list);
       assertTrue(warnings.get(0).getFormattedMessage().contains("HTTP 500"), warnings.get(0).getFormattedMessage());
@@ -195,7 +203,7 @@ class S3ObjectSinkMultipartTest {
   @Test
   void uploadAbortedUnderItsUploaderFailsRetryably() throws Exception {
     Path file = randomFile(11 * MIB);
-    S3ObjectSink sink = smallParts(rig.direct());
+    S3ObjectSink sink = smallParts(rig.direct(), 1);
     UploadContent content = TestContent.of(file);
     AtomicInteger opened = new AtomicInteger();
     UploadContent abortingAtFirstPart = new UploadContent() {
@@ -206,7 +214,7 @@ class S3ObjectSinkMultipartTest {
 
       @Override
       public InputStream openStream() throws IOException {
-        if (opened.incrementAndGet() == 2) { // 1: the digest pass; 2: the first part
+        if (opened.incrementAndGet() == 2) { // 1: the digest pass (one lane: one pass); 2: the first part
           for (UnfinishedUpload upload : sink.listUnfinishedUploads(KEY)) {
             assertTrue(sink.abortUnfinishedUpload(upload));
           }
@@ -225,7 +233,12 @@ class S3ObjectSinkMultipartTest {
   }
 
   private S3ObjectSink smallParts(software.amazon.awssdk.services.s3.S3Client client) {
-    return S3ObjectSink.builder().client(client).bucket(bucket).multipartThreshold(5 * MIB).partSize(5 * MIB).build();
+    return smallParts(client, 4);
+  }
+
+  private S3ObjectSink smallParts(software.amazon.awssdk.services.s3.S3Client client, int partConcurrency) {
+    return S3ObjectSink.builder().client(client).bucket(bucket).multipartThreshold(5 * MIB).partSize(5 * MIB)
+        .partConcurrency(partConcurrency).build();
   }
 
   /** Starts a multipart upload at {@code key} and leaves it unfinished, as a killed process does. */
@@ -263,23 +276,10 @@ class S3ObjectSinkMultipartTest {
   }
 
   private Path randomFile(long size) throws Exception {
-    Path file = dir.resolve("segment-" + size + ".ts");
-    Random random = new Random(size);
-    byte[] chunk = new byte[(int) MIB];
-    try (OutputStream out = Files.newOutputStream(file)) {
-      for (long written = 0; written < size; written += chunk.length) {
-        random.nextBytes(chunk);
-        out.write(chunk, 0, (int) Math.min(chunk.length, size - written));
-      }
-    }
-    return file;
+    return TestContent.randomFile(dir, size);
   }
 
   private static String sha256(InputStream stream) throws Exception {
-    MessageDigest digest = MessageDigest.getInstance("SHA-256");
-    try (InputStream in = new DigestInputStream(stream, digest)) {
-      in.transferTo(OutputStream.nullOutputStream());
-    }
-    return Sha256Checksum.of(digest.digest());
+    return TestContent.sha256(stream);
   }
 }

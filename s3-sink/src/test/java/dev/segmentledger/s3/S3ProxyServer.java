@@ -29,7 +29,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  * time of the listing, not of its creation; and it keeps an unfinished upload as ordinary blobs
  * ({@code <uploadId>}, {@code .mpus-<uploadId>-<key>-stub} and one {@code .mpus-...-<n>} per part)
  * that show up in a bucket listing until the upload is completed or aborted (on the filesystem store
- * together with their directories, as keys ending in {@code /}).
+ * together with their directories, as keys ending in {@code /}). And one difference between the
+ * stores: when a client cuts the body of an {@code UploadPart} short (its content failed mid-part),
+ * the {@code transient-nio2} store keeps something that makes every later listing of that bucket
+ * (objects, multipart uploads) fail with {@code 400} and no error document; the {@code filesystem}
+ * store keeps only the complete parts. Tests that cut a part body on the client side use the
+ * {@code filesystem} store (a {@code FaultProxy} that cuts a request never forwards it, so either
+ * store does there).
  *
  * <p>The one S3Proxy fixture of the build: s3-sink publishes its test classes as a test-jar, and the
  * integration tests use this class from it. Keep S3Proxy's loggers ({@code org.gaul},

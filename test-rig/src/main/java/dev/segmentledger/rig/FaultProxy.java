@@ -36,8 +36,9 @@ import java.util.function.Predicate;
  * <p>Every request is relayed on its own upstream connection with {@code Connection: close}, and
  * the client connection is closed after the reply; {@code Expect: 100-continue} is answered by the
  * relay itself. Requests must carry {@code Content-Length} (chunked request bodies are refused
- * with a 501). A fault scheduled with {@link #inject} applies once, to the next request that
- * matches its predicate; all other requests pass through untouched. {@link #denyAccess} refuses
+ * with a 501). A fault scheduled with {@link #inject} (or an error reply with {@link #injectError})
+ * applies once, to the next request that matches its predicate; all other requests pass through
+ * untouched. {@link #denyAccess} refuses
  * every matching request with {@code 403 AccessDenied} until {@link #allowAccess}, as a bucket
  * policy would. {@link #requests()} lists
  * every request seen, so a test can assert that a PUT was (or was not) sent.
@@ -84,7 +85,8 @@ public final class FaultProxy implements AutoCloseable {
     LOST_ACKNOWLEDGEMENT
   }
 
-  private record Scheduled(Fault fault, Predicate<Request> when) {}
+  /** A scheduled fault, or (with {@code fault} null) a scheduled error reply of {@code status} and {@code code}. */
+  private record Scheduled(Fault fault, int status, String code, Predicate<Request> when) {}
 
   private final InetSocketAddress upstream;
   private final int port;
@@ -224,7 +226,21 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Applies {@code fault} once, to the next request matching {@code when}. */
   public synchronized FaultProxy inject(Fault fault, Predicate<Request> when) {
-    scheduled.add(new Scheduled(Objects.requireNonNull(fault, "fault"), Objects.requireNonNull(when, "when")));
+    scheduled.add(new Scheduled(Objects.requireNonNull(fault, "fault"), 0, null, Objects.requireNonNull(when, "when")));
+    return this;
+  }
+
+  /**
+   * Answers the next request matching {@code when} with {@code status} and an S3 error document of
+   * {@code code}, without forwarding it (its body is read and dropped), once: a refusal of one
+   * request, such as {@code 400 InvalidArgument}, which the {@link Fault}s (all of them failures a
+   * retry can pass) do not cover. Scheduled in the same queue as {@link #inject}.
+   */
+  public synchronized FaultProxy injectError(int status, String code, Predicate<Request> when) {
+    if (status < 400 || status > 599) {
+      throw new IllegalArgumentException("an error status is 4xx or 5xx, got " + status);
+    }
+    scheduled.add(new Scheduled(null, status, Objects.requireNonNull(code, "code"), Objects.requireNonNull(when, "when")));
     return this;
   }
 
@@ -280,10 +296,10 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  private synchronized Fault faultFor(Request request) {
+  private synchronized Scheduled scheduledFor(Request request) {
     for (int i = 0; i < scheduled.size(); i++) {
       if (scheduled.get(i).when().test(request)) {
-        return scheduled.remove(i).fault();
+        return scheduled.remove(i);
       }
     }
     return null;
@@ -343,7 +359,13 @@ public final class FaultProxy implements AutoCloseable {
       if (delay > 0) {
         TimeUnit.NANOSECONDS.sleep(delay);
       }
-      Fault fault = faultFor(request);
+      Scheduled next = scheduledFor(request);
+      if (next != null && next.fault() == null) {
+        fromClient.skipNBytes(length);
+        reply(toClient, next.status(), next.code(), "injected by FaultProxy");
+        return;
+      }
+      Fault fault = next == null ? null : next.fault();
       if (fault == null && slowDown.hits(request)) {
         fault = Fault.SLOW_DOWN;
       } else if (fault == null && lostAcknowledgement.hits(request)) {

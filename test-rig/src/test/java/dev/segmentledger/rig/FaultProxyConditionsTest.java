@@ -96,6 +96,16 @@ class FaultProxyConditionsTest {
   }
 
   @Test
+  void anInjectedErrorAnswersTheNextMatchingRequestOnceWithoutForwardingIt() throws IOException {
+    proxy.injectError(400, "InvalidArgument", r -> r.method().equals("PUT"));
+    assertEquals("200", send("GET", ""));
+    assertEquals("400", send("PUT", "abc"));
+    assertEquals(1, served.get(), "the refused PUT was not forwarded");
+    assertEquals("200", send("PUT", "abc"));
+    assertThrows(IllegalArgumentException.class, () -> proxy.injectError(200, "OK", r -> true));
+  }
+
+  @Test
   void fractionsOutsideZeroToOneAreRejected() {
     assertThrows(IllegalArgumentException.class, () -> proxy.slowDown(1.5, r -> true));
     assertThrows(IllegalArgumentException.class, () -> proxy.loseAcknowledgements(-0.1, r -> true));

@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  * either absent, the old version or the complete new one, whenever the process dies. Checksums
  * ({@code sha256:<base64>}) are computed from the file on every {@link #head} and {@link #list}, so
  * there is no second file that could disagree. With {@code mayExist} set, an identical object (size
- * and checksum) is not written again.
+ * and checksum) is not written again; {@link #findIdentical} applies the same rule.
  *
  * <p>Its writes are all-or-nothing: a process killed mid-write leaves only a temporary file, which
  * is never listed. So it keeps {@link ObjectSink}'s defaults for unfinished uploads ({@link
@@ -95,6 +95,27 @@ public final class DirectoryObjectSink implements ObjectSink {
     } finally {
       deleteQuietly(part);
     }
+  }
+
+  /**
+   * {@inheritDoc} The stored object if it has the content's size and checksum; the content is
+   * read only when the sizes agree.
+   */
+  @Override
+  public Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+    Optional<StoredObjectInfo> stored = head(key);
+    if (stored.isEmpty() || stored.get().sizeBytes() != content.size()) {
+      return Optional.empty();
+    }
+    MessageDigest digest = ContentDigest.sha256();
+    long read;
+    try (InputStream in = new DigestInputStream(new BoundedStream(content.openStream(), content.size()), digest)) {
+      read = in.transferTo(OutputStream.nullOutputStream());
+    } catch (IOException e) {
+      throw SinkException.retryable("reading the content to compare with " + key + " failed", e);
+    }
+    return read == content.size() && ContentDigest.notation(digest).equals(stored.get().checksum()) ? stored
+        : Optional.empty();
   }
 
   @Override

@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
  * bytes. Every {@link #put} reads exactly {@code content.size()} bytes and is recorded as a
  * {@link PutAttempt}, so a test can assert "zero PUTs for this key". With {@code mayExist} set, an
  * object already present with the same size <em>and</em> checksum is not stored again (recorded as
- * {@link Outcome#SKIPPED_IDENTICAL}).
+ * {@link Outcome#SKIPPED_IDENTICAL}); {@link #findIdentical} applies the same rule.
  *
  * <p>Faults are scheduled per key ({@link #failNext(String, SinkFault)}, {@link #failTimes}) or for
  * whatever call comes next ({@link #failNext(SinkFault)}); a key's own faults are used first. Each
@@ -39,8 +39,9 @@ import java.util.stream.Collectors;
  * <p><b>Unfinished uploads</b>, as S3 multipart uploads of a killed process: {@link
  * #leaveUnfinishedUpload} records one (it holds no object), {@link #listUnfinishedUploads} and
  * {@link #abortUnfinishedUpload} behave as {@code S3ObjectSink}'s, and a {@code mayExist} put aborts
- * the unfinished uploads of its key before storing, as {@code S3ObjectSink} does for a multipart
- * retry. Faults and latency do not apply to listing or aborting them.
+ * the unfinished uploads of its key before storing: its uploads are all-or-nothing, so it has no
+ * parts to continue, and it ends as {@code S3ObjectSink}'s successful puts end, with no unfinished
+ * upload at the key. Faults and latency do not apply to listing or aborting them.
  *
  * <p>Thread-safe: any number of threads may put, inspect and schedule faults concurrently.
  */
@@ -115,6 +116,22 @@ public final class FakeObjectSink implements ObjectSink {
     }
     attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED));
     return info(key, blob);
+  }
+
+  /**
+   * {@inheritDoc} The stored object if it has the content's size and checksum (the content is read
+   * only when the sizes agree). Not a PUT: not recorded in {@link #attempts()}, and faults and
+   * latency do not apply.
+   */
+  @Override
+  public Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+    Objects.requireNonNull(key, "key");
+    Blob blob = objects.get(key);
+    if (blob == null || blob.bytes.length != content.size()) {
+      return Optional.empty();
+    }
+    String checksum = ContentDigest.of(ContentDigest.readExactly(key, content));
+    return checksum.equals(blob.checksum) ? Optional.of(info(key, blob)) : Optional.empty();
   }
 
   @Override

@@ -36,7 +36,10 @@ import org.junit.jupiter.api.Test;
  * {@code b10/}); {@code mayExist} never skips content that differs with the same size; content
  * streams are all closed and a short stream is refused as retryable without storing; concurrent
  * puts to distinct keys. Sinks that report checksums must report the same one for the same bytes
- * and a different one for different bytes.
+ * and a different one for different bytes, and must find an identical object with {@link
+ * ObjectSink#findIdentical}; every sink must never call an object identical when it is missing or
+ * has another size or other bytes of the same size, must store nothing when asked, and must close
+ * the streams it opens.
  *
  * <p>Unfinished uploads: a sink that does not {@linkplain ObjectSink#supportsUnfinishedUploads()
  * support} them must refuse listing and aborting with {@link UnsupportedOperationException}. One that
@@ -230,6 +233,40 @@ public abstract class ObjectSinkContract {
     for (StoredObjectInfo info : listed) {
       assertEquals(7, info.sizeBytes(), info.key());
     }
+  }
+
+  @Test
+  void findIdenticalFindsTheObjectWithTheSameBytesAndNoOther() {
+    StoredObjectInfo stored = sink.put("b1/720p/original/0000000001.ts", bytes("segment one"), false);
+
+    Optional<StoredObjectInfo> same = sink.findIdentical("b1/720p/original/0000000001.ts", bytes("segment one"));
+    if (stored.checksum() != null) {
+      assertEquals(Optional.of(stored), same, "a sink that reports checksums can tell");
+    } else {
+      assertEquals(Optional.empty(), same, "a sink without checksums cannot tell: empty");
+    }
+    assertEquals(Optional.empty(), sink.findIdentical("b1/720p/original/0000000001.ts", bytes("segment two")),
+        "same size, other bytes");
+    assertEquals(Optional.empty(), sink.findIdentical("b1/720p/original/0000000001.ts", bytes("segment one!")),
+        "other size");
+    assertEquals(Optional.empty(), sink.findIdentical("b1/720p/original/0000000002.ts", bytes("segment one")),
+        "nothing stored there");
+  }
+
+  @Test
+  void findIdenticalStoresNothingAndClosesWhatItOpens() {
+    StoredObjectInfo stored = sink.put("b1/720p/init.mp4", new TrackedContent(randomBytes(4096, 11)), false);
+    TrackedContent same = new TrackedContent(randomBytes(4096, 11));
+    TrackedContent other = new TrackedContent(randomBytes(4096, 12));
+
+    sink.findIdentical("b1/720p/init.mp4", same);
+    sink.findIdentical("b1/720p/init.mp4", other);
+    sink.findIdentical("b1/720p/original/0000000001.ts", other);
+
+    assertEquals(Optional.of(stored), sink.head("b1/720p/init.mp4"));
+    assertEquals(List.of("b1/720p/init.mp4"), keys(sink.list("b1/")), "nothing stored by asking");
+    assertEquals(same.opened.get(), same.closed.get(), "streams opened vs closed");
+    assertEquals(other.opened.get(), other.closed.get(), "streams opened vs closed");
   }
 
   @Test

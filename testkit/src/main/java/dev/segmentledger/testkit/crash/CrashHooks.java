@@ -103,9 +103,11 @@ public final class CrashHooks {
    * Wraps a sink so that {@link CrashPoint#DURING_PUT_BODY} fires half-way through an object's bytes:
    * once per stream the sink opens that reads across the middle of the content. A sink that reads
    * the content more than once passes the point more than once per PUT: {@code S3ObjectSink} reads
-   * it whole for its digests first (the first pass, before any request), then each part from its
-   * offset (skipped bytes count as position, not as sent), so the part that crosses the middle is
-   * the second pass.
+   * it for its digests first, before any request (one pass with one part or {@code
+   * partConcurrency(1)}; with several parts and lanes two: the SHA-256 over the whole content and
+   * the MD5 of the part that crosses the middle), then each part from its offset (skipped bytes
+   * count as position, not as sent), so the upload of the part that crosses the middle is the
+   * second or the third pass.
    *
    * <p>A playlist PUT (a key ending in {@code .m3u8}) passes {@link CrashPoint#BEFORE_PLAYLIST_PUT}
    * before it is forwarded and {@link CrashPoint#AFTER_PLAYLIST_PUT_BEFORE_RECORD} once the sink
@@ -137,6 +139,12 @@ public final class CrashHooks {
       @Override
       public long size() {
         return content.size();
+      }
+
+      /** The sink's progress reaches the ledger's content as without the hook. */
+      @Override
+      public void reportStored(long bytes) {
+        content.reportStored(bytes);
       }
 
       @Override

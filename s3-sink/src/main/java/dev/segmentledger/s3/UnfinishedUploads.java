@@ -1,0 +1,192 @@
+package dev.segmentledger.s3;
+
+import dev.segmentledger.core.UnfinishedUpload;
+import dev.segmentledger.core.spi.SinkException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.Part;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * The unfinished multipart uploads of one sink: listing and aborting them (for the reconciler and
+ * for the sink's own housekeeping), and, for a retry, finding the one an earlier attempt left that
+ * can be continued.
+ *
+ * <p>Design note. A retry lists the uploads of exactly its key ({@code ListMultipartUploads} by
+ * prefix returns longer keys too) and lists the parts of each ({@code ListParts}, every page). A
+ * part is <em>verified</em> when it lies where this content's {@link PartLayout} puts a part, has
+ * that part's size, and its ETag (quotes stripped) is the hex MD5 of that range. Anything else (a
+ * part of other content, another part size, an ETag that is not an MD5, as under SSE-KMS) is not
+ * kept: it is sent again. The upload with the most verified bytes is continued; uploads with no
+ * verified part are not worth continuing (a fresh upload costs the same and carries the current
+ * metadata and options), so they are aborted with the others. Listing failures are {@link
+ * Housekeeping}: the put goes on with a fresh upload.
+ *
+ * <p>Thread-safe.
+ */
+final class UnfinishedUploads {
+  private static final Logger log = LoggerFactory.getLogger(S3ObjectSink.class);
+
+  /** An upload an earlier attempt left, with the parts of it that hold this content's bytes. */
+  record Continuable(String uploadId, Map<Integer, String> verifiedEtags, long verifiedBytes) {}
+
+  private final S3Client client;
+  private final String bucket;
+  private final String prefix;
+  private final Housekeeping housekeeping;
+
+  UnfinishedUploads(S3Client client, String bucket, String prefix, Housekeeping housekeeping) {
+    this.client = client;
+    this.bucket = bucket;
+    this.prefix = prefix;
+    this.housekeeping = housekeeping;
+  }
+
+  /** See {@link S3ObjectSink#listUnfinishedUploads}. */
+  List<UnfinishedUpload> list(String keyPrefix) {
+    String listPrefix = prefix + keyPrefix;
+    List<UnfinishedUpload> uploads = new ArrayList<>();
+    try {
+      for (MultipartUpload upload : client.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(listPrefix))
+          .uploads()) {
+        if (upload.key() != null && upload.key().startsWith(listPrefix) && upload.uploadId() != null) {
+          uploads.add(new UnfinishedUpload(upload.key().substring(prefix.length()), upload.uploadId(),
+              upload.initiated()));
+        }
+      }
+    } catch (SdkException e) {
+      throw S3Failures.classify("LIST multipart uploads", bucket, listPrefix, e);
+    }
+    uploads.sort(Comparator.comparing(UnfinishedUpload::key)
+        .thenComparing(UnfinishedUpload::initiated, Comparator.nullsFirst(Comparator.naturalOrder()))
+        .thenComparing(UnfinishedUpload::uploadId));
+    return List.copyOf(uploads);
+  }
+
+  /** See {@link S3ObjectSink#abortUnfinishedUpload}. */
+  boolean abort(UnfinishedUpload upload) {
+    String objectKey = prefix + upload.key();
+    try {
+      client.abortMultipartUpload(b -> b.bucket(bucket).key(objectKey).uploadId(upload.uploadId()));
+      return true;
+    } catch (NoSuchUploadException e) {
+      return false;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404 && "NoSuchUpload".equals(S3Failures.errorCode(e))) {
+        return false;
+      }
+      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
+    } catch (SdkException e) {
+      throw S3Failures.classify("ABORT multipart upload " + upload.uploadId() + " of", bucket, objectKey, e);
+    }
+  }
+
+  /**
+   * For a retry of {@code key}: the unfinished upload of exactly that key with the most verified
+   * bytes (at least one part), if any; every other upload of the key is aborted. A listing that
+   * fails is logged and answers empty, unless it is a configuration error the put would fail on
+   * too (thrown).
+   */
+  Optional<Continuable> continuable(String key, PartLayout layout, ContentDigests digests, String owner) {
+    List<UnfinishedUpload> uploads;
+    try {
+      uploads = list(key).stream().filter(u -> u.key().equals(key)).toList();
+    } catch (SinkException e) {
+      if (Housekeeping.failsEveryRequest(e)) {
+        throw e;
+      }
+      housekeeping.failed("list the unfinished multipart uploads", where(key), "starting a fresh upload", e);
+      return Optional.empty();
+    }
+    Continuable best = null;
+    UnfinishedUpload bestUpload = null;
+    List<UnfinishedUpload> obsolete = new ArrayList<>();
+    for (UnfinishedUpload upload : uploads) {
+      Continuable candidate = verify(upload, layout, digests, owner);
+      if (candidate.verifiedBytes() > 0 && (best == null || candidate.verifiedBytes() > best.verifiedBytes())) {
+        if (bestUpload != null) {
+          obsolete.add(bestUpload);
+        }
+        best = candidate;
+        bestUpload = upload;
+      } else {
+        obsolete.add(upload);
+      }
+    }
+    String why = best == null ? "no part of it holds this content"
+        : "upload " + best.uploadId() + " holds more of this content and is continued";
+    for (UnfinishedUpload upload : obsolete) {
+      abortQuietly(upload, why);
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /**
+   * Aborts every unfinished upload of exactly {@code key} but {@code keep} (none if null): after a
+   * completion (leftovers of killed attempts) or when an identical object makes them obsolete.
+   * Never fails: the object is stored; what cannot be aborted is logged and left.
+   */
+  void abortAllBut(String key, String keep, String why) {
+    try {
+      for (UnfinishedUpload upload : list(key)) {
+        if (upload.key().equals(key) && !upload.uploadId().equals(keep)) {
+          abortQuietly(upload, why);
+        }
+      }
+    } catch (SinkException e) {
+      housekeeping.failed("list the unfinished multipart uploads", where(key), "leaving them", e);
+    }
+  }
+
+  private Continuable verify(UnfinishedUpload upload, PartLayout layout, ContentDigests digests, String owner) {
+    String objectKey = prefix + upload.key();
+    Map<Integer, String> verified = new HashMap<>();
+    long bytes = 0;
+    try {
+      for (Part part : client.listPartsPaginator(b -> b.bucket(bucket).key(objectKey).uploadId(upload.uploadId())
+          .expectedBucketOwner(owner)).parts()) {
+        int index = part.partNumber() == null ? -1 : part.partNumber() - 1;
+        if (index >= 0 && index < layout.count() && part.size() != null && part.size() == layout.length(index)
+            && part.eTag() != null && unquoted(part.eTag()).equalsIgnoreCase(digests.partMd5Hex(index))) {
+          verified.put(index, part.eTag());
+          bytes += layout.length(index);
+        }
+      }
+    } catch (SdkException e) {
+      housekeeping.failed("list the parts of multipart upload " + upload.uploadId(), where(upload.key()),
+          "not continuing it", S3Failures.classify("LIST parts", bucket, objectKey, e));
+      return new Continuable(upload.uploadId(), Map.of(), 0);
+    }
+    return new Continuable(upload.uploadId(), Map.copyOf(verified), bytes);
+  }
+
+  private void abortQuietly(UnfinishedUpload upload, String why) {
+    try {
+      if (abort(upload)) {
+        log.info("aborted unfinished multipart upload {} of {} (initiated {}): {}", upload.uploadId(),
+            where(upload.key()), upload.initiated(), why);
+      }
+    } catch (SinkException e) {
+      housekeeping.failed("abort multipart upload " + upload.uploadId(), where(upload.key()), "leaving it", e);
+    }
+  }
+
+  private String where(String key) {
+    return "s3://" + bucket + "/" + prefix + key;
+  }
+
+  private static String unquoted(String etag) {
+    return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1)
+        : etag;
+  }
+}
