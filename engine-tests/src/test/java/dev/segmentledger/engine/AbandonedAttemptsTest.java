@@ -10,6 +10,7 @@ import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -140,6 +141,35 @@ class AbandonedAttemptsTest {
     assertTrue(ledger.reopen(id));
     LedgerFixture.settle(ledger);
     assertEquals(ItemState.CONFIRMED, f.store.find(id).orElseThrow().state());
+  }
+
+  @Test
+  void aPoisonWhoseIdenticalObjectIsStoredAlreadyIsConfirmedNotRejected() {
+    f.sink.seed(id.objectKey(), ("bytes of " + id).getBytes(StandardCharsets.UTF_8)); // stored, then the process died
+    diesAlone("dead-1");
+    diesAlone("dead-2");
+    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual();
+
+    LedgerFixture.settle(ledger);
+
+    LedgerItem now = f.store.find(id).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, now.state(), "the bucket holds the registered bytes: nothing is lost");
+    assertEquals(0, f.sink.putCount(), "confirmed from what is stored, without processing the item again");
+  }
+
+  @Test
+  void aPoisonWhoseStoredObjectDiffersIsRejected() {
+    f.sink.seed(id.objectKey(), ("other bytes" + id).getBytes(StandardCharsets.UTF_8));
+    diesAlone("dead-1");
+    diesAlone("dead-2");
+    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual();
+
+    LedgerFixture.settle(ledger);
+
+    LedgerItem now = f.store.find(id).orElseThrow();
+    assertEquals(ItemState.REJECTED, now.state());
+    assertEquals(Reason.REPEATEDLY_ABANDONED, now.reason());
+    assertEquals(0, f.sink.putCount());
   }
 
   @Test

@@ -1,0 +1,49 @@
+package dev.segmentledger.it;
+
+import dev.segmentledger.core.Ledger;
+import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.s3.S3ProxyServer;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.jdbi.v3.core.Jdbi;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * An uploading ledger instance in a JVM of its own, as a recorder host runs it, for the tests that
+ * kill it: it sweeps the shared PostgreSQL ledger and uploads to S3 (S3Proxy in the parent JVM,
+ * usually behind a fault proxy that counts the bytes sent) in 5 MiB parts, four at once, until it
+ * is killed. Its supervisor restarts it under the same node id. Prints {@code STARTED <nodeId>}.
+ *
+ * <p>Arguments: jdbcUrl user password allowedRoot s3Endpoint bucket nodeId leaseMillis workers
+ * (user and password {@code -} for none).
+ */
+public final class UploadNode {
+  static final long PART = 5L * 1024 * 1024;
+
+  private UploadNode() {}
+
+  public static void main(String[] args) throws Exception {
+    String user = "-".equals(args[1]) ? null : args[1];
+    String password = "-".equals(args[2]) ? null : args[2];
+    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(Wiring.pool(args[0], user, password, 8)));
+    S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
+    S3ObjectSink sink = S3ObjectSink.builder().client(client).bucket(args[5]).multipartThreshold(16 * 1024 * 1024)
+        .partSize(PART).build();
+    Ledger ledger = Ledger.builder()
+        .stateStore(store)
+        .objectSink(sink)
+        .allowedRoot(Path.of(args[3]))
+        .nodeId(args[6])
+        .leaseDuration(Duration.ofMillis(Long.parseLong(args[7])))
+        .workers(Integer.parseInt(args[8]))
+        .sweepInterval(Duration.ofMillis(100))
+        .backoff(Wiring.SHORT_BACKOFF)
+        .build();
+    ledger.start();
+    System.out.println("STARTED " + args[6]);
+    new CountDownLatch(1).await(); // runs until killed
+  }
+}
