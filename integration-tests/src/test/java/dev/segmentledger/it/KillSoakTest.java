@@ -43,7 +43,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * No innocent victims: two recorder hosts ({@link UploadNode}, each in a JVM of its own, restarted
  * under its node id as a supervisor would) upload a mix of files to S3 while each is SIGKILLed at
- * random, every 0.5 to 5 seconds; about a sixth of the files are 16 to 40 MiB (multipart, resumed
+ * random, 0.5 to 5 seconds after its ledger started uploading; about a sixth of the files are 16 to 40 MiB (multipart, resumed
  * after each kill). Files are registered all along, as a recorder closes them. Once the kills are
  * over, every row is confirmed: none was rejected as a poison though their uploads died again and
  * again (their deaths came beside other work, or after durable progress), no multipart upload is
@@ -132,11 +132,12 @@ class KillSoakTest {
     }
   }
 
-  /** Starts {@code node} again and again, killing each life 0.5 to 5 s after it was started. */
+  /** Starts {@code node} again and again, killing each life 0.5 to 5 s after its ledger started. */
   private static Void superviseWithKills(List<String> args, String node, AtomicBoolean killing, AtomicInteger killed,
       int kills) throws Exception {
     while (killing.get() && killed.get() < kills) {
       try (ChildJvm life = ChildJvm.start(UploadNode.class, nodeArgs(args, node))) {
+        life.awaitLine(line -> line.startsWith("STARTED"), Duration.ofMinutes(1));
         TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(500, 5_001)); // the kill schedule
         life.killHard();
         killed.incrementAndGet();

@@ -3,7 +3,8 @@
 -- replaces from that locked row: a lease that ran out during an attempt is an abandoned attempt,
 -- weighed by the evidence its heartbeats left (design, "Long work"): counted in attempts always; in
 -- abandoned_attempts if it stored nothing more of the object (stored_bytes did not grow past
--- lease_stored_from); in blamed_attempts if, besides, it ran isolated in its process. The new lease
+-- lease_stored_from); in blamed_attempts if, besides, it ran isolated in its process. One that made
+-- progress clears both: they count the deaths since the row last made progress. The new lease
 -- covers an attempt, not isolated, whose progress counts from the stored bytes now.
 -- Returns what it took over, the counts, and the row as claimed. Binds: id, owner, until, now
 -- (instants truncated to microseconds).
@@ -18,8 +19,10 @@ WITH old AS (SELECT id, lease_owner,
 UPDATE segment_ledger_item t SET lease_owner = :owner, lease_until = :until, next_attempt_at = :until,
   lease_attempt = true, lease_stored_from = t.stored_bytes, lease_isolated = false,
   attempts = t.attempts + CASE WHEN old.abandoned THEN 1 ELSE 0 END,
-  abandoned_attempts = t.abandoned_attempts + CASE WHEN old.stalled THEN 1 ELSE 0 END,
-  blamed_attempts = t.blamed_attempts + CASE WHEN old.blamed THEN 1 ELSE 0 END,
+  abandoned_attempts = CASE WHEN old.stalled THEN t.abandoned_attempts + 1
+    WHEN old.abandoned THEN 0 ELSE t.abandoned_attempts END,
+  blamed_attempts = CASE WHEN old.blamed THEN t.blamed_attempts + 1
+    WHEN old.abandoned AND NOT old.stalled THEN 0 ELSE t.blamed_attempts END,
   reason = CASE WHEN old.abandoned THEN 'ATTEMPT_ABANDONED' ELSE t.reason END,
   last_error = CASE WHEN old.abandoned
     THEN 'the attempt of ' || old.lease_owner || ' ended without an outcome: its process died or froze past its lease'

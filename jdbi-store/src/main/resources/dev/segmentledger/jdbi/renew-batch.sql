@@ -3,7 +3,8 @@
 -- meanwhile, is left alone. A lease never stops covering an attempt (lease_attempt only turns true);
 -- one that turns into the lease of an attempt here begins it (its progress counts from the row's
 -- stored bytes now). For the lease of an attempt the entry is its heartbeat: the greatest stored
--- bytes reported are kept, and whether it runs isolated (design, "Long work").
+-- bytes reported are kept, and whether it runs isolated; bytes stored beyond what was stored clear
+-- the counts of deaths without progress (design, "Long work").
 -- Each row is found by its whole primary key (id, broadcast_id): a unique key, so the planner looks
 -- every entry up through it whatever the table's statistics say (with the id alone, which is not a
 -- key by itself, an unanalyzed table was read whole for a large batch).
@@ -15,6 +16,8 @@ SET lease_until = (timestamptz 'epoch' + v.until_us * interval '1 microsecond'),
   lease_stored_from = CASE WHEN v.attempt AND NOT t.lease_attempt THEN t.stored_bytes ELSE t.lease_stored_from END,
   lease_attempt = t.lease_attempt OR v.attempt,
   stored_bytes = CASE WHEN v.attempt THEN GREATEST(t.stored_bytes, v.stored) ELSE t.stored_bytes END,
+  abandoned_attempts = CASE WHEN v.attempt AND v.stored > t.stored_bytes THEN 0 ELSE t.abandoned_attempts END,
+  blamed_attempts = CASE WHEN v.attempt AND v.stored > t.stored_bytes THEN 0 ELSE t.blamed_attempts END,
   lease_isolated = CASE WHEN v.attempt THEN v.isolated ELSE t.lease_isolated END
 FROM unnest(:ids::bigint[], :broadcastIds::varchar[], :helds::bigint[], :untils::bigint[], :attempts::boolean[],
     :storeds::bigint[], :isolateds::boolean[])

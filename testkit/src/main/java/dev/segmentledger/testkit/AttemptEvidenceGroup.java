@@ -84,6 +84,21 @@ abstract class AttemptEvidenceGroup extends ContractGroup {
   }
 
   @Test
+  void progressClearsTheCountsOfDeathsWithoutIt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 100 << 20);
+    attemptWith(row, 0, true);
+    Instant second = LEASE_END.plusSeconds(11);
+    assertEquals(Claim.held(true, 1, 1), takeOver(row, second));
+    Instant secondEnds = second.plusSeconds(120);
+    assertTrue(store.renewAll("node-b", List.of(LeaseRenewal.ofAttempt(row.rowId(), row.id().broadcastId(),
+        secondEnds, secondEnds.plusSeconds(10), 8 << 20, true)))[0], "node b stores a part");
+
+    Claim third = store.claim(row.rowId(), "node-c", secondEnds.plusSeconds(300), secondEnds.plusSeconds(11));
+
+    assertEquals(Claim.held(true, 0, 0), third, "the deaths before the progress are forgotten");
+  }
+
+  @Test
   void aLeaseTakenAtRegistrationBeginsItsAttemptWhenARenewalMakesItAnAttemptsLease() {
     ItemId id = ItemId.original("b1", "720p", 0);
     Instant registrationLease = T0.plusSeconds(10);

@@ -531,8 +531,8 @@ public final class InMemoryStateStore implements StateStore {
     if (tookOver) {
       boolean stalled = before.storedBytes() <= current.storedFrom();
       boolean blamed = stalled && current.isolated();
-      after = new Evidence(before.abandoned() + (stalled ? 1 : 0), before.blamed() + (blamed ? 1 : 0),
-          before.storedBytes());
+      after = stalled ? new Evidence(before.abandoned() + 1, before.blamed() + (blamed ? 1 : 0), before.storedBytes())
+          : new Evidence(0, 0, before.storedBytes()); // progress since the previous death clears the counts
       evidence.put(rowId, after);
       String weight = !stalled ? " (it had stored " + before.storedBytes() + " bytes: progress, not blamed)"
           : blamed ? " (it ran alone and stored nothing more: blamed on this row)"
@@ -584,8 +584,9 @@ public final class InMemoryStateStore implements StateStore {
       Evidence before = evidence.getOrDefault(rowId, Evidence.NONE);
       if (renewal.attempt()) {
         long storedFrom = current.attempt() ? current.storedFrom() : before.storedBytes();
-        evidence.put(rowId, new Evidence(before.abandoned(), before.blamed(),
-            Math.max(before.storedBytes(), renewal.storedBytes())));
+        evidence.put(rowId, renewal.storedBytes() > before.storedBytes()
+            ? new Evidence(0, 0, renewal.storedBytes()) // progress clears the counts of deaths without it
+            : before);
         leases.put(rowId, new Lease(owner, until, true, storedFrom, renewal.isolated()));
       } else {
         leases.put(rowId, new Lease(owner, until, current.attempt(), current.storedFrom(), current.isolated()));

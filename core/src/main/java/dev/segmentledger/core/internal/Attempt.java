@@ -38,6 +38,7 @@ final class Attempt {
 
   private final LedgerItem item;
   private final Thread worker;
+  private final Runnable storedMore;
   private final AtomicLong moved = new AtomicLong();
   private final List<AutoCloseable> closeOnCancel = new ArrayList<>();
   private Phase phase = Phase.WAITING;
@@ -56,10 +57,12 @@ final class Attempt {
   /**
    * @param leaseUntil the end of the lease the attempt holds, as the store keeps it
    * @param now the attempt's start on the ledger's clock
+   * @param storedMore called (outside any lock) when the sink reports more of the object stored
    */
-  Attempt(LedgerItem item, Thread worker, Instant leaseUntil, Instant now) {
+  Attempt(LedgerItem item, Thread worker, Instant leaseUntil, Instant now, Runnable storedMore) {
     this.item = item;
     this.worker = worker;
+    this.storedMore = storedMore;
     this.leaseUntil = leaseUntil.truncatedTo(ChronoUnit.MICROS);
     this.lastProgressAt = now;
   }
@@ -93,9 +96,16 @@ final class Attempt {
   }
 
   /** The sink reports {@code bytes} of the object durably stored in all (never decreasing). */
-  synchronized void stored(long bytes) {
-    if (bytes > stored) {
-      stored = bytes;
+  void stored(long bytes) {
+    boolean more;
+    synchronized (this) {
+      more = bytes > stored;
+      if (more) {
+        stored = bytes;
+      }
+    }
+    if (more) {
+      storedMore.run();
     }
   }
 

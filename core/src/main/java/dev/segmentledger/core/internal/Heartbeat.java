@@ -12,8 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * timeout (its own node cancels it: the failure is recorded as {@link Reason#STALLED}, the lease
  * ends, the row is retried); it renews, in <em>one</em> {@link StateStore#renewAll} statement for
  * the whole node, the leases that have less than half the lease duration left and those whose
- * attempt has evidence to write (more bytes stored, isolation); and it cancels the attempts whose
- * renewal the store refused (their lease was taken over while this node was frozen, or the row was
+ * attempt has evidence to write (more bytes stored, isolation; an attempt that stores more asks
+ * for a round at once, so that the evidence is written before a death could lose it); and it
+ * cancels the attempts whose renewal the store refused (their lease was taken over while this node was frozen, or the row was
  * finished by another node). An expired lease therefore means a dead or frozen node, never a slow
  * one. A store failure is logged (once per minute) and the next tick tries again. Thread-safe.
  */
@@ -50,7 +53,8 @@ final class Heartbeat {
   private final Duration tick;
   private final Map<Long, Attempt> attempts = new ConcurrentHashMap<>();
   private final Object renewing = new Object();
-  private ScheduledExecutorService thread;
+  private final AtomicBoolean nudged = new AtomicBoolean();
+  private volatile ScheduledExecutorService thread;
   private Instant lastFailureLogged;
 
   Heartbeat(StateStore store, Clock clock, String owner, Duration leaseDuration, Duration stallTimeout,
@@ -75,7 +79,7 @@ final class Heartbeat {
 
   /** Registers the attempt of {@code item}, which holds the lease until {@code leaseUntil}, by this thread. */
   Attempt begin(LedgerItem item, Instant leaseUntil) {
-    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant());
+    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant(), this::nudge);
     attempts.put(item.rowId(), attempt);
     return attempt;
   }
@@ -111,8 +115,6 @@ final class Heartbeat {
   /** One round: stalls, then the renewals due, in one statement. */
   void tick() {
     Instant now = clock.instant();
-    List<Attempt> renewing = new ArrayList<>();
-    List<LeaseRenewal> renewals = new ArrayList<>();
     for (Attempt attempt : attempts.values()) {
       if (attempt.phase() == Attempt.Phase.ENDED) {
         attempts.remove(attempt.rowId(), attempt);
@@ -121,22 +123,23 @@ final class Heartbeat {
       Duration idle = attempt.idleFor(now);
       if (idle.compareTo(stallTimeout) >= 0) {
         stalled(attempt, idle);
-        continue;
-      }
-      LeaseRenewal renewal = attempt.renewalIfDue(now, renewBelow, now.plus(leaseDuration));
-      if (renewal != null) {
-        renewing.add(attempt);
-        renewals.add(renewal);
       }
     }
-    if (!renewals.isEmpty()) {
-      renew(renewing, renewals, now);
-    }
-  }
-
-  private void renew(List<Attempt> renewing, List<LeaseRenewal> renewals, Instant now) {
-    boolean[] renewed;
-    synchronized (this.renewing) {
+    List<Attempt> lost = new ArrayList<>();
+    synchronized (renewing) { // with isolate(): a renewal is made from the lease as the last one left it
+      List<Attempt> due = new ArrayList<>();
+      List<LeaseRenewal> renewals = new ArrayList<>();
+      for (Attempt attempt : attempts.values()) {
+        LeaseRenewal renewal = attempt.renewalIfDue(now, renewBelow, now.plus(leaseDuration));
+        if (renewal != null) {
+          due.add(attempt);
+          renewals.add(renewal);
+        }
+      }
+      if (renewals.isEmpty()) {
+        return;
+      }
+      boolean[] renewed;
       try {
         renewed = store.renewAll(owner, renewals);
       } catch (RuntimeException e) {
@@ -149,13 +152,29 @@ final class Heartbeat {
       }
       for (int i = 0; i < renewed.length; i++) {
         if (renewed[i]) {
-          renewing.get(i).renewed(renewals.get(i));
+          due.get(i).renewed(renewals.get(i));
+        } else {
+          lost.add(due.get(i));
         }
       }
     }
-    for (int i = 0; i < renewed.length; i++) {
-      if (!renewed[i]) {
-        leaseLost(renewing.get(i));
+    lost.forEach(this::leaseLost);
+  }
+
+  /**
+   * Runs a round soon (on the heartbeat's thread; coalesced): an attempt stored more of its object,
+   * and that evidence should reach the store before a death could make it too late.
+   */
+  void nudge() {
+    ScheduledExecutorService running = thread;
+    if (running != null && nudged.compareAndSet(false, true)) {
+      try {
+        running.execute(() -> {
+          nudged.set(false);
+          tickSafely();
+        });
+      } catch (RejectedExecutionException e) {
+        nudged.set(false); // stopping
       }
     }
   }

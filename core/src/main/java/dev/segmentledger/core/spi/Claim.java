@@ -9,14 +9,16 @@ package dev.segmentledger.core.spi;
  * more of the object than was stored when it began (no durable progress) also counts as
  * {@code abandonedAttempts}, which makes the row a suspect; one that in addition ran alone in its
  * process (isolated) is blamed on the row ({@code blamedAttempts}): nothing else the process did
- * can explain its death.
+ * can explain its death. Both counts restart whenever the row makes durable progress: they count
+ * the deaths since its last progress, and a poison never makes any.
  *
  * @param held whether the claimant holds the lease now
  * @param tookOverAbandoned whether the row carried an expired lease of an attempt, that is an
  *     attempt that ended without confirming the row or recording a failure (its process died or
  *     froze past the lease)
- * @param abandonedAttempts how many abandoned attempts on the row made no durable progress, since
- *     it was registered or last re-opened, counting the one this claim found
+ * @param abandonedAttempts how many abandoned attempts on the row made no durable progress since
+ *     it was registered, last re-opened or last made durable progress (any attempt that stores more
+ *     of the object clears this count and the next), counting the one this claim found
  * @param blamedAttempts how many of those ran isolated in their process: the deaths the row is
  *     blamed for, counting the one this claim found
  */

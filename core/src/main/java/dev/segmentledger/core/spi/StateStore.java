@@ -345,7 +345,8 @@ public interface StateStore {
    * naming the old owner; if the attempt made no durable progress (the greatest
    * {@link LeaseRenewal#storedBytes} recorded for the row did not grow during it) it also
    * increments the row's count of abandoned attempts; and if, in addition, its last renewal said
-   * it ran {@linkplain LeaseRenewal#isolated isolated}, the row's count of blamed attempts. The
+   * it ran {@linkplain LeaseRenewal#isolated isolated}, the row's count of blamed attempts; one that
+   * made progress clears both counts (as does a renewal that reports more bytes stored). The
    * returned {@link Claim} says so ({@code tookOverAbandoned}, and both counts since the row was
    * registered or last {@linkplain #reopen re-opened}); the caller decides what follows (upload,
    * backoff, or a terminal reason past a limit). The new lease covers an attempt that is not

@@ -25,7 +25,7 @@ class AttemptTest {
   @TempDir Path temp;
 
   private Attempt working() {
-    Attempt attempt = new Attempt(ITEM, Thread.currentThread(), T0.plusSeconds(120), T0);
+    Attempt attempt = new Attempt(ITEM, Thread.currentThread(), T0.plusSeconds(120), T0, () -> { });
     attempt.working(T0);
     return attempt;
   }
