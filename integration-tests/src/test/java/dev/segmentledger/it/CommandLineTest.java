@@ -234,6 +234,30 @@ class CommandLineTest {
   }
 
   @Test
+  void rowsPagesABroadcastAndReconcileGoesOnStepByStepWithItsCursor() {
+    assertEquals(0, cli("rows", broadcast, "--limit", "3"), err::toString);
+    java.util.regex.Matcher next = java.util.regex.Pattern.compile("NEXT ([0-9]+)").matcher(out.toString());
+    assertTrue(next.find(), out.toString());
+    assertEquals(0, cli("rows", broadcast, "--limit", "3", "--after", next.group(1), "--json"), err::toString);
+    assertTrue(out.toString().contains("\"sequence\":3") && out.toString().contains("\"next\":null"), out.toString());
+
+    String key = ItemId.original(broadcast, "720p", 2).objectKey();
+    s3.deleteObject(r -> r.bucket(bucket).key(key));
+    assertEquals(0, cli(concat(new String[] {"reconcile", broadcast, "--max-checks", "1"}, s3Options())),
+        err::toString);
+    assertTrue(out.toString().contains("checked 1 confirmed rows and 0 objects, 0 differences; check limit reached"),
+        out.toString());
+    java.util.regex.Matcher cursor = java.util.regex.Pattern.compile("NEXT (\\S+)").matcher(out.toString());
+    assertTrue(cursor.find(), out.toString());
+    assertEquals(1, cli(concat(new String[] {"reconcile", broadcast, "--max-checks", "1", "--cursor", cursor.group(1),
+        "--all"}, s3Options())), err::toString);
+    assertTrue(out.toString().contains("OBJECT_MISSING " + key), out.toString());
+    assertTrue(out.toString().contains("the pass is complete"), out.toString());
+    assertEquals(2, cli(concat(new String[] {"reconcile", broadcast, "--cursor", "rows:-5"}, s3Options())));
+    assertOneLineError("the cursor must be the 'next' of a previous reconcile step");
+  }
+
+  @Test
   void anUnknownBroadcastIsAnErrorAndChangesNothing() {
     List<LedgerItem> before = store.findByBroadcast(broadcast);
     for (String command : new String[] {"status", "reopen", "reconcile"}) {
