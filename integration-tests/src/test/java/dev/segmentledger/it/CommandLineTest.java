@@ -302,6 +302,61 @@ class CommandLineTest {
     assertOneLineError("the bucket cannot be read: ");
   }
 
+  /** The runnable jar the build leaves ({@code segmentledger.cli.jar}); fails if it was not built. */
+  static Path runnableJar() {
+    Path jar = Path.of(System.getProperty("segmentledger.cli.jar", "../cli/target/segment-ledger-cli-all.jar"));
+    assertTrue(Files.isRegularFile(jar), "the command line's runnable jar " + jar + " is missing: build the cli module"
+        + " first (./mvnw -pl integration-tests -am verify packages it)");
+    return jar;
+  }
+
+  /** {@code java -jar} the runnable jar with {@code args}; returns exit code, stdout and stderr. */
+  private List<String> runJar(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-jar", runnableJar().toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    builder.redirectOutput(temp.resolve("jar-stdout").toFile()).redirectError(temp.resolve("jar-stderr").toFile());
+    Process process = builder.start();
+    assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the command line ends");
+    return List.of(Integer.toString(process.exitValue()),
+        Files.readString(temp.resolve("jar-stdout"), StandardCharsets.UTF_8),
+        Files.readString(temp.resolve("jar-stderr"), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void theRunnableJarRunsAsShippedInAProcessOfItsOwn() throws Exception {
+    List<String> version = runJar(Map.of(), "--version");
+    assertEquals("0", version.get(0), version.get(2));
+    assertTrue(version.get(1).startsWith("segment-ledger-cli 0."), version.get(1));
+
+    Map<String, String> env = new java.util.HashMap<>(Map.of("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY));
+    List<String> database = new ArrayList<>(List.of("--jdbc-url", PG.jdbcUrl()));
+    if (PG.user() != null) {
+      database.addAll(List.of("--jdbc-user", PG.user()));
+    }
+    if (PG.password() != null) {
+      env.put("SEGMENT_LEDGER_JDBC_PASSWORD", PG.password());
+    }
+    List<String> status = runJar(env, concat(concat(new String[] {"status", broadcast}),
+        database.toArray(String[]::new)));
+    assertEquals("0", status.get(0), status.get(2));
+    assertTrue(status.get(1).startsWith("broadcast " + broadcast + ": LIVE"), status.get(1));
+    assertEquals("", status.get(2), "nothing on stderr");
+
+    List<String> reconcile = runJar(env, concat(concat(new String[] {"reconcile", broadcast, "--all"}, s3Options()),
+        database.toArray(String[]::new)));
+    assertEquals("0", reconcile.get(0), reconcile.get(1) + reconcile.get(2));
+    assertTrue(reconcile.get(1).contains("checked 3 confirmed rows and 3 objects, 0 differences; the pass is complete"),
+        reconcile.get(1));
+
+    List<String> usage = runJar(env, "rows", broadcast, "--limit", "0", "--jdbc-url", PG.jdbcUrl());
+    assertEquals("2", usage.get(0));
+    assertEquals("segment-ledger: limit must be between 1 and 10000, got 0", usage.get(2).strip());
+  }
+
   @Test
   void withoutCredentialsReconcileSaysSoAndChangesNothing() throws Exception {
     String key = ItemId.original(broadcast, "720p", 1).objectKey();
