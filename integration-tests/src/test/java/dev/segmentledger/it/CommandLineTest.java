@@ -302,18 +302,10 @@ class CommandLineTest {
     assertOneLineError("the bucket cannot be read: ");
   }
 
-  /** The runnable jar the build leaves ({@code segmentledger.cli.jar}); fails if it was not built. */
-  static Path runnableJar() {
-    Path jar = Path.of(System.getProperty("segmentledger.cli.jar", "../cli/target/segment-ledger-cli-all.jar"));
-    assertTrue(Files.isRegularFile(jar), "the command line's runnable jar " + jar + " is missing: build the cli module"
-        + " first (./mvnw -pl integration-tests -am verify packages it)");
-    return jar;
-  }
-
   /** {@code java -jar} the runnable jar with {@code args}; returns exit code, stdout and stderr. */
   private List<String> runJar(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-jar", runnableJar().toString()));
+        "-jar", RunnableCli.jar().toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);
