@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Writing HTML with one escaping rule: every value goes through {@link Printable#escape} (controls,
@@ -40,11 +41,14 @@ final class Html {
     return s.toString();
   }
 
-  /** A link's address: the console's base, {@code path}, and the parameters, URL-encoded. */
+  /**
+   * A link's address: the console's base, {@code path}, and the parameters in name order (so a
+   * page's links are the same text every time), URL-encoded; empty values left out.
+   */
   String href(String path, Map<String, ?> parameters) {
     StringBuilder url = new StringBuilder(base).append(path);
     char separator = '?';
-    for (Map.Entry<String, ?> p : parameters.entrySet()) {
+    for (Map.Entry<String, ?> p : new TreeMap<>(parameters).entrySet()) {
       if (p.getValue() == null || p.getValue().toString().isEmpty()) {
         continue;
       }

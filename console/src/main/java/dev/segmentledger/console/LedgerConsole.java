@@ -34,9 +34,8 @@ import org.slf4j.LoggerFactory;
  * strict Content-Security-Policy: no inline script or style).
  *
  * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
- * controls in a row's last error show as text. Every read is bounded: pages of at most {@value
- * Pages#MAX_PAGE} rows by keyset, counts instead of rows, reconcile in steps of at most {@value
- * Pages#MAX_RECONCILE_CHECKS} checks. A bad parameter is answered 400 with what is allowed; a failing
+ * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
+ * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks. A bad parameter is answered 400 with what is allowed; a failing
  * database or bucket 503, with the page saying so. It never throws from {@link #handle}. Writes:
  * only the re-open (a compare-and-set on the row's state, {@link StateStore#reopen}) and a repair
  * step of reconcile, and only when {@linkplain Builder#reopenEnabled enabled}.

@@ -82,7 +82,7 @@ class LedgerConsoleTest {
     LedgerConsole console = console(false);
     String first = body(get(console, "/broadcast", "id", "b1", "limit", "3"));
     assertTrue(first.contains("id=\"next\""), first);
-    assertTrue(first.contains("/ops/broadcast?id=b1&amp;limit=3&amp;after="), first);
+    assertTrue(first.matches("(?s).*href=\"/ops/broadcast\\?after=[0-9]+&amp;id=b1&amp;limit=3\".*"), first);
     assertEquals(400, get(console, "/rows", "limit", "501").status());
     assertTrue(body(get(console, "/rows", "limit", "0")).contains("limit must be a whole number from 1 to 500"));
     assertTrue(body(get(console, "/rows", "state", "LOST")).contains("state must be one of [PENDING, WAITING"));
