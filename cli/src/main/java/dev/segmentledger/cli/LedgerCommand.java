@@ -1,12 +1,11 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.Identifiers;
-import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.PrintWriter;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,18 +34,18 @@ abstract class LedgerCommand implements Callable<Integer> {
   }
 
   /**
-   * The rows of {@code broadcastId}, which must be known to the ledger (a row or a lifecycle record).
+   * Checks that {@code broadcastId} is known to the ledger (a lifecycle record or a row), reading at
+   * most one row.
    *
    * @throws CliFailure if the broadcast is unknown
    * @throws IllegalArgumentException if {@code broadcastId} is not a valid identifier
    */
-  static List<LedgerItem> rowsOfKnownBroadcast(StateStore store, String broadcastId) {
+  static void requireKnownBroadcast(StateStore store, String broadcastId) {
     Identifiers.requireValid("broadcast", broadcastId);
-    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
-    if (rows.isEmpty() && store.findBroadcast(broadcastId).isEmpty()) {
+    if (store.findBroadcast(broadcastId).isEmpty()
+        && store.findRows(RowQuery.builder().broadcastId(broadcastId).limit(1).build()).items().isEmpty()) {
       throw new CliFailure("unknown broadcast: " + Printable.escape(broadcastId)
           + " (the ledger has no row and no record of it)");
     }
-    return rows;
   }
 }

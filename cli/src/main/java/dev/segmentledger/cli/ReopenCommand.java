@@ -3,6 +3,8 @@ package dev.segmentledger.cli;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.Page;
+import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,19 +49,25 @@ final class ReopenCommand extends LedgerCommand {
   @Override
   public Integer call() {
     JdbiStateStore store = database.open();
-    List<LedgerItem> rows = rowsOfKnownBroadcast(store, broadcastId);
+    requireKnownBroadcast(store, broadcastId);
     List<LedgerItem> candidates = new ArrayList<>();
     List<String> refused = new ArrayList<>();
     if (selection.reason != null) {
-      for (LedgerItem row : rows) {
-        if (row.reason() == selection.reason && isReopenable(row)) {
-          candidates.add(row);
+      // page by page: a broadcast's terminal rows of one reason, never all of its rows
+      RowQuery query = RowQuery.builder().broadcastId(broadcastId).states(ItemState.REJECTED, ItemState.EXCLUDED)
+          .reasons(selection.reason).order(RowQuery.Order.OLDEST_FIRST).limit(1_000).build();
+      while (true) {
+        Page<LedgerItem> page = store.findRows(query);
+        candidates.addAll(page.items());
+        if (!page.hasNext()) {
+          break;
         }
+        query = query.after(page.next().getAsLong());
       }
     } else {
       Set<Long> wanted = new LinkedHashSet<>(selection.rowIds);
       for (long rowId : wanted) {
-        LedgerItem row = rows.stream().filter(r -> r.rowId() == rowId).findFirst().orElse(null);
+        LedgerItem row = store.findByRowId(rowId).filter(r -> r.id().broadcastId().equals(broadcastId)).orElse(null);
         if (row == null) {
           refused.add(rowId + ": not a row of " + broadcastId);
         } else if (!isReopenable(row)) {

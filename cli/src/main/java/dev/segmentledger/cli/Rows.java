@@ -1,11 +1,19 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Printable;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** How a ledger row is shown: a table row and a JSON object with the same fields. */
+/**
+ * How a ledger row is shown in a list: a table row and a JSON object with the same fields; the
+ * last error cut to {@value #LAST_ERROR_IN_LISTS} characters with a marker that says how many more
+ * there were.
+ */
 final class Rows {
+  /** The characters of a row's last error a list shows; longer ones are cut with a marker. */
+  static final int LAST_ERROR_IN_LISTS = 200;
+
   static final String[] HEADER = {"ROW_ID", "BROADCAST", "AXIS", "RENDITION", "SEQUENCE", "STATE", "REASON",
       "ATTEMPTS", "REGISTERED_AT", "NEXT_ATTEMPT_AT", "LAST_ERROR"};
 
@@ -17,7 +25,8 @@ final class Rows {
 
   static void add(Table table, LedgerItem row) {
     table.row(row.rowId(), row.id().broadcastId(), row.id().axis(), row.id().rendition(), row.id().sequence(),
-        row.state(), row.reason(), row.attempts(), row.registeredAt(), row.nextAttemptAt(), row.lastError());
+        row.state(), row.reason(), row.attempts(), row.registeredAt(), row.nextAttemptAt(),
+        Printable.truncate(row.lastError(), LAST_ERROR_IN_LISTS));
   }
 
   static Map<String, Object> json(LedgerItem row) {
@@ -31,7 +40,7 @@ final class Rows {
     json.put("state", row.state());
     json.put("reason", row.reason());
     json.put("attempts", row.attempts());
-    json.put("lastError", row.lastError());
+    json.put("lastError", Printable.truncate(row.lastError(), LAST_ERROR_IN_LISTS));
     json.put("sourcePath", row.sourcePath());
     json.put("sizeBytes", row.sizeBytes());
     json.put("registeredAt", row.registeredAt());

@@ -13,8 +13,8 @@ import picocli.CommandLine.HelpCommand;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
- * The operations command line of Segment Ledger: {@code status}, {@code backlog}, {@code stuck},
- * {@code reopen}, {@code reconcile} and {@code storage-group}, against the ledger's PostgreSQL database and, for
+ * The operations command line of Segment Ledger: {@code status}, {@code rows}, {@code backlog},
+ * {@code stuck}, {@code reopen}, {@code reconcile} and {@code storage-group}, against the ledger's PostgreSQL database and, for
  * {@code reconcile}, its bucket. Human-readable tables by default, one JSON document with
  * {@code --json}.
  *
@@ -27,8 +27,9 @@ import software.amazon.awssdk.core.exception.SdkException;
  */
 @Command(name = "segment-ledger", mixinStandardHelpOptions = true, versionProvider = SegmentLedgerCli.Version.class,
     description = "Operations on a Segment Ledger: what is stuck, re-open, reconcile with the bucket.",
-    subcommands = {StatusCommand.class, BacklogCommand.class, StuckCommand.class, ReopenCommand.class,
-        ReconcileCommand.class, StorageGroupCommand.class, HelpCommand.class})
+    subcommands = {StatusCommand.class, RowsCommand.class, BacklogCommand.class, StuckCommand.class,
+        ReopenCommand.class, ReconcileCommand.class, StorageGroupCommand.class, ConsoleCommand.class,
+        HelpCommand.class})
 public final class SegmentLedgerCli {
   /** Success. */
   public static final int EXIT_OK = 0;

@@ -3,7 +3,7 @@ package dev.segmentledger.cli;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.ItemState;
-import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.RowCount;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.time.Instant;
@@ -16,9 +16,12 @@ import java.util.TreeMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code status <broadcast>}: the lifecycle phase and row counts of one broadcast. Read-only. */
+/**
+ * {@code status <broadcast>}: the lifecycle phase and row counts of one broadcast, from the store's
+ * counts ({@link dev.segmentledger.core.spi.StateStore#countByBroadcast}), never every row. Read-only.
+ */
 @Command(name = "status", description = "A broadcast's phase (LIVE, ENDED, COMPLETE), its rows per axis and "
-    + "state, and its rejected and excluded rows per reason.")
+    + "state, and its rejected and excluded rows per reason. Its rows themselves: the rows command.")
 final class StatusCommand extends LedgerCommand {
   @Parameters(index = "0", paramLabel = "BROADCAST", description = "The broadcast id.")
   String broadcastId;
@@ -26,25 +29,29 @@ final class StatusCommand extends LedgerCommand {
   @Override
   public Integer call() {
     JdbiStateStore store = database.open();
-    List<LedgerItem> rows = rowsOfKnownBroadcast(store, broadcastId);
+    requireKnownBroadcast(store, broadcastId);
+    List<RowCount> rowCounts = store.countByBroadcast(broadcastId);
     Optional<BroadcastRecord> record = store.findBroadcast(broadcastId);
     Map<Axis, Map<ItemState, Long>> counts = new EnumMap<>(Axis.class);
     Map<String, Long> problems = new TreeMap<>();
     Instant oldestUnconfirmed = null;
-    for (LedgerItem row : rows) {
-      counts.computeIfAbsent(row.id().axis(), a -> new EnumMap<>(ItemState.class)).merge(row.state(), 1L, Long::sum);
-      if (row.state() == ItemState.REJECTED || row.state() == ItemState.EXCLUDED) {
-        problems.merge(row.state() + " " + row.reason(), 1L, Long::sum);
+    long unconfirmed = 0;
+    for (RowCount count : rowCounts) {
+      counts.computeIfAbsent(count.axis(), a -> new EnumMap<>(ItemState.class))
+          .merge(count.state(), count.rows(), Long::sum);
+      if (count.state() == ItemState.REJECTED || count.state() == ItemState.EXCLUDED) {
+        problems.merge(count.state() + " " + count.reason(), count.rows(), Long::sum);
       }
-      if (!row.state().isTerminal()
-          && (oldestUnconfirmed == null || row.registeredAt().isBefore(oldestUnconfirmed))) {
-        oldestUnconfirmed = row.registeredAt();
+      if (!count.state().isTerminal()) {
+        unconfirmed += count.rows();
+        if (oldestUnconfirmed == null || count.oldestRegisteredAt().isBefore(oldestUnconfirmed)) {
+          oldestUnconfirmed = count.oldestRegisteredAt();
+        }
       }
     }
     boolean ended = record.map(BroadcastRecord::ended).orElse(false);
     BroadcastStatus status = new BroadcastStatus(broadcastId, !ended ? BroadcastStatus.Phase.LIVE
-        : rows.stream().allMatch(r -> r.state().isTerminal()) ? BroadcastStatus.Phase.COMPLETE
-        : BroadcastStatus.Phase.ENDED, counts);
+        : unconfirmed == 0 ? BroadcastStatus.Phase.COMPLETE : BroadcastStatus.Phase.ENDED, counts);
     Instant endedAt = record.map(BroadcastRecord::endedAt).orElse(null);
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();

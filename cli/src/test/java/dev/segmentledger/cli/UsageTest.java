@@ -26,7 +26,7 @@ class UsageTest {
   @Test
   void helpListsTheCommands() {
     assertEquals(0, run("--help"));
-    for (String command : new String[] {"status", "backlog", "stuck", "reopen", "reconcile"}) {
+    for (String command : new String[] {"status", "rows", "backlog", "stuck", "reopen", "reconcile"}) {
       assertTrue(out.toString().contains(command), out.toString());
     }
   }
@@ -48,6 +48,22 @@ class UsageTest {
     assertEquals(2, run("reopen", "b1", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--reason", "MISSING_FILE",
         "--id", "3"), "not both");
     assertFalse(err.toString().contains("\tat "), err.toString());
+  }
+
+  @Test
+  void aBadLimitOrCursorSaysWhatIsAllowedBeforeConnecting() {
+    String url = "jdbc:postgresql://127.0.0.1:1/x";
+    assertEquals(2, run("reconcile", "b1", "--jdbc-url", url, "--bucket", "b", "--max-checks", "0"));
+    assertTrue(err.toString().contains("the check limit must be between 1 and 100000, got 0"), err.toString());
+    assertEquals(2, run("reconcile", "b1", "--jdbc-url", url, "--bucket", "b", "--max-seconds", "3600"));
+    assertTrue(err.toString().contains("at most 600 s"), err.toString());
+    assertEquals(2, run("reconcile", "b1", "--jdbc-url", url, "--bucket", "b", "--cursor", "somewhere"));
+    assertTrue(err.toString().contains("rows:<row id>, objects:<key of the broadcast> or final"), err.toString());
+    assertEquals(2, run("rows", "b1", "--jdbc-url", url, "--limit", "20000"));
+    assertTrue(err.toString().contains("limit must be between 1 and 10000, got 20000"), err.toString());
+    assertEquals(2, run("rows", "../b1", "--jdbc-url", url));
+    assertTrue(err.toString().contains("[A-Za-z0-9._-]"), err.toString());
+    assertFalse(err.toString().contains("cannot connect"), "refused before connecting: " + err);
   }
 
   @Test

@@ -156,7 +156,21 @@ public interface Ledger extends AutoCloseable {
   ReconciliationReport reconcileAndRepair(String broadcastId);
 
   /**
-   * Every row of a broadcast, all axes, in row order, read from the store: filter by
+   * One bounded step of reconciling a broadcast with the bucket: at most the request's number of
+   * rows and objects checked, for at most its duration, from its cursor; repairs what it found if
+   * the request says so (as {@link #reconcileAndRepair} does). Continue with the step's {@link
+   * ReconcileStep#next() next} until the pass is complete. What operators and tools should call:
+   * its cost is bounded whatever the broadcast's size. See {@link Reconciler#reconcile(ReconcileRequest)}.
+   *
+   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read
+   * @throws IllegalStateException if the request repairs and the ledger is closed
+   */
+  ReconcileStep reconcile(ReconcileRequest request);
+
+  /**
+   * Every row of a broadcast, all axes, in row order, read from the store at once: its cost and
+   * size grow with the broadcast. Operations tools should read a broadcast page by page instead,
+   * with {@link #items(RowQuery)} and {@link RowQuery.Builder#broadcastId(String)}. Filter by
    * {@link LedgerItem#state()} for terminal rows and by {@link LedgerItem#attempts()} for
    * long-failing ones.
    */

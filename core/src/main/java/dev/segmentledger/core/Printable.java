@@ -45,6 +45,29 @@ public final class Printable {
     return out.toString();
   }
 
+  /**
+   * {@code text} cut to its first {@code maxCodePoints} code points for a list, with a marker that
+   * says so and how much was left out: {@code "...[+1234 characters]"}. Text no longer than that
+   * is returned as it is; {@code null} stays {@code null}. Escape first, then cut: the cut never
+   * splits a surrogate pair.
+   *
+   * @throws IllegalArgumentException if {@code maxCodePoints} is negative
+   */
+  public static String truncate(String text, int maxCodePoints) {
+    if (maxCodePoints < 0) {
+      throw new IllegalArgumentException("maxCodePoints must be >= 0, got " + maxCodePoints);
+    }
+    if (text == null) {
+      return null;
+    }
+    int length = text.codePointCount(0, text.length());
+    if (length <= maxCodePoints) {
+      return text;
+    }
+    return text.substring(0, text.offsetByCodePoints(0, maxCodePoints)) + "...[+" + (length - maxCodePoints)
+        + " characters]";
+  }
+
   /** Whether {@code codePoint} may appear unescaped in a message or log line. */
   public static boolean isSafe(int codePoint) {
     if (Character.isISOControl(codePoint)) {

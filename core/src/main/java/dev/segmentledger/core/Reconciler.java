@@ -132,6 +132,23 @@ public final class Reconciler {
     return run(broadcastId, true);
   }
 
+  /**
+   * One bounded step of a pass over a broadcast: at most {@link ReconcileRequest#maxChecks()} rows
+   * and objects checked, for at most {@link ReconcileRequest#maxDuration()} on this reconciler's
+   * clock, from {@link ReconcileRequest#cursor()}; with {@link ReconcileRequest#repair()}, repairs
+   * what it found as {@link #reconcileAndRepair} does. See {@link ReconcileRequest} for the order
+   * of the pass. Rows are read before the object they are compared with, and objects before the
+   * row at their key, so an upload that completes meanwhile shows at worst as an orphan, as in a
+   * whole run. A pass over a broadcast that changes while it runs checks each row and object as it
+   * finds them: a row confirmed behind the cursor is checked by the next pass.
+   *
+   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be read; what this step
+   *     re-opened before stays re-opened
+   */
+  public ReconcileStep reconcile(ReconcileRequest request) {
+    return new ReconcileSteps(this, store, sink, clock).run(request);
+  }
+
   private ReconciliationReport run(String broadcastId, boolean repair) {
     String prefix = ObjectKeys.broadcastPrefix(broadcastId);
     Instant checkedAt = clock.instant();
@@ -206,7 +223,7 @@ public final class Reconciler {
   }
 
   /** Whether {@code key} is the multivariant playlist of the broadcast or a media playlist of one of its renditions. */
-  private static boolean isPlaylistKey(String broadcastId, String key) {
+  static boolean isPlaylistKey(String broadcastId, String key) {
     if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcastId))) {
       return true;
     }
@@ -228,7 +245,7 @@ public final class Reconciler {
    * playlist never published, awaiting a newer publication or leased now is not compared: its object
    * is about to change. A repair asks for the playlist to be published again.
    */
-  private Optional<Difference> comparePlaylist(PlaylistRecord record, Map<String, StoredObjectInfo> objects,
+  Optional<Difference> comparePlaylist(PlaylistRecord record, Map<String, StoredObjectInfo> objects,
       boolean repair) {
     if (record.published() == 0 || record.publishedChecksum() == null || record.awaitingPublication()
         || record.leaseOwner() != null) {
@@ -259,7 +276,7 @@ public final class Reconciler {
   }
 
   /** An unfinished upload as reported, aborted first if this is a repair and it is old enough. */
-  private Unfinished judge(String broadcastId, UnfinishedUpload upload, Instant checkedAt, boolean repair) {
+  Unfinished judge(String broadcastId, UnfinishedUpload upload, Instant checkedAt, boolean repair) {
     Duration age = upload.initiated() == null ? null
         : upload.initiated().isAfter(checkedAt) ? Duration.ZERO : Duration.between(upload.initiated(), checkedAt);
     boolean ledgerKey = ObjectKeys.idOf(upload.key()).filter(id -> id.broadcastId().equals(broadcastId)).isPresent();
@@ -308,7 +325,7 @@ public final class Reconciler {
     return Optional.empty();
   }
 
-  private List<Difference> reopenAll(List<Difference> differences) {
+  List<Difference> reopenAll(List<Difference> differences) {
     List<Difference> repaired = new ArrayList<>(differences.size());
     for (Difference d : differences) {
       Reason reason = d.kind() == Kind.OBJECT_MISSING ? Reason.OBJECT_MISSING : Reason.OBJECT_MISMATCH;

@@ -34,6 +34,15 @@ class PrintableTest {
   }
 
   @Test
+  void truncateCutsAtCodePointsAndSaysHowMuchWasLeftOut() {
+    assertEquals("abc", Printable.truncate("abc", 3));
+    assertEquals("ab...[+1 characters]", Printable.truncate("abc", 2));
+    assertEquals("\uD83C\uDFAC...[+2 characters]", Printable.truncate("\uD83C\uDFACxy", 1), "a pair is never split");
+    assertEquals(null, Printable.truncate(null, 5));
+    assertThrows(IllegalArgumentException.class, () -> Printable.truncate("x", -1));
+  }
+
+  @Test
   void aLongRefusedIdentifierIsCutAfterEightyCodePointsAndStillEscaped() {
     String value = "\u202e".repeat(100);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ItemId.original(value, "r", 0));

@@ -37,7 +37,8 @@ class ArchitectureTest {
       "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..");
   /** The published modules: what the clock rule is about (testkit is for tests, and may use the system clock). */
   static final String[] PUBLISHED = {CORE, "dev.segmentledger.jdbi..", "dev.segmentledger.s3..",
-      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..", "dev.segmentledger.cli.."};
+      "dev.segmentledger.ffmpeg..", "dev.segmentledger.micrometer..", "dev.segmentledger.cli..",
+      "dev.segmentledger.console.."};
 
   /** The core knows no adapter, no test support, and none of SQL, AWS, Jdbi, PostgreSQL, JUnit or Micrometer. */
   @ArchTest

@@ -234,6 +234,30 @@ class CommandLineTest {
   }
 
   @Test
+  void rowsPagesABroadcastAndReconcileGoesOnStepByStepWithItsCursor() {
+    assertEquals(0, cli("rows", broadcast, "--limit", "3"), err::toString);
+    java.util.regex.Matcher next = java.util.regex.Pattern.compile("NEXT ([0-9]+)").matcher(out.toString());
+    assertTrue(next.find(), out.toString());
+    assertEquals(0, cli("rows", broadcast, "--limit", "3", "--after", next.group(1), "--json"), err::toString);
+    assertTrue(out.toString().contains("\"sequence\":3") && out.toString().contains("\"next\":null"), out.toString());
+
+    String key = ItemId.original(broadcast, "720p", 2).objectKey();
+    s3.deleteObject(r -> r.bucket(bucket).key(key));
+    assertEquals(0, cli(concat(new String[] {"reconcile", broadcast, "--max-checks", "1"}, s3Options())),
+        err::toString);
+    assertTrue(out.toString().contains("checked 1 confirmed rows and 0 objects, 0 differences; check limit reached"),
+        out.toString());
+    java.util.regex.Matcher cursor = java.util.regex.Pattern.compile("NEXT (\\S+)").matcher(out.toString());
+    assertTrue(cursor.find(), out.toString());
+    assertEquals(1, cli(concat(new String[] {"reconcile", broadcast, "--max-checks", "1", "--cursor", cursor.group(1),
+        "--all"}, s3Options())), err::toString);
+    assertTrue(out.toString().contains("OBJECT_MISSING " + key), out.toString());
+    assertTrue(out.toString().contains("the pass is complete"), out.toString());
+    assertEquals(2, cli(concat(new String[] {"reconcile", broadcast, "--cursor", "rows:-5"}, s3Options())));
+    assertOneLineError("the cursor must be the 'next' of a previous reconcile step");
+  }
+
+  @Test
   void anUnknownBroadcastIsAnErrorAndChangesNothing() {
     List<LedgerItem> before = store.findByBroadcast(broadcast);
     for (String command : new String[] {"status", "reopen", "reconcile"}) {
@@ -276,6 +300,53 @@ class CommandLineTest {
     assertEquals(2, cli("reconcile", broadcast, "--s3-endpoint", server.endpoint().toString(), "--bucket",
         "no-such-bucket"));
     assertOneLineError("the bucket cannot be read: ");
+  }
+
+  /** {@code java -jar} the runnable jar with {@code args}; returns exit code, stdout and stderr. */
+  private List<String> runJar(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-jar", RunnableCli.jar().toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    builder.redirectOutput(temp.resolve("jar-stdout").toFile()).redirectError(temp.resolve("jar-stderr").toFile());
+    Process process = builder.start();
+    assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the command line ends");
+    return List.of(Integer.toString(process.exitValue()),
+        Files.readString(temp.resolve("jar-stdout"), StandardCharsets.UTF_8),
+        Files.readString(temp.resolve("jar-stderr"), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void theRunnableJarRunsAsShippedInAProcessOfItsOwn() throws Exception {
+    List<String> version = runJar(Map.of(), "--version");
+    assertEquals("0", version.get(0), version.get(2));
+    assertTrue(version.get(1).startsWith("segment-ledger-cli 0."), version.get(1));
+
+    Map<String, String> env = new java.util.HashMap<>(Map.of("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY));
+    List<String> database = new ArrayList<>(List.of("--jdbc-url", PG.jdbcUrl()));
+    if (PG.user() != null) {
+      database.addAll(List.of("--jdbc-user", PG.user()));
+    }
+    if (PG.password() != null) {
+      env.put("SEGMENT_LEDGER_JDBC_PASSWORD", PG.password());
+    }
+    List<String> status = runJar(env, concat(concat(new String[] {"status", broadcast}),
+        database.toArray(String[]::new)));
+    assertEquals("0", status.get(0), status.get(2));
+    assertTrue(status.get(1).startsWith("broadcast " + broadcast + ": LIVE"), status.get(1));
+    assertEquals("", status.get(2), "nothing on stderr");
+
+    List<String> reconcile = runJar(env, concat(concat(new String[] {"reconcile", broadcast, "--all"}, s3Options()),
+        database.toArray(String[]::new)));
+    assertEquals("0", reconcile.get(0), reconcile.get(1) + reconcile.get(2));
+    assertTrue(reconcile.get(1).contains("checked 3 confirmed rows and 3 objects, 0 differences; the pass is complete"),
+        reconcile.get(1));
+
+    List<String> usage = runJar(env, "rows", broadcast, "--limit", "0", "--jdbc-url", PG.jdbcUrl());
+    assertEquals("2", usage.get(0));
+    assertEquals("segment-ledger: limit must be between 1 and 10000, got 0", usage.get(2).strip());
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.RowCount;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.Claim;
@@ -138,6 +139,17 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public List<LedgerItem> findByBroadcast(String broadcastId) {
     return queries.findByBroadcast(broadcastId);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One aggregate statement over the broadcast's range of the identity constraint's index
+   * (leading column {@code broadcast_id}): no row leaves the server.
+   */
+  @Override
+  public List<RowCount> countByBroadcast(String broadcastId) {
+    return queries.countByBroadcast(broadcastId);
   }
 
   /**

@@ -12,6 +12,8 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.RowCount;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.DuePage;
@@ -126,6 +128,18 @@ final class Queries {
             + " WHERE broadcast_id = :broadcastId ORDER BY id")
         .bind("broadcastId", broadcastId)
         .map(mapper)
+        .list());
+  }
+
+  List<RowCount> countByBroadcast(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT axis, state, reason, count(*) AS n,"
+            + " min(registered_at) AS oldest FROM " + TABLE + " WHERE broadcast_id = :broadcastId"
+            + " GROUP BY axis, state, reason")
+        .bind("broadcastId", broadcastId)
+        .map((rs, ctx) -> new RowCount(Axis.valueOf(rs.getString("axis")), ItemState.valueOf(rs.getString("state")),
+            rs.getString("reason") == null ? null : Reason.valueOf(rs.getString("reason")), rs.getLong("n"),
+            rs.getObject("oldest", OffsetDateTime.class).toInstant()))
         .list());
   }
 

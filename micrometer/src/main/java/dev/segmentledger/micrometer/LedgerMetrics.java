@@ -60,34 +60,50 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class LedgerMetrics implements LedgerListener, MeterBinder {
   private static final String ITEMS = "segment.ledger.items";
 
-  /** Holds the meters; each registry bound is added to it, and sees every meter, old and new. */
+  /**
+   * Holds the meters; each registry bound is added to it, and sees every meter, old and new. No
+   * meter is registered in it before the first registry is added: Micrometer warns when a registry
+   * joins a composite that already has meters (their earlier recordings are not in the newcomer),
+   * and Spring Boot binds its registry after the ledger's listeners are built.
+   */
   private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
   private final Clock clock;
-  private final Map<Axis, Map<String, Counter>> counters = new EnumMap<>(Axis.class);
-  private final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
-  private final Map<Axis, DistributionSummary> putBytes = new EnumMap<>(Axis.class);
-  private final Map<Axis, Timer> putDuration = new EnumMap<>(Axis.class);
   private final AtomicReference<CircuitState> circuit = new AtomicReference<>(CircuitState.CLOSED);
+  /** The meters, from the first {@link #bindTo}; {@code null} before (events are not counted then). */
+  private volatile Meters meters;
+  /** The ledger whose gauges are registered once a registry is bound. */
+  private Ledger gauged;
 
   private LedgerMetrics(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
-    for (Axis axis : Axis.values()) {
-      Map<String, Counter> byEvent = new HashMap<>();
-      for (String event : new String[] {"accepted", "saturated", "stored", "confirmed", "confirm_lost", "failed",
-          "rejected"}) {
-        byEvent.put(event, Counter.builder(ITEMS).tags(Tags.of("axis", tag(axis), "event", event))
-            .description("ledger item events of this process").register(registry));
+  }
+
+  /** The meters of one composite: per axis counters, latency, sizes and PUT durations; the breaker gauge. */
+  private static final class Meters {
+    final Map<Axis, Map<String, Counter>> counters = new EnumMap<>(Axis.class);
+    final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
+    final Map<Axis, DistributionSummary> putBytes = new EnumMap<>(Axis.class);
+    final Map<Axis, Timer> putDuration = new EnumMap<>(Axis.class);
+
+    Meters(MeterRegistry registry, AtomicReference<CircuitState> circuit) {
+      for (Axis axis : Axis.values()) {
+        Map<String, Counter> byEvent = new HashMap<>();
+        for (String event : new String[] {"accepted", "saturated", "stored", "confirmed", "confirm_lost", "failed",
+            "rejected"}) {
+          byEvent.put(event, Counter.builder(ITEMS).tags(Tags.of("axis", tag(axis), "event", event))
+              .description("ledger item events of this process").register(registry));
+        }
+        counters.put(axis, Map.copyOf(byEvent));
+        latency.put(axis, Timer.builder("segment.ledger.confirm.latency").tag("axis", tag(axis))
+            .description("from registration to confirm").register(registry));
+        putBytes.put(axis, DistributionSummary.builder("segment.ledger.put.bytes").baseUnit("bytes")
+            .tag("axis", tag(axis)).description("size of each stored object").register(registry));
+        putDuration.put(axis, Timer.builder("segment.ledger.put.duration").tag("axis", tag(axis))
+            .description("duration of each successful PUT").register(registry));
       }
-      counters.put(axis, Map.copyOf(byEvent));
-      latency.put(axis, Timer.builder("segment.ledger.confirm.latency").tag("axis", tag(axis))
-          .description("from registration to confirm").register(registry));
-      putBytes.put(axis, DistributionSummary.builder("segment.ledger.put.bytes").baseUnit("bytes")
-          .tag("axis", tag(axis)).description("size of each stored object").register(registry));
-      putDuration.put(axis, Timer.builder("segment.ledger.put.duration").tag("axis", tag(axis))
-          .description("duration of each successful PUT").register(registry));
+      Gauge.builder("segment.ledger.circuit.open", circuit, c -> c.get() == CircuitState.OPEN ? 1 : 0)
+          .description("1 while the circuit breaker around the sink is open").register(registry);
     }
-    Gauge.builder("segment.ledger.circuit.open", circuit, c -> c.get() == CircuitState.OPEN ? 1 : 0)
-        .description("1 while the circuit breaker around the sink is open").register(registry);
   }
 
   /** Metrics in {@code registry}, with latency measured on the UTC system clock. */
@@ -104,33 +120,54 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
 
   /**
    * Metrics in no registry yet, with latency measured on {@code clock}: each registry given to
-   * {@link #bindTo(MeterRegistry)} later gets every meter.
+   * {@link #bindTo(MeterRegistry)} later gets every meter. The meters are made when the first
+   * registry is bound; events before are not counted.
    */
   public static LedgerMetrics unbound(Clock clock) {
     return new LedgerMetrics(clock);
   }
 
-  /** Adds {@code meterRegistry}: it shows every meter of this object, those bound before and after. */
+  /**
+   * Adds {@code meterRegistry}: it shows every meter of this object, those bound before and after.
+   * Bind every registry before the ledger starts: Micrometer warns once when a second registry joins
+   * after the first one's meters exist, and does not give it their earlier recordings.
+   */
   @Override
-  public void bindTo(MeterRegistry meterRegistry) {
+  public synchronized void bindTo(MeterRegistry meterRegistry) {
     Objects.requireNonNull(meterRegistry, "meterRegistry");
     if (!registry.getRegistries().contains(meterRegistry)) {
       registry.add(meterRegistry);
     }
+    if (meters == null) {
+      meters = new Meters(registry, circuit);
+      if (gauged != null) {
+        registerGauges(gauged);
+      }
+    }
   }
 
-  /** Registers the queue depth and in-flight gauges of {@code ledger}. */
-  public LedgerMetrics bindGauges(Ledger ledger) {
+  /** Registers the queue depth and in-flight gauges of {@code ledger} (once a registry is bound). */
+  public synchronized LedgerMetrics bindGauges(Ledger ledger) {
     Objects.requireNonNull(ledger, "ledger");
+    gauged = ledger;
+    if (meters != null) {
+      registerGauges(ledger);
+    }
+    return this;
+  }
+
+  private void registerGauges(Ledger ledger) {
     Gauge.builder("segment.ledger.queue.depth", ledger, l -> l.stats().queued())
         .description("items waiting in the in-memory queue").register(registry);
     Gauge.builder("segment.ledger.in.flight", ledger, l -> l.stats().inFlight())
         .description("items queued or being processed").register(registry);
-    return this;
   }
 
   private void count(LedgerItem item, String event) {
-    counters.get(item.id().axis()).get(event).increment();
+    Meters m = meters;
+    if (m != null) {
+      m.counters.get(item.id().axis()).get(event).increment();
+    }
   }
 
   @Override
@@ -146,16 +183,20 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
   @Override
   public void onStored(LedgerItem item, StoredObjectInfo object, Duration putTime) {
     count(item, "stored");
-    putBytes.get(item.id().axis()).record(object.sizeBytes());
-    putDuration.get(item.id().axis()).record(putTime);
+    Meters m = meters;
+    if (m != null) {
+      m.putBytes.get(item.id().axis()).record(object.sizeBytes());
+      m.putDuration.get(item.id().axis()).record(putTime);
+    }
   }
 
   @Override
   public void onConfirmed(LedgerItem item) {
     count(item, "confirmed");
+    Meters m = meters;
     Duration sinceRegistration = Duration.between(item.registeredAt(), clock.instant());
-    if (!sinceRegistration.isNegative()) {
-      latency.get(item.id().axis()).record(sinceRegistration);
+    if (m != null && !sinceRegistration.isNegative()) {
+      m.latency.get(item.id().axis()).record(sinceRegistration);
     }
   }
 
@@ -167,6 +208,9 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
   @Override
   public void onFailed(LedgerItem item, Reason reason, String detail, boolean terminal) {
     count(item, terminal ? "rejected" : "failed");
+    if (meters == null) {
+      return;
+    }
     registry.counter("segment.ledger.failures", "axis", tag(item.id().axis()), "reason", reason.name().toLowerCase(Locale.ROOT)).increment();
   }
 

@@ -16,6 +16,7 @@ import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -267,6 +268,39 @@ public final class S3ObjectSink implements ObjectSink {
           continue;
         }
         objects.add(new StoredObjectInfo(object.key().substring(prefix.length()), object.size(), null));
+      }
+    } catch (SdkException e) {
+      throw S3Failures.classify("LIST", bucket, listPrefix, e);
+    }
+    return List.copyOf(objects);
+  }
+
+  /**
+   * {@inheritDoc} {@code ListObjectsV2} with {@code StartAfter} (under this sink's prefix) and at
+   * most {@code maxKeys} keys: one request per 1,000 keys, from the key on, never the whole prefix.
+   */
+  @Override
+  public List<StoredObjectInfo> list(String keyPrefix, String startAfter, int maxKeys) {
+    if (maxKeys < 1) {
+      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
+    }
+    String listPrefix = prefix + Objects.requireNonNull(keyPrefix, "prefix");
+    List<StoredObjectInfo> objects = new ArrayList<>();
+    try {
+      String after = startAfter == null || startAfter.isEmpty() ? null : prefix + startAfter;
+      while (objects.size() < maxKeys) {
+        String from = after;
+        ListObjectsV2Response page = client.listObjectsV2(b -> b.bucket(bucket).prefix(listPrefix).startAfter(from)
+            .maxKeys(Math.min(1_000, maxKeys - objects.size())));
+        for (S3Object object : page.contents()) {
+          after = object.key();
+          if (!object.key().endsWith("/")) {
+            objects.add(new StoredObjectInfo(object.key().substring(prefix.length()), object.size(), null));
+          }
+        }
+        if (!Boolean.TRUE.equals(page.isTruncated()) || page.contents().isEmpty()) {
+          break;
+        }
       }
     } catch (SdkException e) {
       throw S3Failures.classify("LIST", bucket, listPrefix, e);

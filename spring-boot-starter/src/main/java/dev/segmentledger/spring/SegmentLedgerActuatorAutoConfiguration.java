@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,7 +20,10 @@ import org.springframework.context.annotation.Configuration;
  * The {@code segmentLedger} health indicator (with spring-boot-health) and the {@code
  * segmentledger} endpoint (with spring-boot-actuator), for the {@link Ledger} bean.
  */
-@AutoConfiguration(after = SegmentLedgerRuntimeAutoConfiguration.class)
+// After the availability probes: their groups post-processor makes the liveness and readiness
+// groups, and SegmentLedgerHealthGroups (ordered like it) must see them, so it is registered after it.
+@AutoConfiguration(after = SegmentLedgerRuntimeAutoConfiguration.class,
+    afterName = "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnBean({Ledger.class, LedgerBacklogMetrics.class})
 public class SegmentLedgerActuatorAutoConfiguration {
 
@@ -34,6 +38,13 @@ public class SegmentLedgerActuatorAutoConfiguration {
         SegmentLedgerProperties properties) {
       return new SegmentLedgerHealthIndicator(ledger, backlog, properties.getHealth().getMaxOldestAge(),
           Clock.systemUTC());
+    }
+
+    /** The indicator in readiness only, never in the overall health or liveness. */
+    @Bean
+    @ConditionalOnClass(name = "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor")
+    static HealthEndpointGroupsPostProcessor segmentLedgerHealthGroups() {
+      return new SegmentLedgerHealthGroups();
     }
   }
 

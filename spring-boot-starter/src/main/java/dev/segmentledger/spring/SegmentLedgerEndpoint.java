@@ -6,9 +6,12 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.ReconcileRequest;
+import dev.segmentledger.core.ReconcileStep;
 import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.RowQuery;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,25 +24,36 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code segmentledger} actuator endpoint, read-only:
+ * The {@code segmentledger} actuator endpoint. Every read is bounded:
  * <ul>
  *   <li>{@code GET /actuator/segmentledger}: rows that are not confirmed (PENDING, WAITING, REJECTED,
  *       EXCLUDED), newest first, one page at a time; parameters {@code broadcast}, {@code axis},
- *       {@code state} and {@code reason} (comma-separated), {@code limit}, {@code order}
- *       (newest_first, oldest_first), and {@code after}: the {@code next} of the previous page;
- *   <li>{@code GET /actuator/segmentledger/{broadcast}}: that broadcast's status;
- *   <li>{@code GET /actuator/segmentledger/{broadcast}/reconcile}: rows compared with the bucket, a
- *       report only (nothing repaired).
+ *       {@code state} and {@code reason} (comma-separated), {@code limit} (1 to 10,000, default 50),
+ *       {@code order} (newest_first, oldest_first), and {@code after}: the {@code next} of the
+ *       previous page;
+ *   <li>{@code GET /actuator/segmentledger/{broadcast}}: that broadcast's status, from counts;
+ *   <li>{@code GET /actuator/segmentledger/{broadcast}/rows}: that broadcast's rows, every state
+ *       unless {@code state} says, oldest first, one page at a time (same parameters);
+ *   <li>{@code POST /actuator/segmentledger/{broadcast}/reconcile}: one bounded step of comparing
+ *       the broadcast with the bucket ({@link ReconcileRequest}); body {@code maxChecks} (default
+ *       1,000), {@code maxSeconds} (default 20), {@code cursor} (the {@code next} of the previous
+ *       step) and, only where re-open is enabled, {@code repair}. A GET of it answers 400 and says so.
  * </ul>
- * With {@code segment-ledger.endpoint.reopen-enabled=true} it is a {@link SegmentLedgerReopenEndpoint},
- * which also re-opens rows.
+ * Lists show at most {@value #LAST_ERROR_IN_LISTS} characters of a row's {@code lastError}, cut
+ * with a marker that says how many were left out. With {@code
+ * segment-ledger.endpoint.reopen-enabled=true} it is a {@link SegmentLedgerReopenEndpoint}, which
+ * also re-opens rows and repairs.
  */
 @Endpoint(id = SegmentLedgerEndpoint.ID)
 public class SegmentLedgerEndpoint {
   /** The endpoint id. */
   public static final String ID = "segmentledger";
+
+  /** The characters of {@code lastError} a list shows; longer ones are cut, with a marker. */
+  public static final int LAST_ERROR_IN_LISTS = 200;
 
   /** The states listed when none is asked for: every state but CONFIRMED. */
   static final List<ItemState> STUCK = List.of(ItemState.PENDING, ItemState.WAITING, ItemState.REJECTED,
@@ -57,25 +71,8 @@ public class SegmentLedgerEndpoint {
   @ReadOperation
   public Map<String, Object> rows(@Nullable String broadcast, @Nullable String axis, @Nullable String state,
       @Nullable String reason, @Nullable Integer limit, @Nullable String order, @Nullable Long after) {
-    RowQuery query;
-    try {
-      RowQuery.Builder builder = RowQuery.builder()
-          .states(state == null ? STUCK : parseAll(ItemState.class, "state", state))
-          .reasons(reason == null ? List.of() : parseAll(Reason.class, "reason", reason))
-          .axis(axis == null ? null : parse(Axis.class, "axis", axis))
-          .broadcastId(broadcast)
-          .order(order == null ? RowQuery.Order.NEWEST_FIRST : parse(RowQuery.Order.class, "order", order))
-          .limit(limit == null ? 50 : limit)
-          .after(after == null ? 0 : after);
-      query = builder.build();
-    } catch (IllegalArgumentException e) {
-      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
-    }
-    Page<LedgerItem> page = ledger.items(query);
-    Map<String, Object> doc = new LinkedHashMap<>();
-    doc.put("items", page.items().stream().map(SegmentLedgerEndpoint::row).toList());
-    doc.put("next", page.hasNext() ? page.next().getAsLong() : null);
-    return doc;
+    return page(broadcast, axis, state == null ? STUCK : null, state, reason, limit,
+        order == null ? RowQuery.Order.NEWEST_FIRST : null, order, after);
   }
 
   /** The status of one broadcast: its phase and its rows counted by axis and state. */
@@ -101,41 +98,86 @@ public class SegmentLedgerEndpoint {
     return doc;
   }
 
-  /** Compares one broadcast's confirmed rows with the bucket: a report, nothing repaired. */
+  /** {@code rows}: one page of a broadcast's rows. {@code reconcile} is a POST: a GET of it is refused. */
   @ReadOperation
-  public Map<String, Object> reconcile(@Selector String broadcast, @Selector String action) {
-    if (!"reconcile".equals(action)) {
-      throw new InvalidEndpointRequestException("unknown operation '" + action + "': only reconcile",
-          "unknown operation");
+  public Map<String, Object> broadcastRows(@Selector String broadcast, @Selector String action,
+      @Nullable String axis, @Nullable String state, @Nullable String reason, @Nullable Integer limit,
+      @Nullable String order, @Nullable Long after) {
+    if ("reconcile".equals(action)) {
+      String message = "reconcile is a POST to /actuator/segmentledger/" + broadcast + "/reconcile: one bounded step"
+          + " (body: maxChecks 1-" + ReconcileRequest.MAX_CHECKS + ", maxSeconds 1-"
+          + ReconcileRequest.MAX_DURATION.toSeconds() + ", cursor: the next of the previous step)";
+      throw new InvalidEndpointRequestException(message, message);
     }
-    ReconciliationReport report;
+    if (!"rows".equals(action)) {
+      throw new InvalidEndpointRequestException("unknown operation '" + Printable.escape(action)
+          + "': rows (GET) or reconcile (POST)", "unknown operation");
+    }
+    if (broadcast == null || broadcast.isEmpty()) {
+      throw new InvalidEndpointRequestException("a broadcast is required", "a broadcast is required");
+    }
+    return page(broadcast, axis, state == null ? List.of() : null, state, reason, limit,
+        order == null ? RowQuery.Order.OLDEST_FIRST : null, order, after);
+  }
+
+  /**
+   * One bounded step of comparing a broadcast with the bucket; a report only unless {@code repair}
+   * and this endpoint re-opens ({@link SegmentLedgerReopenEndpoint}).
+   */
+  @WriteOperation
+  public Map<String, Object> reconcile(@Selector String broadcast, @Selector String action,
+      @Nullable Integer maxChecks, @Nullable Integer maxSeconds, @Nullable String cursor, @Nullable Boolean repair) {
+    if (!"reconcile".equals(action)) {
+      throw new InvalidEndpointRequestException("unknown operation '" + Printable.escape(action)
+          + "': only reconcile", "unknown operation");
+    }
+    boolean repairing = Boolean.TRUE.equals(repair);
+    if (repairing && !repairs()) {
+      String message = "repair re-opens rows: it needs segment-ledger.endpoint.reopen-enabled=true";
+      throw new InvalidEndpointRequestException(message, message);
+    }
+    ReconcileStep step;
     try {
-      report = ledger.reconcile(broadcast);
+      ReconcileRequest.Builder request = ReconcileRequest.builder(broadcast).repair(repairing).cursor(cursor);
+      if (maxChecks != null) {
+        request.maxChecks(maxChecks);
+      }
+      if (maxSeconds != null) {
+        request.maxDuration(Duration.ofSeconds(maxSeconds));
+      }
+      step = ledger.reconcile(request.build());
     } catch (IllegalArgumentException e) {
       throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
     }
-    Map<String, Object> doc = new LinkedHashMap<>();
-    doc.put("broadcast", report.broadcastId());
-    doc.put("checkedAt", report.checkedAt().toString());
-    doc.put("consistent", report.isConsistent());
-    List<Map<String, Object>> differences = new ArrayList<>();
-    for (ReconciliationReport.Difference d : report.differences()) {
-      Map<String, Object> one = new LinkedHashMap<>();
-      one.put("kind", lower(d.kind()));
-      one.put("axis", d.axis().map(SegmentLedgerEndpoint::lower).orElse(null));
-      one.put("key", d.key());
-      one.put("rowId", d.row() == null ? null : d.row().rowId());
-      one.put("rowSizeBytes", d.row() == null ? null : d.row().sizeBytes());
-      one.put("objectSizeBytes", d.object() == null ? null : d.object().sizeBytes());
-      differences.add(one);
+    return EndpointDocuments.step(step);
+  }
+
+  /** Whether this endpoint may repair (re-open rows); {@code false}: reports only. */
+  protected boolean repairs() {
+    return false;
+  }
+
+  private Map<String, Object> page(@Nullable String broadcast, @Nullable String axis,
+      @Nullable List<ItemState> defaultStates, @Nullable String state, @Nullable String reason,
+      @Nullable Integer limit, RowQuery.@Nullable Order defaultOrder, @Nullable String order, @Nullable Long after) {
+    RowQuery query;
+    try {
+      query = RowQuery.builder()
+          .states(defaultStates != null ? defaultStates : parseAll(ItemState.class, "state", state))
+          .reasons(reason == null ? List.of() : parseAll(Reason.class, "reason", reason))
+          .axis(axis == null ? null : parse(Axis.class, "axis", axis))
+          .broadcastId(broadcast)
+          .order(defaultOrder != null ? defaultOrder : parse(RowQuery.Order.class, "order", order))
+          .limit(limit == null ? 50 : limit)
+          .after(after == null ? 0 : after)
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
     }
-    doc.put("differences", differences);
-    doc.put("unfinishedUploads", report.unfinishedUploads().stream().map(u -> {
-      Map<String, Object> upload = new LinkedHashMap<>();
-      upload.put("key", u.key());
-      upload.put("ageSeconds", u.age() == null ? null : u.age().toSeconds());
-      return upload;
-    }).toList());
+    Page<LedgerItem> page = ledger.items(query);
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("items", page.items().stream().map(SegmentLedgerEndpoint::row).toList());
+    doc.put("next", page.hasNext() ? page.next().getAsLong() : null);
     return doc;
   }
 
@@ -150,7 +192,7 @@ public class SegmentLedgerEndpoint {
     json.put("state", lower(row.state()));
     json.put("reason", row.reason() == null ? null : lower(row.reason()));
     json.put("attempts", row.attempts());
-    json.put("lastError", row.lastError());
+    json.put("lastError", Printable.truncate(row.lastError(), LAST_ERROR_IN_LISTS));
     json.put("sizeBytes", row.sizeBytes());
     json.put("registeredAt", text(row.registeredAt()));
     json.put("nextAttemptAt", text(row.nextAttemptAt()));

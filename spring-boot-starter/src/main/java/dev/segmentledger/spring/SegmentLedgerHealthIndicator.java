@@ -24,9 +24,9 @@ import org.springframework.boot.health.contributor.Status;
  * <p>{@link Status#OUT_OF_SERVICE} while the breaker is open, or while the oldest unconfirmed row
  * is older than {@code segment-ledger.health.max-oldest-age} and the backlog has not shrunk since
  * the read before; {@link Status#UP} otherwise. Both conditions say "don't send more work here",
- * never "this process is broken": put the indicator in the readiness group only ({@code
- * management.endpoint.health.group.readiness.include=readinessState,segmentLedger}), never in
- * liveness, so a store outage does not get pods restarted.
+ * never "this process is broken": the starter puts the indicator in the readiness group only
+ * ({@link SegmentLedgerHealthGroups}), never in the overall health or liveness, so a bucket outage
+ * takes the instance out of rotation without failing the overall health or getting pods restarted.
  */
 public final class SegmentLedgerHealthIndicator implements HealthIndicator {
   private final Ledger ledger;

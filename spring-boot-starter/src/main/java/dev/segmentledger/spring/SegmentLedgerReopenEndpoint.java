@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * segment-ledger.endpoint.reopen-enabled=true}: {@code POST /actuator/segmentledger} with a JSON
  * body re-opens rows, either every row of {@code broadcast} rejected for {@code reason}, or the one
  * row of {@code broadcast}, {@code axis}, {@code rendition} and {@code sequence} (none for init). See
- * {@link Ledger#reopen(String, Reason)} and {@link Ledger#reopen(ItemId)}.
+ * {@link Ledger#reopen(String, Reason)} and {@link Ledger#reopen(ItemId)}. Its reconcile steps may
+ * repair ({@code "repair": true}).
  */
 @Endpoint(id = SegmentLedgerEndpoint.ID)
 public class SegmentLedgerReopenEndpoint extends SegmentLedgerEndpoint {
@@ -24,6 +25,12 @@ public class SegmentLedgerReopenEndpoint extends SegmentLedgerEndpoint {
   /** Operations on {@code ledger}, re-opening included. */
   public SegmentLedgerReopenEndpoint(Ledger ledger) {
     super(ledger);
+  }
+
+  /** {@code true}: this endpoint's reconcile steps may repair. */
+  @Override
+  protected boolean repairs() {
+    return true;
   }
 
   /** Re-opens rows; answers how many. */

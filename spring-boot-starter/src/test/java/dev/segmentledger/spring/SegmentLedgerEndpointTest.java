@@ -86,18 +86,51 @@ class SegmentLedgerEndpointTest {
                 assertThat(c.get("rejected")).isEqualTo(3L);
               });
 
-          Map<String, Object> report = endpoint.reconcile("ep-b1", "reconcile");
-          assertThat(report.get("consistent")).isEqualTo(true);
+          Map<String, Object> report = endpoint.reconcile("ep-b1", "reconcile", null, null, null, null);
+          assertThat(report.get("consistentSoFar")).isEqualTo(true);
+          assertThat(report.get("complete")).isEqualTo(true);
+          assertThat(report.get("rowsChecked")).isEqualTo(2L);
           assertThat((List<?>) report.get("differences")).isEmpty();
           s3.client().deleteObject(b -> b.bucket(InProcessS3.BUCKET).key(ItemId.original("ep-b1", "720p", 0).objectKey()));
-          Map<String, Object> broken = endpoint.reconcile("ep-b1", "reconcile");
-          assertThat(broken.get("consistent")).isEqualTo(false);
-          assertThat((List<Map<String, Object>>) broken.get("differences")).singleElement()
+          Map<String, Object> firstStep = endpoint.reconcile("ep-b1", "reconcile", 1, 10, null, null);
+          assertThat(firstStep.get("stoppedBy")).isEqualTo("check_limit");
+          assertThat(firstStep.get("rowsChecked")).isEqualTo(1L);
+          assertThat((List<Map<String, Object>>) firstStep.get("differences")).singleElement()
               .satisfies(d -> assertThat(d.get("kind")).isEqualTo("object_missing"));
+          Map<String, Object> secondStep = endpoint.reconcile("ep-b1", "reconcile", 1, 10,
+              (String) firstStep.get("next"), null);
+          assertThat(secondStep.get("rowsChecked")).isEqualTo(1L);
           assertThat(ledger.find(ItemId.original("ep-b1", "720p", 0)).orElseThrow().state())
               .as("a report only: nothing re-opened").isEqualTo(ItemState.CONFIRMED);
-          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "repair"))
+          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "repair", null, null, null, null))
               .isInstanceOf(InvalidEndpointRequestException.class);
+          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "reconcile", 0, null, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("between 1 and 100000");
+          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "reconcile", null, 3600, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("at most 600 s");
+          assertThatThrownBy(() -> endpoint.reconcile("ep-b1", "reconcile", null, null, "rows:x", null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("rows:<row id>");
+          assertThatThrownBy(() -> endpoint.broadcastRows("ep-b1", "reconcile", null, null, null, null, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("is a POST");
+          Map<String, Object> repaired = endpoint.reconcile("ep-b1", "reconcile", null, null, null, true);
+          assertThat(repaired.get("reopened")).isEqualTo(1);
+
+          Map<String, Object> rowsOfB1 = endpoint.broadcastRows("ep-b1", "rows", null, null, null, 3, null, null);
+          assertThat((List<Map<String, Object>>) rowsOfB1.get("items")).extracting(r -> r.get("sequence"))
+              .containsExactly(0L, 1L, 10L);
+          assertThat((List<?>) endpoint.broadcastRows("ep-b1", "rows", null, null, null, 3, null,
+              (Long) rowsOfB1.get("next")).get("items")).hasSize(2);
+          assertThatThrownBy(() -> endpoint.broadcastRows("ep-b1", "rows", null, null, null, 10_001, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("between 1 and 10000");
+          assertThatThrownBy(() -> endpoint.broadcastRows("../x", "rows", null, null, null, null, null, null))
+              .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("[A-Za-z0-9._-]");
+
+          ItemId longError = ItemId.original("ep-b3", "720p", 0);
+          ledger.register(longError, Files.writeString(temp.resolve("x".repeat(230) + ".ts"), "outside"));
+          SegmentLedgerAutoConfigurationTest.awaitState(ledger, longError, ItemState.REJECTED);
+          String shown = (String) ((List<Map<String, Object>>) endpoint.rows("ep-b3", null, null, null, null, null, null)
+              .get("items")).get(0).get("lastError");
+          assertThat(shown).matches("(?s).{200}\\.\\.\\.\\[\\+[0-9]+ characters\\]");
 
           Map<String, Object> reopened = endpoint.reopen("ep-b1", "outside_root", null, null, null);
           assertThat(reopened.get("reopened")).isEqualTo(3);

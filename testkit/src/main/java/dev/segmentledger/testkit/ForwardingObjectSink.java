@@ -41,6 +41,11 @@ public abstract class ForwardingObjectSink implements ObjectSink {
   }
 
   @Override
+  public List<StoredObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+    return delegate().list(prefix, startAfter, maxKeys);
+  }
+
+  @Override
   public boolean supportsUnfinishedUploads() {
     return delegate().supportsUnfinishedUploads();
   }

@@ -139,6 +139,22 @@ public abstract class ObjectSinkContract {
   }
 
   @Test
+  void aBoundedListingStartsAfterAKeyAndStopsAtTheLimit() {
+    for (int i = 5; i >= 1; i--) {
+      sink.put("b1/720p/original/000000000" + i + ".ts", bytes("segment " + i), false);
+    }
+    sink.put("b10/720p/original/0000000001.ts", bytes("other broadcast"), false);
+
+    assertEquals(List.of("b1/720p/original/0000000001.ts", "b1/720p/original/0000000002.ts"),
+        keys(sink.list("b1/", null, 2)));
+    assertEquals(List.of("b1/720p/original/0000000003.ts", "b1/720p/original/0000000004.ts"),
+        keys(sink.list("b1/", "b1/720p/original/0000000002.ts", 2)));
+    assertEquals(List.of("b1/720p/original/0000000005.ts"), keys(sink.list("b1/", "b1/720p/original/0000000004.ts", 2)));
+    assertEquals(List.of(), sink.list("b1/", "b1/720p/original/0000000005.ts", 2));
+    assertEquals(5, sink.list("b1/", "", 1000).size());
+  }
+
+  @Test
   void listReportsSizesAndConsistentChecksums() {
     StoredObjectInfo stored = sink.put("b1/720p/original/0000000001.ts", bytes("twelve bytes"), false);
 

@@ -10,6 +10,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.RowCount;
 import dev.segmentledger.core.spi.Backlog;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
@@ -64,6 +65,32 @@ abstract class OperationsQueriesGroup extends ContractGroup {
       next = query.after(page.next().getAsLong());
     }
     throw new AssertionError("more than 1000 pages");
+  }
+
+  @Test
+  void countByBroadcastCountsRowsByAxisStateAndReasonWithTheOldestOfEach() {
+    registerAt(ItemId.original("b1", "720p", 1), T0.plusSeconds(5));
+    registerAt(ItemId.original("b1", "720p", 2), T0);
+    rejectedRow(ItemId.original("b1", "720p", 3), Reason.MISSING_FILE);
+    LedgerItem confirmed = registerAt(ItemId.init("b1", "720p"), T0.plusSeconds(9));
+    assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(), ItemState.PENDING, 10, "c",
+        T0.plusSeconds(10))));
+    registerAt(ItemId.original("b2", "720p", 1), T0.minusSeconds(60));
+
+    List<RowCount> counts = new ArrayList<>(store.countByBroadcast("b1"));
+    counts.sort(java.util.Comparator.comparing((RowCount c) -> c.axis()).thenComparing(RowCount::state));
+    assertEquals(3, counts.size(), counts::toString);
+    RowCount pending = counts.stream().filter(c -> c.state() == ItemState.PENDING).findFirst().orElseThrow();
+    assertEquals(Axis.ORIGINAL, pending.axis());
+    assertEquals(2, pending.rows());
+    assertEquals(T0, pending.oldestRegisteredAt(), "the oldest of the group, not of the broadcast (b2)");
+    RowCount rejected = counts.stream().filter(c -> c.state() == ItemState.REJECTED).findFirst().orElseThrow();
+    assertEquals(Reason.MISSING_FILE, rejected.reason());
+    assertEquals(1, rejected.rows());
+    RowCount init = counts.stream().filter(c -> c.axis() == Axis.INIT).findFirst().orElseThrow();
+    assertEquals(ItemState.CONFIRMED, init.state());
+    assertEquals(1, init.rows());
+    assertTrue(store.countByBroadcast("nobody").isEmpty());
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.PlaybackView;
+import dev.segmentledger.core.RowCount;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
@@ -64,10 +65,22 @@ final class BroadcastViews {
         status.phase() == BroadcastStatus.Phase.COMPLETE, initConfirmed ? segments : List.of());
   }
 
-  /** The status of {@code broadcastId} as {@code store} holds it now. */
+  /** The status of {@code broadcastId} as {@code store} holds it now, from its counts (not its rows). */
   static BroadcastStatus status(StateStore store, String broadcastId) {
     Identifiers.requireValid("broadcastId", broadcastId);
-    return status(broadcastId, store.findBroadcast(broadcastId), store.findByBroadcast(broadcastId));
+    Map<Axis, Map<ItemState, Long>> counts = new EnumMap<>(Axis.class);
+    long unconfirmed = 0;
+    for (RowCount count : store.countByBroadcast(broadcastId)) {
+      counts.computeIfAbsent(count.axis(), a -> new EnumMap<>(ItemState.class))
+          .merge(count.state(), count.rows(), Long::sum);
+      if (!count.state().isTerminal()) {
+        unconfirmed += count.rows();
+      }
+    }
+    boolean ended = store.findBroadcast(broadcastId).map(BroadcastRecord::ended).orElse(false);
+    BroadcastStatus.Phase phase = !ended ? BroadcastStatus.Phase.LIVE
+        : unconfirmed == 0 ? BroadcastStatus.Phase.COMPLETE : BroadcastStatus.Phase.ENDED;
+    return new BroadcastStatus(broadcastId, phase, counts);
   }
 
   /** What a player may see of one rendition of {@code broadcastId}, as {@code store} holds it now. */

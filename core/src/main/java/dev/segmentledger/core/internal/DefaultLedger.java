@@ -9,6 +9,8 @@ import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.PlaybackView;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.ReconcileRequest;
+import dev.segmentledger.core.ReconcileStep;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.Registration;
@@ -178,6 +180,26 @@ public final class DefaultLedger implements ManualLedger {
       log.warn("reconciler found differences it does not repair:\n{}", report.describe());
     }
     return report;
+  }
+
+  @Override
+  public ReconcileStep reconcile(ReconcileRequest request) {
+    Objects.requireNonNull(request, "request");
+    if (!request.repair()) {
+      return reconciler.reconcile(request);
+    }
+    requireOpen();
+    ReconcileStep step = reconciler.reconcile(request);
+    ReconciliationReport report = step.report();
+    if (report.playlistsRepublished() > 0 && playlistRounds != null) {
+      playlistRounds.nudge();
+    }
+    if (report.reopened() > 0) {
+      log.warn("reconciler re-opened {} rows of broadcast {} for upload:\n{}", report.reopened(),
+          request.broadcastId(), report.describe());
+      sweepSoon();
+    }
+    return step;
   }
 
   @Override

@@ -60,6 +60,30 @@ public interface ObjectSink {
   List<StoredObjectInfo> list(String prefix);
 
   /**
+   * One bounded part of {@link #list(String)}: at most {@code maxKeys} objects whose key starts
+   * with {@code prefix} and comes strictly after {@code startAfter} (in key order, by UTF-16 code
+   * units of the keys, which for the ledger's ASCII keys is the byte order S3 lists in), in key
+   * order. The bounded reconcile ({@link dev.segmentledger.core.ReconcileRequest}) reads a
+   * broadcast's objects with it, one step at a time. The default filters {@link #list(String)}, so
+   * it reads the whole prefix each time: a sink that can start a listing at a key (S3's {@code
+   * StartAfter}) should override it. A sink that forwards to another must forward it too.
+   *
+   * @param startAfter the last key of the previous part; {@code null} or empty: from the first key
+   * @param maxKeys at least 1
+   * @throws SinkException on any failure to list
+   */
+  default List<StoredObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+    if (maxKeys < 1) {
+      throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
+    }
+    return list(prefix).stream()
+        .filter(o -> startAfter == null || o.key().compareTo(startAfter) > 0)
+        .sorted(java.util.Comparator.comparing(StoredObjectInfo::key))
+        .limit(maxKeys)
+        .toList();
+  }
+
+  /**
    * Whether this sink can leave unfinished uploads behind and implements {@link
    * #listUnfinishedUploads} and {@link #abortUnfinishedUpload}. Constant for a given sink. The
    * default, {@code false}, is right for a sink whose uploads are all-or-nothing (a failed or killed

@@ -8,12 +8,21 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * builds the ledger from {@code spring.datasource.*} and {@code segment-ledger.*}
  * (application.properties), and {@link SegmentController} only writes segments and registers them.
  *
- * <p>Run it against a PostgreSQL and an S3-compatible store: {@code java -jar ...
+ * <p>{@code ./mvnw -pl examples-spring -am spring-boot:run} runs it on embedded defaults
+ * ({@link EmbeddedServices}: embedded PostgreSQL and an in-process S3 server) and prints the
+ * console's URL. Against your own services: {@code --recorder.embedded=false
  * --spring.datasource.url=jdbc:postgresql://localhost/recorder --segment-ledger.s3.endpoint=...}.
  */
 @SpringBootApplication
 public class SpringRecorderApp {
+  /** The application, with the embedded services' initializer. */
+  static SpringApplication application() {
+    SpringApplication application = new SpringApplication(SpringRecorderApp.class);
+    application.addInitializers(new EmbeddedServices());
+    return application;
+  }
+
   public static void main(String[] args) {
-    SpringApplication.run(SpringRecorderApp.class, args);
+    application().run(args);
   }
 }

@@ -97,6 +97,11 @@ final class RunningRecorderApp implements BeforeAllCallback, AfterAllCallback {
     }
   }
 
+  /** Stops the S3 server: the bucket is down from now on. */
+  void stopS3() throws Exception {
+    s3.stop();
+  }
+
   /** The bucket's store, to check what was uploaded. */
   BlobStore bucket() {
     return blobs.getBlobStore();
@@ -108,6 +113,11 @@ final class RunningRecorderApp implements BeforeAllCallback, AfterAllCallback {
         HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expected);
     return response.body();
+  }
+
+  /** GET {@code path}, whatever the status. */
+  HttpResponse<String> send(String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** POST {@code body} with {@code contentType} to {@code path}. */

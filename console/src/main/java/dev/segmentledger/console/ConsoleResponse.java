@@ -1,0 +1,45 @@
+package dev.segmentledger.console;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the console answers: a status, a content type, headers (security headers included) and the
+ * body. The host writes it out as it is. Immutable (the body array is not copied: do not change it).
+ *
+ * @param status the HTTP status
+ * @param contentType the {@code Content-Type}
+ * @param headers further headers, in order
+ * @param body the bytes of the body
+ */
+public record ConsoleResponse(int status, String contentType, Map<String, String> headers, byte[] body) {
+  public ConsoleResponse {
+    Objects.requireNonNull(contentType, "contentType");
+    Objects.requireNonNull(body, "body");
+    headers = Map.copyOf(headers);
+  }
+
+  static ConsoleResponse html(int status, String html, String scriptOrigin) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Content-Security-Policy", "default-src 'none'; script-src 'self'"
+        + (scriptOrigin == null ? "" : " " + scriptOrigin) + "; style-src 'self'; img-src 'self' data:;"
+        + " media-src 'self' blob:; connect-src 'self'; worker-src 'self' blob:; form-action 'self';"
+        + " frame-ancestors 'none'; base-uri 'none'");
+    headers.put("X-Content-Type-Options", "nosniff");
+    headers.put("Referrer-Policy", "no-referrer");
+    headers.put("Cache-Control", "no-store");
+    return new ConsoleResponse(status, "text/html; charset=utf-8", headers, html.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static ConsoleResponse redirect(String location) {
+    return new ConsoleResponse(303, "text/plain; charset=utf-8", Map.of("Location", location, "Cache-Control",
+        "no-store"), new byte[0]);
+  }
+
+  static ConsoleResponse bytes(int status, String contentType, byte[] body, String cacheControl) {
+    return new ConsoleResponse(status, contentType, Map.of("X-Content-Type-Options", "nosniff", "Cache-Control",
+        cacheControl), body);
+  }
+}

@@ -1,0 +1,246 @@
+package dev.segmentledger.console;
+
+import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operations console: HTML pages of one ledger's rows, rendered on the server, for a host to
+ * serve at a path of its choice (the Spring Boot starter, the command line's {@code console}
+ * command, or your own). It shows the backlog per axis with the age of the oldest row; stuck and
+ * rejected rows, keyset-paged and filtered by state, reason, axis, broadcast, age and attempts; one
+ * broadcast with its counts, its published playlists, its rows (paged) and a player (hls.js) of its
+ * multivariant playlist read through the host; bounded reconcile steps; and, when enabled, the
+ * re-open of a terminal row after a confirmation page.
+ *
+ * <p><b>What the host must do.</b> Authenticate and authorise every request before handing it to
+ * {@link #handle} (the console itself checks nothing about who asks); protect forms against
+ * cross-site requests (pass its CSRF token as {@link ConsoleRequest#formFields()}, or accept POSTs
+ * only from its own origin); and write the {@link ConsoleResponse} as it is (its headers carry a
+ * strict Content-Security-Policy: no inline script or style).
+ *
+ * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
+ * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
+ * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks. A bad parameter is answered 400 with what is allowed; a failing
+ * database or bucket 503, with the page saying so. It never throws from {@link #handle}. Writes:
+ * only the re-open (a compare-and-set on the row's state, {@link StateStore#reopen}) and a repair
+ * step of reconcile, and only when {@linkplain Builder#reopenEnabled enabled}.
+ *
+ * <p>Immutable once built and thread-safe.
+ */
+public final class LedgerConsole {
+  private static final Logger log = LoggerFactory.getLogger(LedgerConsole.class);
+
+  private final Pages pages;
+  private final MediaSource media;
+  private final byte[] hlsJs;
+  private final String hlsJsUrl;
+
+  private LedgerConsole(Builder b) {
+    this.media = b.media;
+    this.hlsJs = b.hlsJs;
+    this.hlsJsUrl = b.hlsJsUrl;
+    String playerScript = hlsJs != null ? null : hlsJsUrl;
+    this.pages = new Pages(b.store, b.sink, b.clock, b.reopenEnabled, media != null, playerScript);
+  }
+
+  /** A builder; {@link Builder#store} and {@link Builder#clock} are required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Answers one request that the host has authenticated and authorised. Never throws. */
+  public ConsoleResponse handle(ConsoleRequest request) {
+    Objects.requireNonNull(request, "request");
+    String path = request.path();
+    try {
+      if (path.startsWith("/assets/")) {
+        return asset(path.substring("/assets/".length()));
+      }
+      if (path.startsWith("/media/")) {
+        return media(path.substring("/media/".length()));
+      }
+      return pages.page(request);
+    } catch (BadInput e) {
+      return pages.problem(request, 400, "Not a valid request", e.getMessage());
+    } catch (StoreException e) {
+      log.warn("console: the ledger's database failed: {}", e.getMessage());
+      return pages.problem(request, 503, "The ledger's database failed", e.getMessage());
+    } catch (SinkException e) {
+      log.warn("console: the bucket failed: {}", e.getMessage());
+      return pages.problem(request, 503, "The bucket failed", e.getMessage());
+    } catch (RuntimeException e) {
+      log.error("console: unexpected failure answering {} {}", request.method(), Printable.escape(path), e);
+      return pages.problem(request, 500, "Unexpected failure", e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  private ConsoleResponse asset(String name) {
+    if (name.equals("hls.min.js") && hlsJs != null) {
+      return ConsoleResponse.bytes(200, "text/javascript; charset=utf-8", hlsJs, "max-age=3600");
+    }
+    String type = switch (name) {
+      case "console.css" -> "text/css; charset=utf-8";
+      case "player.js" -> "text/javascript; charset=utf-8";
+      default -> null;
+    };
+    if (type == null) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such asset"), "no-store");
+    }
+    try (InputStream in = LedgerConsole.class.getResourceAsStream("assets/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("resource assets/" + name + " missing from the console's jar");
+      }
+      return ConsoleResponse.bytes(200, type, in.readAllBytes(), "max-age=3600");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A playlist, init or segment of a broadcast through the host, only at the ledger's keys. */
+  private ConsoleResponse media(String key) {
+    boolean ledgerKey = ObjectKeys.idOf(key).isPresent() || isPlaylistKey(key);
+    if (media == null || !ledgerKey) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8",
+          bytes(media == null ? "no media source configured" : "not a key of the ledger"), "no-store");
+    }
+    try {
+      Optional<MediaSource.Media> object = media.read(key);
+      if (object.isEmpty()) {
+        return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
+      }
+      String type = key.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : object.get().contentType();
+      return ConsoleResponse.bytes(200, type, object.get().bytes(), key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+    } catch (IOException e) {
+      log.warn("console: could not read {} from the media source: {}", Printable.escape(key), e.getMessage());
+      return ConsoleResponse.bytes(502, "text/plain; charset=utf-8", bytes("the media source failed"),
+          "no-store");
+    }
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static boolean isPlaylistKey(String key) {
+    int slash = key.indexOf('/');
+    if (slash <= 0) {
+      return false;
+    }
+    String broadcast = key.substring(0, slash);
+    try {
+      if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcast))) {
+        return true;
+      }
+      int end = key.lastIndexOf('/');
+      return end > slash && key.equals(ObjectKeys.mediaPlaylistKey(broadcast, key.substring(slash + 1, end)));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** Collects the settings of a {@link LedgerConsole}. Not thread-safe. */
+  public static final class Builder {
+    private StateStore store;
+    private ObjectSink sink;
+    private Clock clock;
+    private boolean reopenEnabled;
+    private MediaSource media;
+    private byte[] hlsJs;
+    private String hlsJsUrl;
+
+    private Builder() {}
+
+    /** The ledger's rows. Required. */
+    public Builder store(StateStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /** The ledger's bucket, for reconcile steps; {@code null}: no reconcile page. */
+    public Builder sink(ObjectSink sink) {
+      this.sink = sink;
+      return this;
+    }
+
+    /** The time ages are judged by and re-opens stamped with. Required. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Whether operators may re-open terminal rows (after a confirmation page) and repair in a
+     * reconcile step. Off unless set: the pages then offer neither, and such a POST is refused (403).
+     */
+    public Builder reopenEnabled(boolean reopenEnabled) {
+      this.reopenEnabled = reopenEnabled;
+      return this;
+    }
+
+    /** Where the player reads playlists and segments (through the host); {@code null}: no player. */
+    public Builder media(MediaSource media) {
+      this.media = media;
+      return this;
+    }
+
+    /**
+     * The hls.js the player page loads, served by the console itself from this file ({@code
+     * hls.min.js} of the npm package {@code hls.js}); takes precedence over {@link #hlsJsUrl}.
+     *
+     * @throws UncheckedIOException if the file cannot be read
+     */
+    public Builder hlsJs(Path file) {
+      try {
+        this.hlsJs = file == null ? null : Files.readAllBytes(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read hls.js at " + file, e);
+      }
+      return this;
+    }
+
+    /**
+     * Where the browser loads hls.js from when no {@linkplain #hlsJs(Path) file} is given (an
+     * {@code https} URL of your own or a CDN's); also allowed by the pages' Content-Security-Policy.
+     * Without either, the player uses the browser's own HLS support where it has one (Safari).
+     *
+     * @throws IllegalArgumentException if it is not an absolute http(s) URL
+     */
+    public Builder hlsJsUrl(String url) {
+      if (url != null) {
+        URI uri = URI.create(url);
+        if (!uri.isAbsolute() || !(uri.getScheme().equals("https") || uri.getScheme().equals("http"))) {
+          throw new IllegalArgumentException("hls.js URL must be an absolute http(s) URL, got " + url);
+        }
+      }
+      this.hlsJsUrl = url;
+      return this;
+    }
+
+    /** The console. */
+    public LedgerConsole build() {
+      Objects.requireNonNull(store, "store is required");
+      Objects.requireNonNull(clock, "clock is required");
+      return new LedgerConsole(this);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LedgerConsole[player=" + (media != null) + ", hlsJs=" + (hlsJs != null ? "served" : hlsJsUrl) + "]";
+  }
+}

@@ -1,0 +1,8 @@
+/** The Segment Ledger operations console: pages rendered on the server, hosted by a web framework or the JDK. */
+module dev.segmentledger.console {
+  requires dev.segmentledger.core;
+  requires java.net.http;
+  requires org.slf4j;
+
+  exports dev.segmentledger.console;
+}
