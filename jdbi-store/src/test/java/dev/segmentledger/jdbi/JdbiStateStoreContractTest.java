@@ -2,7 +2,7 @@ package dev.segmentledger.jdbi;
 
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.PostgresExtension;
-import dev.segmentledger.testkit.StateStoreContract;
+import dev.segmentledger.testkit.contract.StateStoreContract;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -8,12 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Guards the PostgreSQL matrix (jdbi-store's pom): each execution names the major version it means
- * to test in {@code segmentledger.test.postgres-major}, and this fails if the server the tests got
- * is another one. Without the property (the default execution) it only logs the version.
+ * Guards the PostgreSQL matrix (jdbi-store's pom): its execution names the embedded binaries it
+ * means to test in {@code segmentledger.test.postgres-binaries} (for example {@code 12.22.0}), and
+ * this fails if the server the tests got is of another major. Without the property (the default
+ * execution) it only logs the version.
  */
 class PostgresVersionTest {
-  static final String MAJOR_PROPERTY = "segmentledger.test.postgres-major";
+  static final String BINARIES_PROPERTY = "segmentledger.test.postgres-binaries";
 
   @RegisterExtension
   static final PostgresExtension PG = PostgresExtension.create();
@@ -24,9 +25,10 @@ class PostgresVersionTest {
         .createQuery("SELECT current_setting('server_version_num')::int").mapTo(Integer.class).one());
     int major = versionNum / 10_000;
     System.out.println("PostgreSQL server_version_num " + versionNum + " from " + PG.source());
-    String expected = System.getProperty(MAJOR_PROPERTY, "");
-    if (!expected.isBlank()) {
-      assertEquals(Integer.parseInt(expected.trim()), major, "server_version_num " + versionNum);
+    String binaries = System.getProperty(BINARIES_PROPERTY, "").trim();
+    if (!binaries.isEmpty()) {
+      assertEquals(Integer.parseInt(binaries.substring(0, binaries.indexOf('.'))), major,
+          "server_version_num " + versionNum + " from binaries " + binaries);
     }
   }
 }

@@ -2,7 +2,7 @@ package dev.segmentledger.s3;
 
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.testkit.ObjectSinkContract;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -42,7 +42,7 @@ import java.util.stream.IntStream;
 
 /**
  * A {@link StateStore} held in memory, with exactly the semantics of the SPI (it passes
- * {@link StateStoreContract}): ids from 1 growing with insertion (a batch's in identity order),
+ * {@link dev.segmentledger.testkit.contract.StateStoreContract}): ids from 1 growing with insertion (a batch's in identity order),
  * idempotent and atomic registration, compare-and-set updates, leases folded into the due time,
  * the init gate and broadcast lifecycle. Instants are truncated to microseconds, as PostgreSQL stores them, so that
  * tests observe the same values from this store and from a database.

@@ -16,8 +16,8 @@
  * </ul>
  *
  * <p>Contracts (abstract JUnit 5 tests to extend):
- * {@link dev.segmentledger.testkit.StateStoreContract}, its tests in {@code @Nested} groups by SPI
- * area, and {@link dev.segmentledger.testkit.ObjectSinkContract}.
+ * {@link dev.segmentledger.testkit.contract.StateStoreContract}, its tests in {@code @Nested} groups by SPI
+ * area, and {@link dev.segmentledger.testkit.contract.ObjectSinkContract}.
  *
  * <p>Fixtures and checks: {@link dev.segmentledger.testkit.PostgresExtension} (a fresh PostgreSQL
  * schema per test class; never skips), {@link dev.segmentledger.testkit.SettableClock},

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.testkit.contract.StateStoreContract;
 import dev.segmentledger.core.spi.StateStore;
 
 class InMemoryStateStoreContractTest extends StateStoreContract {

@@ -9,7 +9,7 @@ import java.util.Optional;
  * The bucket. Keys are those of {@link dev.segmentledger.core.ObjectKeys}; a sink may place them
  * under a fixed prefix of its own. Implementations must be thread-safe, must report every failure
  * as a {@link SinkException} (nothing swallowed), and should pass
- * {@code dev.segmentledger.testkit.ObjectSinkContract}.
+ * {@code dev.segmentledger.testkit.contract.ObjectSinkContract}.
  *
  * <p><b>Unfinished uploads.</b> A sink that uploads in several requests (S3 multipart) leaves an
  * {@link UnfinishedUpload} behind when its process dies mid-upload: no object, but parts that take

@@ -22,7 +22,7 @@ import java.util.Optional;
  * set): a call whose precondition no longer holds changes nothing and returns {@code false}.
  * Row ids are assigned by the store, are unique, and grow with insertion order (within a
  * {@linkplain #registerAll batch}, {@link ItemId#IDENTITY_ORDER}). Every
- * implementation should pass {@code dev.segmentledger.testkit.StateStoreContract}.
+ * implementation should pass {@code dev.segmentledger.testkit.contract.StateStoreContract}.
  */
 public interface StateStore {
 

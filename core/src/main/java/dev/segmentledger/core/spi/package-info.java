@@ -1,7 +1,7 @@
 /**
  * Extension points implemented by adapters, and the values they exchange with the ledger. Every
- * store should pass {@code dev.segmentledger.testkit.StateStoreContract} and every sink
- * {@code dev.segmentledger.testkit.ObjectSinkContract} (testkit module). See docs/design.md for
+ * store should pass {@code dev.segmentledger.testkit.contract.StateStoreContract} and every sink
+ * {@code dev.segmentledger.testkit.contract.ObjectSinkContract} (testkit module). See docs/design.md for
  * the guarantees each must keep.
  *
  * <p>Interfaces:

@@ -54,8 +54,8 @@ final class EmbeddedServices implements ApplicationContextInitializer<Configurab
       properties.put("segment-ledger.s3.secret-key", SECRET);
       properties.put("segment-ledger.s3.checksums-when-required", "true");
       properties.put("segment-ledger.console.media-base-url", s3.anonymousEndpoint() + "/" + BUCKET + "/");
-      // The repository's hls.js, once installed (npm ci --prefix integration-tests/browser).
-      Path hlsJs = Path.of("..", "integration-tests", "browser", "node_modules", "hls.js", "dist", "hls.min.js");
+      // The repository's hls.js, once installed (npm ci --prefix tests/integration/browser).
+      Path hlsJs = Path.of("..", "tests", "integration", "browser", "node_modules", "hls.js", "dist", "hls.min.js");
       if (Files.isRegularFile(hlsJs)) {
         properties.put("segment-ledger.console.hls-js", hlsJs.toAbsolutePath().normalize().toString());
       }
