@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,10 @@ import java.util.concurrent.CompletionException;
  * ({@link GroupCommit#submitAndAwait}), so that no caller waits behind other callers' batches after
  * its own rows are durable. If a shared batch fails (one registration's conflict, an ended
  * broadcast), each registration of it is written again alone, so a caller gets exactly the outcome
- * it would have had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
+ * it would have had alone: its own all-or-nothing transaction, its own exception. If the store
+ * fails the shared batch and then the first registration alone ({@link StoreException}: the
+ * database is unreachable or failing over), the others get the shared batch's exception at once
+ * instead of one connection timeout each. Thread-safe.
  */
 final class RowWriter {
   static final int MAX_ROWS = 1_000;
@@ -64,6 +68,9 @@ final class RowWriter {
     List<RegisterResult> results;
     try {
       results = store.registerAll(rows);
+    } catch (StoreException e) {
+      writeAloneUnlessTheStoreFails(batch, e);
+      return;
     } catch (RuntimeException | Error e) {
       batch.forEach(this::writeAlone);
       return;
@@ -73,6 +80,26 @@ final class RowWriter {
       int to = from + request.rows().size();
       request.result().complete(List.copyOf(results.subList(from, to)));
       from = to;
+    }
+  }
+
+  /**
+   * After the store failed a shared batch: writes its registrations alone, unless the store fails
+   * the first of them too (a database unreachable or failing over fails every one: writing each
+   * alone would hold the last caller for a connection timeout per registration of the batch). The
+   * others then get the shared batch's exception, whose outcome is theirs: they were in it.
+   */
+  private void writeAloneUnlessTheStoreFails(List<Request> batch, StoreException sharedFailure) {
+    Request first = batch.get(0);
+    writeAlone(first);
+    boolean storeFails = first.result().isCompletedExceptionally()
+        && first.result().handle((ok, e) -> e instanceof StoreException).join();
+    for (Request request : batch.subList(1, batch.size())) {
+      if (storeFails) {
+        request.result().completeExceptionally(sharedFailure);
+      } else {
+        writeAlone(request);
+      }
     }
   }
 
