@@ -2,10 +2,12 @@ package dev.segmentledger.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.LedgerStats;
@@ -16,12 +18,16 @@ import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.InMemoryStateStore;
+import dev.segmentledger.testkit.LedgerEvents;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
@@ -95,6 +101,51 @@ class UnknownConfirmOutcomeTest {
     assertEquals(0, stats.confirmed());
     assertEquals(ITEMS, stats.confirmLost());
     assertEquals(Map.of(), run.confirmEvents);
+  }
+
+  @Test
+  void otherItemsAreConfirmedWhileAFailedBatchIsJudged() throws Exception {
+    ItemId first = ItemId.original("b1", "720p", 0);
+    ItemId second = ItemId.original("b1", "720p", 1);
+    CountDownLatch secondConfirmed = new CountDownLatch(1);
+    AtomicInteger batches = new AtomicInteger();
+    InMemoryStateStore inner = new InMemoryStateStore();
+    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("confirmAll") && batches.incrementAndGet() == 1) {
+            throw lost(Outcome.UNKNOWN); // the first batch (the first item's) lost its answer
+          }
+          if (method.getName().equals("findByRowId")
+              && inner.find(first).map(r -> r.rowId() == (long) args[0]).orElse(false)) {
+            // its judgement waits until the second item is confirmed: that confirm must not wait for it
+            assertTrue(secondConfirmed.await(1, TimeUnit.MINUTES), "the second item was confirmed meanwhile");
+          }
+          try {
+            return method.invoke(inner, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    LedgerEvents events = new LedgerEvents();
+    Map<Long, AtomicInteger> confirmEvents = new ConcurrentHashMap<>();
+    try (Ledger ledger = f.builder().workers(2).listener(events).listener(new LedgerListener() {
+      @Override
+      public void onConfirmed(LedgerItem item) {
+        confirmEvents.computeIfAbsent(item.rowId(), id -> new AtomicInteger()).incrementAndGet();
+        if (item.id().equals(second)) {
+          secondConfirmed.countDown();
+        }
+      }
+    }).build()) {
+      ledger.start();
+      ledger.register(first, f.record(first));
+      events.awaitUntil("the first batch failed", () -> batches.get() >= 1, Duration.ofMinutes(1));
+      ledger.register(second, f.record(second));
+      events.awaitUntil("both confirmed", () -> confirmEvents.size() == 2, Duration.ofMinutes(1));
+    }
+    confirmEvents.values().forEach(n -> assertEquals(1, n.get()));
+    assertEquals(ItemState.CONFIRMED, inner.find(first).orElseThrow().state());
   }
 
   private static StoreException lost(Outcome outcome) {

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * same key. The hand-over queue is bounded; a worker that finds it full helps confirm, so the
  * confirms bound the uploads.
  *
- * <p>Design note: a confirm that failed. If a batch fails, each of its items is settled alone.
- * When the failure may have written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}:
+ * <p>Design note: a confirm that failed. If a batch fails, the worker that led it gives up the
+ * lead (other workers' confirms go on) and settles each of its items alone. When the failure may have written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}:
  * a connection lost after the statement was sent, a failover while it committed), the batch may
  * have confirmed any of its rows, so each row is first read again ({@link #judge}), retrying the
  * read while the store cannot answer, for at most {@link #REJUDGE_WITHIN} (once at close): a row
@@ -61,6 +63,8 @@ final class Confirmer {
   private final Failures failures;
   private final Runnable initConfirmed;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
+  /** Batches whose confirm failed, settled by the worker that led them once it gave up the lead. */
+  private final Queue<FailedBatch> failed = new ConcurrentLinkedQueue<>();
   /** Set at close: a confirm of unknown outcome is then read once, not waited for. */
   private volatile boolean closing;
 
@@ -91,11 +95,13 @@ final class Confirmer {
 
   /**
    * Hands over a stored item, and confirms what is waiting if no other worker is doing so. Returns
-   * once the item is confirmed, or handed to the worker confirming now. {@code work} is released
+   * once the item is confirmed, or handed to the worker confirming now; a worker whose batch failed
+   * settles it here, after giving up the lead (see the class comment). {@code work} is released
    * when its confirm is over, whatever its outcome.
    */
   void submit(LedgerItem item, StoredObjectInfo object, InFlight work) {
     commits.submit(new Stored(item, object, work));
+    settleFailedBatches();
   }
 
   /**
@@ -106,14 +112,20 @@ final class Confirmer {
   void confirmWaiting() {
     closing = true;
     commits.commitWaiting();
+    settleFailedBatches();
   }
 
+  /** A batch whose confirm failed, with the confirms it sent, to be settled item by item. */
+  private record FailedBatch(List<Stored> batch, List<Confirmation> confirmations, boolean mayHaveWritten) {}
+
   /**
-   * Confirms a batch and settles each item; never throws for a store failure. Whatever happens,
-   * every item's in-flight period ends here, so that no row is held back from the sweeper.
+   * Confirms a batch, as the group commit's leader, and reports each item; never throws for a store
+   * failure. A batch that fails is queued for {@link #settleFailedBatches}, outside the lead, so
+   * that the confirms of other items go on while it is judged. Every item's in-flight period ends
+   * once it is reported, so that no row is held back from the sweeper.
    */
   private void confirm(List<Stored> batch) {
-    boolean initReleased = false;
+    boolean handedOff = false;
     try {
       Instant now = clock.instant();
       List<Confirmation> confirmations = batch.stream()
@@ -134,21 +146,44 @@ final class Confirmer {
         boolean mayHaveWritten = mayHaveWritten(e);
         log.warn("confirming a batch of {} failed ({}); settling them one by one", batch.size(),
             mayHaveWritten ? "outcome unknown: each row is read again first" : "nothing written", e);
-        for (int i = 0; i < batch.size(); i++) {
-          verdicts[i] = settle(batch.get(i).item(), confirmations.get(i), mayHaveWritten);
-        }
+        failed.add(new FailedBatch(batch, confirmations, mayHaveWritten));
+        handedOff = true;
+        return;
       }
-      for (int i = 0; i < batch.size(); i++) {
-        LedgerItem item = batch.get(i).item();
-        if (verdicts[i] == Verdict.CONFIRMED) {
-          events.onConfirmed(item);
-          initReleased |= item.id().axis() == Axis.INIT;
-        } else if (verdicts[i] == Verdict.LOST) {
-          events.onConfirmLost(item);
-        }
-      }
+      report(batch, verdicts);
     } finally {
-      batch.forEach(stored -> stored.work().release());
+      if (!handedOff) {
+        batch.forEach(stored -> stored.work().release());
+      }
+    }
+  }
+
+  /** Settles, in the calling thread, the failed batches queued by {@link #confirm}. */
+  private void settleFailedBatches() {
+    for (FailedBatch f = failed.poll(); f != null; f = failed.poll()) {
+      try {
+        Verdict[] verdicts = new Verdict[f.batch().size()];
+        for (int i = 0; i < verdicts.length; i++) {
+          verdicts[i] = settle(f.batch().get(i).item(), f.confirmations().get(i), f.mayHaveWritten());
+        }
+        report(f.batch(), verdicts);
+      } finally {
+        f.batch().forEach(stored -> stored.work().release());
+      }
+    }
+  }
+
+  /** Reports each item's verdict; runs {@link #initConfirmed} if an INIT was confirmed. */
+  private void report(List<Stored> batch, Verdict[] verdicts) {
+    boolean initReleased = false;
+    for (int i = 0; i < batch.size(); i++) {
+      LedgerItem item = batch.get(i).item();
+      if (verdicts[i] == Verdict.CONFIRMED) {
+        events.onConfirmed(item);
+        initReleased |= item.id().axis() == Axis.INIT;
+      } else if (verdicts[i] == Verdict.LOST) {
+        events.onConfirmLost(item);
+      }
     }
     if (initReleased) {
       initConfirmed.run();
