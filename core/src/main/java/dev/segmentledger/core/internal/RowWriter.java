@@ -87,25 +87,40 @@ final class RowWriter {
    * After the store failed a shared batch: writes its registrations alone, unless the store fails
    * the first of them too (a database unreachable or failing over fails every one: writing each
    * alone would hold the last caller for a connection timeout per registration of the batch). The
-   * others then get the shared batch's exception, whose outcome is theirs: they were in it.
+   * others then get the shared batch's exception, whose outcome is theirs: they were in it. A
+   * registration written alone that fails keeps the shared batch's "may have written": its rows
+   * were in that batch, which may have committed them.
    */
   private void writeAloneUnlessTheStoreFails(List<Request> batch, StoreException sharedFailure) {
     Request first = batch.get(0);
-    writeAlone(first);
+    writeAlone(first, sharedFailure);
     boolean storeFails = first.result().isCompletedExceptionally()
         && first.result().handle((ok, e) -> e instanceof StoreException).join();
     for (Request request : batch.subList(1, batch.size())) {
       if (storeFails) {
         request.result().completeExceptionally(sharedFailure);
       } else {
-        writeAlone(request);
+        writeAlone(request, sharedFailure);
       }
     }
   }
 
   private void writeAlone(Request request) {
+    writeAlone(request, null);
+  }
+
+  /** Writes one registration alone; {@code sharedFailure}: how the shared batch it was in failed, if it did. */
+  private void writeAlone(Request request, StoreException sharedFailure) {
     try {
       request.result().complete(store.registerAll(request.rows()));
+    } catch (StoreException e) {
+      if (sharedFailure != null && sharedFailure.mayHaveWritten() && !e.mayHaveWritten()) {
+        StoreException unknown = new StoreException(e.getMessage() + "; before that, a batch with these rows failed"
+            + " with its outcome unknown: " + sharedFailure.getMessage(), e, StoreException.Outcome.UNKNOWN);
+        request.result().completeExceptionally(unknown);
+      } else {
+        request.result().completeExceptionally(e);
+      }
     } catch (RuntimeException | Error e) {
       request.result().completeExceptionally(e);
     }

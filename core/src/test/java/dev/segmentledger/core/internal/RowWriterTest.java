@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * also fails the first registration written alone (unreachable, failing over) fails them all at
  * once with the shared batch's exception, instead of holding the last caller for one failed
  * connection attempt per registration; any other failure is still isolated registration by
- * registration.
+ * registration. A registration whose shared batch may have written keeps that outcome.
  */
 class RowWriterTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -42,7 +42,19 @@ class RowWriterTest {
     for (Throwable failure : failures.subList(1, QUEUED)) {
       assertSame(shared, failure, "the shared batch's exception: its outcome is theirs");
     }
-    assertInstanceOf(StoreException.class, failures.get(0));
+    StoreException alone = assertInstanceOf(StoreException.class, failures.get(0));
+    assertEquals(StoreException.Outcome.UNKNOWN, alone.outcome(),
+        "written alone, nothing was written; but the shared batch, whose outcome is unknown, had its rows");
+  }
+
+  @Test
+  void aSharedBatchThatWroteNothingLeavesTheOutcomeOfTheRegistrationWrittenAlone() throws Exception {
+    Batches run = new Batches(rows -> {
+      throw new StoreException("injected: " + rows.size(), null, StoreException.Outcome.NOT_WRITTEN);
+    });
+    for (Throwable failure : run.failuresOfTheQueuedCallers()) {
+      assertEquals(StoreException.Outcome.NOT_WRITTEN, assertInstanceOf(StoreException.class, failure).outcome());
+    }
   }
 
   @Test
