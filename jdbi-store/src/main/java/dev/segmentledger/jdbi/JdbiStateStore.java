@@ -136,6 +136,20 @@ public final class JdbiStateStore implements StateStore {
     return queries.findByRowId(rowId);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction that reads the row {@code FOR SHARE}: the row lock gives it a transaction
+   * id, so its commit waits for synchronous replication ({@code synchronous_commit},
+   * {@code synchronous_standby_names}) as every durable commit does, and the row is returned only
+   * once the standby has everything the read saw. On a primary restarted after a crash and not yet
+   * demoted (no standby attached), the read waits until the HA engine stops that server, and fails.
+   */
+  @Override
+  public Optional<LedgerItem> findByRowIdDurably(long rowId) {
+    return queries.findByRowIdDurably(rowId);
+  }
+
   @Override
   public Optional<LedgerItem> find(ItemId id) {
     return queries.find(id);

@@ -40,6 +40,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * constraint trigger of this test's schema (it runs inside {@code COMMIT}), chosen by broadcast id;
  * sessions are ended with {@code pg_terminate_backend}, the way a fast shutdown or a failover ends
  * them. Waits observe the server's view of the session ({@code pg_stat_activity}), never sleeps.
+ * Also: the durable read a confirm of unknown outcome is judged by is a locking read (its commit
+ * waits for synchronous replication like any other; that part is measured on a real cluster by
+ * the failover benchmark).
  */
 class StoreFailureOutcomeTest {
   @RegisterExtension
@@ -147,6 +150,40 @@ class StoreFailureOutcomeTest {
     assertEquals(Outcome.UNKNOWN, e.outcome(), e.getMessage());
     assertTrue(e.getMessage().contains("SQLSTATE 57P01"), e.getMessage());
     assertEquals(List.of(), store.findByBroadcast(broadcast), "ended inside the commit's trigger: rolled back");
+  }
+
+  @Test
+  void aDurableReadIsALockingReadThatReturnsWhatTheWriterCommitted() throws Exception {
+    RegisterResult row = store.registerAll(rows("durable-read")).get(0);
+    assertEquals(row.item(), store.findByRowIdDurably(row.item().rowId()).orElseThrow());
+    try (Connection writer = PG.dataSource().getConnection()) {
+      writer.setAutoCommit(false);
+      try (Statement s = writer.createStatement()) {
+        s.executeUpdate("UPDATE segment_ledger_item SET state = 'CONFIRMED', confirmed_at = now()"
+            + " WHERE id = " + row.item().rowId());
+      }
+      CompletableFuture<ItemState> read = CompletableFuture.supplyAsync(
+          () -> store.findByRowIdDurably(row.item().rowId()).orElseThrow().state());
+      // A plain read answers at once with the committed row; the durable one waits for the writer's lock.
+      assertEquals(ItemState.PENDING, store.findByRowId(row.item().rowId()).orElseThrow().state());
+      awaitWaitingOnALock();
+      assertFalse(read.isDone());
+      writer.commit();
+      assertEquals(ItemState.CONFIRMED, read.get(1, TimeUnit.MINUTES));
+    }
+  }
+
+  private static void awaitWaitingOnALock() {
+    await("a session waiting on a lock", () -> {
+      try (Connection c = PG.dataSource().getConnection(); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+              + " AND query LIKE '%FOR SHARE%'")) {
+        rs.next();
+        return rs.getInt(1) > 0;
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   private static StoreException failureOf(CompletableFuture<?> call) {

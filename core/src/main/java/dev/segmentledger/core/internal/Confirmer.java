@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p>Design note: a confirm that failed. If a batch fails, the worker that led it gives up the
  * lead (other workers' confirms go on) and settles each of its items alone. When the failure may have written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}:
  * a connection lost after the statement was sent, a failover while it committed), the batch may
- * have confirmed any of its rows, so each row is first read again ({@link #judge}), retrying the
- * read while the store cannot answer, for at most {@link #REJUDGE_WITHIN} (once at close): a row
+ * have confirmed any of its rows, so each row is first read again ({@link #judge}; durably:
+ * {@link StateStore#findByRowIdDurably}, since a primary restarted after a crash shows what it
+ * committed and never replicated), retrying the read while the store cannot answer, for at most {@link #REJUDGE_WITHIN} (once at close): a row
  * CONFIRMED with this confirm's time and checksum was confirmed by it and is reported confirmed
  * (once: the row is still in flight here, so no other attempt of this process confirms it
  * meanwhile, and another node's would carry its own time); a row confirmed otherwise or made
@@ -242,7 +243,8 @@ final class Confirmer {
     long pauseMs = FIRST_PAUSE_MS;
     while (true) {
       try {
-        LedgerItem row = store.findByRowId(c.rowId()).orElse(null);
+        // Durably: a primary restarted after a crash shows a confirm it never replicated, until its demotion.
+        LedgerItem row = store.findByRowIdDurably(c.rowId()).orElse(null);
         if (row == null || row.state() == ItemState.CONFIRMED) {
           return row != null && confirmedBy(row, c) ? Judged.OURS : Judged.NOT_OURS;
         }
