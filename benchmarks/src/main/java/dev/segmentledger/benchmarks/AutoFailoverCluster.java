@@ -166,9 +166,17 @@ final class AutoFailoverCluster implements AutoCloseable {
    * {@linkplain #thaw thaw}.
    */
   List<Long> freeze(Node node) throws IOException, InterruptedException {
-    List<Long> pids = processesOf(node);
-    signal("STOP", pids);
-    return pids;
+    List<Long> pids = new ArrayList<>();
+    // Until no new process shows up: the postmaster may fork a backend while the others are being stopped.
+    while (true) {
+      List<Long> more = processesOf(node);
+      more.removeAll(pids);
+      if (more.isEmpty()) {
+        return pids;
+      }
+      signal("STOP", more);
+      pids.addAll(more);
+    }
   }
 
   void thaw(List<Long> pids) throws IOException, InterruptedException {

@@ -126,6 +126,9 @@ final class FailoverFigures {
     out.add(BenchResult.info(name + ".pause_s", o.recorder().firstSuccessAfterFault() < 0 ? Double.NaN
         : sec(o.recorder().firstSuccessAfterFault() - faultAt), "s",
         "from the fault to the return of the first register call started after it", c));
+    out.add(BenchResult.info(name + ".register_gap_s", sec(longestGap(r.returned, files, faultAt, o.loadEnd())), "s",
+        "longest time without a register call returning normally, from the fault to the end of the load (the"
+            + " recorder's stall; a switchover's old primary still takes registrations for a moment)", c));
     out.add(BenchResult.info(name + ".ha_new_primary_s", o.newPrimaryAt() < 0 ? Double.NaN
         : sec(o.newPrimaryAt() - faultAt), "s", "from the fault to the monitor showing the other node writable"
             + " (primary, or primary alone)", c));
@@ -190,6 +193,18 @@ final class FailoverFigures {
         counts[b]++;
       }
     }
+  }
+
+  /** The longest time between {@code from} and {@code to} without any of {@code times} (0: none). */
+  private static long longestGap(long[] times, int n, long from, long to) {
+    long[] in = java.util.Arrays.stream(times, 0, n).filter(t -> t > from && t <= to).sorted().toArray();
+    long gap = 0;
+    long previous = from;
+    for (long t : in) {
+      gap = Math.max(gap, t - previous);
+      previous = t;
+    }
+    return Math.max(gap, to - previous);
   }
 
   private static String broadcastOf(FailoverRun.Observed o) {
