@@ -34,26 +34,28 @@ import org.slf4j.LoggerFactory;
  * same key. The hand-over queue is bounded; a worker that finds it full helps confirm, so the
  * confirms bound the uploads.
  *
- * <p>Design note: a confirm that failed. If a batch fails, the worker that led it gives up the
- * lead (other workers' confirms go on) and settles each of its items alone. When the failure may have written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}:
- * a connection lost after the statement was sent, a failover while it committed), the batch may
- * have confirmed any of its rows, so each row is first read again ({@link #judge}; durably:
- * {@link StateStore#findByRowIdDurably}, since a primary restarted after a crash shows what it
- * committed and never replicated), retrying the read while the store cannot answer, for at most {@link #REJUDGE_WITHIN} (once at close): a row
- * CONFIRMED with this confirm's time and checksum was confirmed by it and is reported confirmed
- * (once: the row is still in flight here, so no other attempt of this process confirms it
- * meanwhile, and another node's would carry its own time); a row confirmed otherwise or made
- * terminal is a lost confirm; a row still unconfirmed is confirmed alone. An item whose confirm
- * fails, or whose row cannot be read within that time, is recorded as
- * {@link Reason#INTERNAL_ERROR} with backoff (a failure recorded on a row that is in fact
- * confirmed changes nothing) and is not reported confirmed: an item is reported confirmed at most
- * once, and exactly once when the store answers within {@link #REJUDGE_WITHIN} (the PostgreSQL
- * failovers of the README take 2 to 60 s). Thread-safe.
+ * <p>Design note: a confirm that failed. If a batch fails, the worker that led it gives up the lead
+ * (other workers' confirms go on) and settles each of its items alone. When the failure may have
+ * written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}: a connection lost
+ * after the statement was sent, a failover while it committed), the batch may have confirmed any of
+ * its rows, so each row is first read again ({@link #judge}; durably: {@link
+ * StateStore#findByRowIdDurably}, since a primary restarted after a crash shows what it committed
+ * and never replicated), retrying the read while the store cannot answer, for at most {@link
+ * #REJUDGE_WITHIN} (once at close): a row CONFIRMED with this confirm's time and checksum was
+ * confirmed by it and is reported confirmed (once: the row is still in flight here, so no other
+ * attempt of this process confirms it meanwhile, and another node's would carry its own time); a
+ * row confirmed otherwise or made terminal is a lost confirm; a row still unconfirmed is confirmed
+ * alone. An item whose confirm fails, or whose row cannot be read within that time, is recorded as
+ * {@link Reason#INTERNAL_ERROR} with backoff (a failure recorded on a row that is in fact confirmed
+ * changes nothing) and is not reported confirmed: an item is reported confirmed at most once, and
+ * exactly once when the store answers within {@link #REJUDGE_WITHIN} (in the README's failover runs
+ * a writable primary was back after 1.5 to 66 s, the longest for a frozen primary with
+ * pg_auto_failover's default timeouts). Thread-safe.
  */
 final class Confirmer {
   static final int MAX_BATCH = 512;
   /** How long the read that settles a confirm of unknown outcome is retried while the store fails. */
-  static final Duration REJUDGE_WITHIN = Duration.ofSeconds(60);
+  static final Duration REJUDGE_WITHIN = Duration.ofMinutes(2);
   private static final long FIRST_PAUSE_MS = 100;
   private static final long MAX_PAUSE_MS = 2_000;
   private static final Logger log = LoggerFactory.getLogger(Confirmer.class);
