@@ -85,7 +85,7 @@ final class AutoFailoverCluster implements AutoCloseable {
           "--auth", "trust", "--no-ssl");
       Process monitor = service(asPostgres, root, "monitor", "run", "--pgdata", root.resolve("monitor").toString());
       cluster = new AutoFailoverCluster(root, asPostgres, monitorPort, monitor);
-      cluster.awaitMonitor();
+      cluster.await("the monitor", states -> true);
       cluster.addNode("node1");
       cluster.await("node1 single", s -> s.size() == 1 && s.get(0).reported().equals("single"));
       cluster.addNode("node2");
@@ -118,15 +118,6 @@ final class AutoFailoverCluster implements AutoCloseable {
       hosts.append(hosts.length() == 0 ? "" : ",").append("127.0.0.1:").append(node.port());
     }
     return "jdbc:postgresql://" + hosts + "/postgres?user=postgres&" + parameters;
-  }
-
-  /** The URL of one node alone, for the checks. */
-  String jdbcUrlOf(Node node) {
-    return "jdbc:postgresql://127.0.0.1:" + node.port() + "/postgres?user=postgres";
-  }
-
-  List<Node> nodes() {
-    return List.copyOf(nodes);
   }
 
   Node node(String name) {
@@ -217,13 +208,8 @@ final class AutoFailoverCluster implements AutoCloseable {
   }
 
   private Connection monitorConnection() throws SQLException {
-    Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + monitorPort
+    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + monitorPort
         + "/pg_auto_failover?user=autoctl_node&connectTimeout=2&socketTimeout=5&ApplicationName=failover-bench");
-    return c;
-  }
-
-  private void awaitMonitor() throws InterruptedException {
-    await("the monitor", s -> true);
   }
 
   void await(String what, Predicate<List<NodeState>> condition) throws InterruptedException {

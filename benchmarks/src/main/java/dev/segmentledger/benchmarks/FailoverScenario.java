@@ -22,7 +22,7 @@ record FailoverScenario(String name, String description, Fault fault) {
     FREEZE
   }
 
-  /** The three scenarios, in the order. */
+  /** The three scenarios: a kill, a planned switchover, a frozen primary. */
   static List<FailoverScenario> all() {
     return List.of(
         new FailoverScenario("kill", "the primary's postmaster is SIGKILLed (its pg_autoctl keeper lives on: it"

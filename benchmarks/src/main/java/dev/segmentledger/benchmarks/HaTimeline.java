@@ -16,7 +16,6 @@ final class HaTimeline implements AutoCloseable {
   private final List<Event> events = new ArrayList<>();
   private final Thread poller;
   private volatile boolean running = true;
-  private volatile List<AutoFailoverCluster.NodeState> last = List.of();
 
   HaTimeline(AutoFailoverCluster cluster) {
     this.cluster = cluster;
@@ -35,7 +34,6 @@ final class HaTimeline implements AutoCloseable {
         List<AutoFailoverCluster.NodeState> states = cluster.states();
         String now = states.toString();
         if (!now.equals(previous)) {
-          last = states;
           synchronized (events) {
             events.add(new Event(System.nanoTime(), now));
           }
@@ -96,10 +94,6 @@ final class HaTimeline implements AutoCloseable {
       }
     }
     return out;
-  }
-
-  List<AutoFailoverCluster.NodeState> last() {
-    return last;
   }
 
   void stop() throws InterruptedException {
