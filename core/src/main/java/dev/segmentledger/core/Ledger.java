@@ -70,8 +70,13 @@ public interface Ledger extends AutoCloseable {
    *     size or another {@linkplain MediaFormat format}
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
-   *     unreachable, or the transaction could not complete); normally nothing is written, and
-   *     registering the same file again is safe
+   *     unreachable or failing over, or the transaction could not complete). Its
+   *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the row may
+   *     exist: {@code NOT_WRITTEN} (nothing was written) or {@code UNKNOWN} (the commit was sent
+   *     and its answer lost; the row exists if the database committed it). Either way the file is
+   *     not registered as far as the caller knows: register it again until a call returns (the
+   *     same file is the same row; one committed meanwhile comes back with
+   *     {@link Registration#created()} {@code false}). See the README, "When PostgreSQL fails over"
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);
@@ -109,9 +114,10 @@ public interface Ledger extends AutoCloseable {
    * @throws RegistrationConflictException if an identity's position is registered with another size or
    *     format; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
-   *     unreachable, or the transaction could not complete); normally nothing is written, and
-   *     registering the same files again is safe
+   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; its
+   *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the batch
+   *     may have been written (all of it or none), and registering the same files again is safe,
+   *     as for {@link #register}
    * @throws IllegalStateException if the ledger is closed
    */
   List<Registration> registerAll(List<ClosedFile> files);

@@ -1,10 +1,13 @@
 package dev.segmentledger.examples;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.ObjectOptions;
@@ -79,6 +82,37 @@ final class ReadmeSnippets {
           return options.build();
         })
         .build();
+  }
+
+  // README: "When PostgreSQL fails over" — the pool: only a primary, every wait bounded
+  static HikariDataSource failoverPool() {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl("jdbc:postgresql://db-1:5432,db-2:5432/recorder"
+        + "?targetServerType=primary" // a standby, or a node being promoted that still refuses writes, is skipped
+        + "&connectTimeout=2"         // s: TCP connect to one host
+        + "&socketTimeout=5"          // s: any wait for an answer (a frozen primary); above the longest statement
+        + "&loginTimeout=10"          // s: one login over all hosts; above socketTimeout (a frozen first host)
+        + "&tcpKeepAlive=true");
+    config.setConnectionTimeout(3_000); // ms: how long register waits for a connection to a primary
+    config.setValidationTimeout(1_000); // ms: the check of a connection idle for more than 0.5 s
+    config.setKeepaliveTime(30_000);    // ms: idle connections are checked, those to a dead primary dropped
+    return new HikariDataSource(config);
+  }
+
+  // README: "When PostgreSQL fails over" — the recorder registers a closed file until a call returns
+  static Registration registerUntilDone(Ledger ledger, ItemId id, Path closedFile) throws InterruptedException {
+    long pauseMs = 50;
+    while (true) {
+      try {
+        return ledger.register(id, closedFile);
+      } catch (StoreException e) {
+        // NOT_WRITTEN: no primary took it. UNKNOWN: the answer was lost, the row may exist. Either way
+        // register again: the same file is the same row (created() == false if it was committed).
+        log.warn("registering {} failed ({}); again in {} ms: {}", id, e.outcome(), pauseMs, e.getMessage());
+        Thread.sleep(pauseMs);
+        pauseMs = Math.min(2 * pauseMs, 1_000);
+      }
+    }
   }
 
   static String finish(Ledger ledger) {

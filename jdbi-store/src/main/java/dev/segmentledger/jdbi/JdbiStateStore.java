@@ -113,6 +113,13 @@ public final class JdbiStateStore implements StateStore {
    * inserted in one order too, and the {@code FOR SHARE} locks of two registrations never conflict.
    * A transaction PostgreSQL still aborts as a deadlock victim (against other writers) is run again.
    *
+   * <p>A failure says what it may have written ({@link StoreException#outcome()}): nothing if no
+   * connection was obtained, if the transaction failed before its commit was sent (an open
+   * transaction is rolled back when its connection breaks), or if the server answered the commit
+   * with an error; unknown if the connection broke or the session was ended (SQLSTATE classes
+   * {@code 08} and {@code 57P}: a socket timeout, a shutdown or failover of the server) after the
+   * commit was sent.
+   *
    * @throws StoreException if the database fails the registration, including as a deadlock victim
    *     on every attempt; the {@link JdbiException} is its cause
    */
@@ -129,6 +136,20 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public Optional<LedgerItem> findByRowId(long rowId) {
     return queries.findByRowId(rowId);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction that reads the row {@code FOR SHARE}: the row lock gives it a transaction
+   * id, so its commit waits for synchronous replication ({@code synchronous_commit},
+   * {@code synchronous_standby_names}) as every durable commit does, and the row is returned only
+   * once the standby has everything the read saw. On a primary restarted after a crash and not yet
+   * demoted (no standby attached), the read waits until the HA engine stops that server, and fails.
+   */
+  @Override
+  public Optional<LedgerItem> findByRowIdDurably(long rowId) {
+    return queries.findByRowIdDurably(rowId);
   }
 
   @Override
@@ -182,10 +203,16 @@ public final class JdbiStateStore implements StateStore {
    *
    * <p>One transaction: the conditional update of the row and, for an INIT, the release of the
    * waiting PLAYBACK rows of its rendition.
+   *
+   * @throws StoreException if the database fails the confirm, with its outcome as for {@link #confirmAll}
    */
   @Override
   public boolean confirm(Confirmation confirmation) {
-    return confirmations.confirm(confirmation);
+    try {
+      return confirmations.confirm(confirmation);
+    } catch (JdbiException e) {
+      throw StoreFailures.of("confirming row " + confirmation.rowId(), e, true);
+    }
   }
 
   /**
@@ -196,10 +223,18 @@ public final class JdbiStateStore implements StateStore {
    * whose join carries each row's expected state and size, and, if it confirmed INIT rows, the
    * release of the waiting PLAYBACK rows of their renditions. A transaction PostgreSQL aborts as a
    * deadlock victim is run again.
+   *
+   * @throws StoreException if the database fails the confirms; its outcome is
+   *     {@link StoreException.Outcome#NOT_WRITTEN} only if no connection was obtained or the server
+   *     answered with an error, else unknown (the statement was sent)
    */
   @Override
   public boolean[] confirmAll(List<Confirmation> confirmations) {
-    return this.confirmations.confirmAll(confirmations);
+    try {
+      return this.confirmations.confirmAll(confirmations);
+    } catch (JdbiException e) {
+      throw StoreFailures.of("confirming " + confirmations.size() + " rows", e, true);
+    }
   }
 
   @Override

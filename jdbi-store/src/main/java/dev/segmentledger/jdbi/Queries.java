@@ -114,6 +114,19 @@ final class Queries {
         .findOne());
   }
 
+  /**
+   * {@link JdbiStateStore#findByRowIdDurably}: the read locks the row FOR SHARE, which gives its
+   * transaction an id, so that its commit waits for synchronous replication like any other; the
+   * row is returned only once that commit, and so everything the read saw, is on the standby.
+   */
+  Optional<LedgerItem> findByRowIdDurably(long rowId) {
+    return jdbi.inTransaction(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
+            + " WHERE id = :id FOR SHARE")
+        .bind("id", rowId)
+        .map(mapper)
+        .findOne());
+  }
+
   Optional<LedgerItem> find(ItemId id) {
     Objects.requireNonNull(id, "id");
     return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)

@@ -72,7 +72,8 @@ final class Registration {
    * transaction (run again as a deadlock victim), the results in the caller's order.
    *
    * @throws StoreException if the database fails the registration, including as a deadlock victim
-   *     on every attempt; the {@link JdbiException} is its cause
+   *     on every attempt; the {@link JdbiException} is its cause, and its outcome is decided by
+   *     {@link StoreFailures} (whether the commit was sent, then the SQLSTATE)
    */
   List<RegisterResult> registerAll(List<NewItem> items) {
     Objects.requireNonNull(items, "items");
@@ -83,13 +84,16 @@ final class Registration {
     List<NewItem> sorted = Arrays.stream(order).mapToObj(items::get).toList();
     Instant broadcastsCreatedAt = items.get(0).registeredAt();
     List<RegisterResult> inserted;
+    StoreFailures.Commit commit = new StoreFailures.Commit();
     try {
-      inserted = Deadlocks.retry(() -> jdbi.inTransaction(handle -> insertLive(handle, sorted, broadcastsCreatedAt)
-          .orElseGet(() -> insertInOrder(handle, sorted, broadcastsCreatedAt))));
+      inserted = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
+        commit.starting();
+        return commit.sending(insertLive(handle, sorted, broadcastsCreatedAt)
+            .orElseGet(() -> insertInOrder(handle, sorted, broadcastsCreatedAt)));
+      }));
     } catch (JdbiException e) {
-      throw new StoreException("registering " + items.size() + " rows failed in PostgreSQL"
-          + (Deadlocks.isDeadlock(e) ? ", a deadlock victim " + Deadlocks.ATTEMPTS + " times" : "") + ": "
-          + Deadlocks.describe(e), e);
+      throw StoreFailures.of("registering " + items.size() + " rows"
+          + (Deadlocks.isDeadlock(e) ? " (a deadlock victim " + Deadlocks.ATTEMPTS + " times)" : ""), e, commit.sent());
     }
     RegisterResult[] results = new RegisterResult[order.length];
     for (int i = 0; i < order.length; i++) {

@@ -7,9 +7,15 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +32,32 @@ import org.slf4j.LoggerFactory;
  * holds the row's slot in the queue) and its row is still PENDING: a crash in between is the
  * "after PUT, before confirm" row of the crash table, and the retry sends the same bytes to the
  * same key. The hand-over queue is bounded; a worker that finds it full helps confirm, so the
- * confirms bound the uploads. If a batch fails, its items are confirmed one by one, and an item
- * whose confirm fails is recorded as {@link Reason#INTERNAL_ERROR} with backoff. Thread-safe.
+ * confirms bound the uploads.
+ *
+ * <p>Design note: a confirm that failed. If a batch fails, the worker that led it gives up the lead
+ * (other workers' confirms go on) and settles each of its items alone. When the failure may have
+ * written (the store did not say {@link StoreException.Outcome#NOT_WRITTEN}: a connection lost
+ * after the statement was sent, a failover while it committed), the batch may have confirmed any of
+ * its rows, so each row is first read again ({@link #judge}; durably: {@link
+ * StateStore#findByRowIdDurably}, since a primary restarted after a crash shows what it committed
+ * and never replicated), retrying the read while the store cannot answer, for at most {@link
+ * #REJUDGE_WITHIN} (once at close): a row CONFIRMED with this confirm's time and checksum was
+ * confirmed by it and is reported confirmed (once: the row is still in flight here, so no other
+ * attempt of this process confirms it meanwhile, and another node's would carry its own time); a
+ * row confirmed otherwise or made terminal is a lost confirm; a row still unconfirmed is confirmed
+ * alone. An item whose confirm fails, or whose row cannot be read within that time, is recorded as
+ * {@link Reason#INTERNAL_ERROR} with backoff (a failure recorded on a row that is in fact confirmed
+ * changes nothing) and is not reported confirmed: an item is reported confirmed at most once, and
+ * exactly once when the store answers within {@link #REJUDGE_WITHIN} (in the README's failover runs
+ * a writable primary was back after 1.5 to 66 s, the longest for a frozen primary with
+ * pg_auto_failover's default timeouts). Thread-safe.
  */
 final class Confirmer {
   static final int MAX_BATCH = 512;
+  /** How long the read that settles a confirm of unknown outcome is retried while the store fails. */
+  static final Duration REJUDGE_WITHIN = Duration.ofMinutes(2);
+  private static final long FIRST_PAUSE_MS = 100;
+  private static final long MAX_PAUSE_MS = 2_000;
   private static final Logger log = LoggerFactory.getLogger(Confirmer.class);
 
   private final StateStore store;
@@ -39,6 +66,10 @@ final class Confirmer {
   private final Failures failures;
   private final Runnable initConfirmed;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
+  /** Batches whose confirm failed, settled by the worker that led them once it gave up the lead. */
+  private final Queue<FailedBatch> failed = new ConcurrentLinkedQueue<>();
+  /** Set at close: a confirm of unknown outcome is then read once, not waited for. */
+  private volatile boolean closing;
 
   /** @param initConfirmed run after a batch that confirmed an INIT (its playback rows were released) */
   Confirmer(StateStore store, Clock clock, Events events, Failures failures, Runnable initConfirmed) {
@@ -52,77 +83,201 @@ final class Confirmer {
   /** An item whose object is stored, waiting for its confirm; {@code work} is released once it is over. */
   private record Stored(LedgerItem item, StoredObjectInfo object, InFlight work) {}
 
+  /** How the confirm of one item ended: what is reported for it. */
+  private enum Verdict {
+    /** This confirm confirmed the row: {@code onConfirmed}. */
+    CONFIRMED,
+    /** Another attempt confirmed the row, or made it terminal: {@code onConfirmLost}. */
+    LOST,
+    /** The confirm failed and was recorded as a failure: nothing more is reported. */
+    FAILED
+  }
+
+  /** What a read of the row says of a confirm whose outcome is unknown. */
+  private enum Judged { OURS, NOT_OURS, STILL_OPEN, UNREADABLE }
+
   /**
    * Hands over a stored item, and confirms what is waiting if no other worker is doing so. Returns
-   * once the item is confirmed, or handed to the worker confirming now. {@code work} is released
+   * once the item is confirmed, or handed to the worker confirming now; a worker whose batch failed
+   * settles it here, after giving up the lead (see the class comment). {@code work} is released
    * when its confirm is over, whatever its outcome.
    */
   void submit(LedgerItem item, StoredObjectInfo object, InFlight work) {
     commits.submit(new Stored(item, object, work));
+    settleFailedBatches();
   }
 
   /**
    * Confirms whatever is waiting, unless another worker does so already: at close, so that a worker
-   * stopped while handing over leaves nothing behind.
+   * stopped while handing over leaves nothing behind. From then on a confirm of unknown outcome is
+   * judged by one read, without waiting for a store that does not answer.
    */
   void confirmWaiting() {
+    closing = true;
     commits.commitWaiting();
+    settleFailedBatches();
   }
 
+  /** A batch whose confirm failed, with the confirms it sent, to be settled item by item. */
+  private record FailedBatch(List<Stored> batch, List<Confirmation> confirmations, boolean mayHaveWritten) {}
+
   /**
-   * Confirms a batch and settles each item; never throws for a store failure. Whatever happens,
-   * every item's in-flight period ends here, so that no row is held back from the sweeper.
+   * Confirms a batch, as the group commit's leader, and reports each item; never throws for a store
+   * failure. A batch that fails is queued for {@link #settleFailedBatches}, outside the lead, so
+   * that the confirms of other items go on while it is judged. Every item's in-flight period ends
+   * once it is reported, so that no row is held back from the sweeper.
    */
   private void confirm(List<Stored> batch) {
-    boolean initReleased = false;
+    boolean handedOff = false;
     try {
       Instant now = clock.instant();
       List<Confirmation> confirmations = batch.stream()
           .map(s -> new Confirmation(s.item().rowId(), s.item().id(), ItemState.PENDING,
               s.item().sizeBytes(), s.object().checksum(), now))
           .toList();
-      boolean[] failed = new boolean[batch.size()];
-      boolean[] confirmed;
+      Verdict[] verdicts = new Verdict[batch.size()];
       try {
-        confirmed = store.confirmAll(confirmations);
+        boolean[] confirmed = store.confirmAll(confirmations);
         if (confirmed.length != batch.size()) {
           throw new IllegalStateException(store.getClass().getName() + ".confirmAll returned " + confirmed.length
               + " results for " + batch.size() + " confirmations");
         }
-      } catch (RuntimeException e) {
-        log.warn("confirming a batch of {} failed; confirming them one by one", batch.size(), e);
-        confirmed = oneByOne(batch, confirmations, failed);
-      }
-      for (int i = 0; i < batch.size(); i++) {
-        LedgerItem item = batch.get(i).item();
-        if (confirmed[i]) {
-          events.onConfirmed(item);
-          initReleased |= item.id().axis() == Axis.INIT;
-        } else if (!failed[i]) {
-          events.onConfirmLost(item);
+        for (int i = 0; i < batch.size(); i++) {
+          verdicts[i] = confirmed[i] ? Verdict.CONFIRMED : Verdict.LOST;
         }
+      } catch (RuntimeException e) {
+        boolean mayHaveWritten = mayHaveWritten(e);
+        log.warn("confirming a batch of {} failed ({}); settling them one by one", batch.size(),
+            mayHaveWritten ? "outcome unknown: each row is read again first" : "nothing written", e);
+        failed.add(new FailedBatch(batch, confirmations, mayHaveWritten));
+        handedOff = true;
+        return;
       }
+      report(batch, verdicts);
     } finally {
-      batch.forEach(stored -> stored.work().release());
+      if (!handedOff) {
+        batch.forEach(stored -> stored.work().release());
+      }
+    }
+  }
+
+  /** Settles, in the calling thread, the failed batches queued by {@link #confirm}. */
+  private void settleFailedBatches() {
+    for (FailedBatch f = failed.poll(); f != null; f = failed.poll()) {
+      try {
+        Verdict[] verdicts = new Verdict[f.batch().size()];
+        for (int i = 0; i < verdicts.length; i++) {
+          verdicts[i] = settle(f.batch().get(i).item(), f.confirmations().get(i), f.mayHaveWritten());
+        }
+        report(f.batch(), verdicts);
+      } finally {
+        f.batch().forEach(stored -> stored.work().release());
+      }
+    }
+  }
+
+  /** Reports each item's verdict; runs {@link #initConfirmed} if an INIT was confirmed. */
+  private void report(List<Stored> batch, Verdict[] verdicts) {
+    boolean initReleased = false;
+    for (int i = 0; i < batch.size(); i++) {
+      LedgerItem item = batch.get(i).item();
+      if (verdicts[i] == Verdict.CONFIRMED) {
+        events.onConfirmed(item);
+        initReleased |= item.id().axis() == Axis.INIT;
+      } else if (verdicts[i] == Verdict.LOST) {
+        events.onConfirmLost(item);
+      }
     }
     if (initReleased) {
       initConfirmed.run();
     }
   }
 
-  /** Confirms each item alone; an item whose confirm throws is recorded as failed and flagged in {@code failed}. */
-  private boolean[] oneByOne(List<Stored> batch, List<Confirmation> confirmations, boolean[] failed) {
-    boolean[] confirmed = new boolean[batch.size()];
-    for (int i = 0; i < batch.size(); i++) {
-      Confirmation c = confirmations.get(i);
-      try {
-        confirmed[i] = store.confirm(c);
-      } catch (RuntimeException e) {
-        log.warn("confirming {} failed; the row stays unconfirmed", batch.get(i).item().id(), e);
-        failures.record(batch.get(i).item(), Reason.INTERNAL_ERROR, "confirm failed: " + e);
-        failed[i] = true;
+  /**
+   * Settles one item of a failed batch: reads its row first if the batch may have confirmed it,
+   * then, if the row is still unconfirmed, confirms it alone (see the class comment).
+   */
+  private Verdict settle(LedgerItem item, Confirmation c, boolean batchMayHaveWritten) {
+    if (batchMayHaveWritten) {
+      Judged judged = judge(c);
+      if (judged != Judged.STILL_OPEN) {
+        return verdictOf(item, judged, "the batch's outcome is unknown");
       }
     }
-    return confirmed;
+    try {
+      if (store.confirm(c)) {
+        return Verdict.CONFIRMED;
+      }
+      // Lost its race; if an earlier confirm of ours may have committed, it may be what won it.
+      return batchMayHaveWritten && judge(c) == Judged.OURS ? Verdict.CONFIRMED : Verdict.LOST;
+    } catch (RuntimeException e) {
+      if (mayHaveWritten(e)) {
+        Judged judged = judge(c);
+        if (judged != Judged.STILL_OPEN) {
+          return verdictOf(item, judged, "its outcome is unknown: " + e);
+        }
+      }
+      log.warn("confirming {} failed; the row stays unconfirmed", item.id(), e);
+      failures.record(item, Reason.INTERNAL_ERROR, "confirm failed: " + e);
+      return Verdict.FAILED;
+    }
+  }
+
+  private Verdict verdictOf(LedgerItem item, Judged judged, String why) {
+    if (judged == Judged.OURS) {
+      return Verdict.CONFIRMED;
+    }
+    if (judged == Judged.NOT_OURS) {
+      return Verdict.LOST;
+    }
+    log.warn("the confirm of {} could not be settled: {}, and its row could not be read within {}; it is not"
+        + " reported confirmed", item.id(), why, closing ? "one attempt (closing)" : REJUDGE_WITHIN);
+    failures.record(item, Reason.INTERNAL_ERROR, "confirm outcome unknown: " + why);
+    return Verdict.FAILED;
+  }
+
+  /**
+   * Reads the row of {@code c} and says whether {@code c} confirmed it; retries the read while the
+   * store fails, for at most {@link #REJUDGE_WITHIN} (one attempt when closing or interrupted).
+   */
+  private Judged judge(Confirmation c) {
+    long deadline = System.nanoTime() + (closing ? 0 : REJUDGE_WITHIN.toNanos());
+    long pauseMs = FIRST_PAUSE_MS;
+    while (true) {
+      try {
+        // Durably: a primary restarted after a crash shows a confirm it never replicated, until its demotion.
+        LedgerItem row = store.findByRowIdDurably(c.rowId()).orElse(null);
+        if (row == null || row.state() == ItemState.CONFIRMED) {
+          return row != null && confirmedBy(row, c) ? Judged.OURS : Judged.NOT_OURS;
+        }
+        return row.state() == c.expectedState() && row.sizeBytes() == c.expectedSize()
+            ? Judged.STILL_OPEN : Judged.NOT_OURS;
+      } catch (RuntimeException e) {
+        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) > deadline) {
+          return Judged.UNREADABLE;
+        }
+        try {
+          Thread.sleep(pauseMs);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt(); // the ledger is closing: stop waiting for the store
+          return Judged.UNREADABLE;
+        }
+        pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+      }
+    }
+  }
+
+  /**
+   * Whether the confirmed {@code row} carries what {@code c} wrote: its checksum and its time (to
+   * the millisecond: a store may keep less than the clock gives).
+   */
+  private static boolean confirmedBy(LedgerItem row, Confirmation c) {
+    return row.confirmedAt() != null && Objects.equals(row.checksum(), c.checksum())
+        && Math.abs(Duration.between(row.confirmedAt(), c.confirmedAt()).toMillis()) < 1;
+  }
+
+  /** Whether a failed store call may have written: unless the store says it did not. */
+  private static boolean mayHaveWritten(RuntimeException e) {
+    return !(e instanceof StoreException store) || store.mayHaveWritten();
   }
 }

@@ -34,7 +34,12 @@ import org.slf4j.LoggerFactory;
  * queue drops the offer and the row waits for the sweeper. A row this call creates is leased to
  * this instance from its insertion (a short lease, which saves a claim before the PUT) when the
  * queue has room for it; a leased row the queue did not take after all is released at once. While
- * the queue is full the rows are written unleased, so registration stays one commit. Thread-safe.
+ * the queue is full the rows are written unleased, so registration stays one commit.
+ *
+ * <p>A store failure reaches the caller as a {@link StoreException} that says whether the rows may
+ * have been written ({@link StoreException#outcome()}); once the write returned, nothing after it
+ * (the offer, giving back a lease) makes the call fail, so a call that returns means durable rows
+ * and a call that throws leaves the caller to register again. Thread-safe.
  */
 final class Registrar {
   private static final Logger log = LoggerFactory.getLogger(Registrar.class);
@@ -85,9 +90,11 @@ final class Registrar {
       results = writer.write(rows);
     } catch (RegistrationConflictException | BroadcastEndedException | StoreException e) {
       throw e;
-    } catch (RuntimeException e) { // a store that let its driver's exception out: still the documented type
+    } catch (RuntimeException e) {
+      // A store that let its driver's exception out: still the documented type, and it cannot say
+      // what it wrote (the recorder registers again, which is safe either way).
       throw new StoreException("the state store failed to register " + rows.size() + " rows: "
-          + e.getClass().getName(), e);
+          + e.getClass().getName(), e, StoreException.Outcome.UNKNOWN);
     }
     Offer[] offers = new Offer[results.size()];
     for (int i = 0; i < results.size(); i++) {

@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,10 @@ import java.util.concurrent.CompletionException;
  * ({@link GroupCommit#submitAndAwait}), so that no caller waits behind other callers' batches after
  * its own rows are durable. If a shared batch fails (one registration's conflict, an ended
  * broadcast), each registration of it is written again alone, so a caller gets exactly the outcome
- * it would have had alone: its own all-or-nothing transaction, its own exception. Thread-safe.
+ * it would have had alone: its own all-or-nothing transaction, its own exception. If the store
+ * fails the shared batch and then the first registration alone ({@link StoreException}: the
+ * database is unreachable or failing over), the others get the shared batch's exception at once
+ * instead of one connection timeout each. Thread-safe.
  */
 final class RowWriter {
   static final int MAX_ROWS = 1_000;
@@ -64,6 +68,9 @@ final class RowWriter {
     List<RegisterResult> results;
     try {
       results = store.registerAll(rows);
+    } catch (StoreException e) {
+      writeAloneUnlessTheStoreFails(batch, e);
+      return;
     } catch (RuntimeException | Error e) {
       batch.forEach(this::writeAlone);
       return;
@@ -76,9 +83,44 @@ final class RowWriter {
     }
   }
 
+  /**
+   * After the store failed a shared batch: writes its registrations alone, unless the store fails
+   * the first of them too (a database unreachable or failing over fails every one: writing each
+   * alone would hold the last caller for a connection timeout per registration of the batch). The
+   * others then get the shared batch's exception, whose outcome is theirs: they were in it. A
+   * registration written alone that fails keeps the shared batch's "may have written": its rows
+   * were in that batch, which may have committed them.
+   */
+  private void writeAloneUnlessTheStoreFails(List<Request> batch, StoreException sharedFailure) {
+    Request first = batch.get(0);
+    writeAlone(first, sharedFailure);
+    boolean storeFails = first.result().isCompletedExceptionally()
+        && first.result().handle((ok, e) -> e instanceof StoreException).join();
+    for (Request request : batch.subList(1, batch.size())) {
+      if (storeFails) {
+        request.result().completeExceptionally(sharedFailure);
+      } else {
+        writeAlone(request, sharedFailure);
+      }
+    }
+  }
+
   private void writeAlone(Request request) {
+    writeAlone(request, null);
+  }
+
+  /** Writes one registration alone; {@code sharedFailure}: how the shared batch it was in failed, if it did. */
+  private void writeAlone(Request request, StoreException sharedFailure) {
     try {
       request.result().complete(store.registerAll(request.rows()));
+    } catch (StoreException e) {
+      if (sharedFailure != null && sharedFailure.mayHaveWritten() && !e.mayHaveWritten()) {
+        StoreException unknown = new StoreException(e.getMessage() + "; before that, a batch with these rows failed"
+            + " with its outcome unknown: " + sharedFailure.getMessage(), e, StoreException.Outcome.UNKNOWN);
+        request.result().completeExceptionally(unknown);
+      } else {
+        request.result().completeExceptionally(e);
+      }
     } catch (RuntimeException | Error e) {
       request.result().completeExceptionally(e);
     }

@@ -102,6 +102,20 @@ public interface StateStore {
   Optional<LedgerItem> findByRowId(long rowId);
 
   /**
+   * The row with the given store id, as {@link #findByRowId}, read so that what it returns outlives
+   * a failover of a replicated store: a store whose commits wait for a standby makes this read wait
+   * as a commit does, so it returns only what the standby has too. After a crash, a restarted
+   * primary shows the transactions it committed locally that no standby acknowledged, until the HA
+   * engine demotes and rewinds it; a plain read may return such a row, this one must not. The
+   * ledger reads a row this way to judge a confirm whose outcome is unknown (see the README, "When
+   * PostgreSQL fails over"). The default is {@link #findByRowId}, right for a store without
+   * replication.
+   */
+  default Optional<LedgerItem> findByRowIdDurably(long rowId) {
+    return findByRowId(rowId);
+  }
+
+  /**
    * The row at the position of {@code id} (broadcast, axis, rendition, sequence), whatever its
    * {@linkplain ItemId#format() format}: the row's own {@link LedgerItem#id()} names the format it
    * was registered with, which may differ from {@code id}'s.

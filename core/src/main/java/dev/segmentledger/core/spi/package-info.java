@@ -43,7 +43,8 @@
  *
  * <p>Exceptions:
  * <ul>
- *   <li>{@link dev.segmentledger.core.spi.StoreException}: the store failed; reaches
+ *   <li>{@link dev.segmentledger.core.spi.StoreException}: the store failed, and whether the call may
+ *       have written anything ({@code NOT_WRITTEN} or {@code UNKNOWN}); reaches
  *       {@code Ledger.register} callers.
  *   <li>{@link dev.segmentledger.core.spi.SinkException}: the sink failed, classified transient,
  *       permanent (this item) or configuration (the sink's settings, whatever the item).
