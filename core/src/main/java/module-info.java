@@ -9,5 +9,6 @@ module dev.segmentledger.core {
   requires org.slf4j;
 
   exports dev.segmentledger.core;
+  exports dev.segmentledger.core.query;
   exports dev.segmentledger.core.spi;
 }

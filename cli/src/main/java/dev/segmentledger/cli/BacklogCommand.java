@@ -1,7 +1,7 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.Axis;
-import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.query.Backlog;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;

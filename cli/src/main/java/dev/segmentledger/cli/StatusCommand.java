@@ -3,7 +3,7 @@ package dev.segmentledger.cli;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.ItemState;
-import dev.segmentledger.core.RowCount;
+import dev.segmentledger.core.query.RowCount;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.segmentledger.console;
 
 import dev.segmentledger.core.ObjectKeys;
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.Printable;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;

@@ -1,7 +1,7 @@
 package dev.segmentledger.console;
 
 import dev.segmentledger.core.Axis;
-import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.StateStore;
 import java.net.URI;

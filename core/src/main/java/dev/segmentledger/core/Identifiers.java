@@ -1,5 +1,7 @@
 package dev.segmentledger.core;
 
+import dev.segmentledger.core.internal.PrintableText;
+
 /**
  * Validation of the identifiers that form object keys (broadcast and rendition ids).
  *
@@ -50,13 +52,13 @@ public final class Identifiers {
     return value;
   }
 
-  /** {@code value} for the refusal message: its first 80 code points, escaped by {@link Printable}. */
+  /** {@code value} for the refusal message: its first 80 code points, escaped by {@link dev.segmentledger.core.spi.Printable}. */
   private static String describe(String value) {
     if (value == null) {
       return "null";
     }
     boolean cut = value.codePointCount(0, value.length()) > DESCRIBED_CODE_POINTS;
     String shown = cut ? value.substring(0, value.offsetByCodePoints(0, DESCRIBED_CODE_POINTS)) : value;
-    return "\"" + Printable.escape(shown) + (cut ? "...\"" : "\"");
+    return "\"" + PrintableText.escape(shown) + (cut ? "...\"" : "\"");
   }
 }

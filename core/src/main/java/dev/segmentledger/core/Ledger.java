@@ -1,8 +1,8 @@
 package dev.segmentledger.core;
 
-import dev.segmentledger.core.spi.Backlog;
-import dev.segmentledger.core.spi.Page;
-import dev.segmentledger.core.spi.RowQuery;
+import dev.segmentledger.core.query.Backlog;
+import dev.segmentledger.core.query.Page;
+import dev.segmentledger.core.query.RowQuery;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -186,8 +186,8 @@ public interface Ledger extends AutoCloseable {
    * One page of the rows matching {@code query}, across every broadcast unless the query names
    * one, read from the store: for example every REJECTED row of a reason, or PENDING rows with many
    * attempts or registered long ago. Keyset-paged: pass the page's {@link
-   * dev.segmentledger.core.spi.Page#next() next} cursor to {@link
-   * dev.segmentledger.core.spi.RowQuery#after(long)} for the next page. See {@link
+   * dev.segmentledger.core.query.Page#next() next} cursor to {@link
+   * dev.segmentledger.core.query.RowQuery#after(long)} for the next page. See {@link
    * dev.segmentledger.core.spi.StateStore#findRows}. Works on a closed ledger too.
    *
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails

@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import dev.segmentledger.core.internal.ReconcileCursor;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import dev.segmentledger.core.internal.PrintableText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -234,7 +235,7 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
             + " is not the published playlist's";
       };
       // keys and checksums listed from the bucket are outside input
-      String shown = Printable.escape(line);
+      String shown = PrintableText.escape(line);
       return reopened ? shown + (kind.isPlaylist() ? " [publication requested]" : " [re-opened]") : shown;
     }
 

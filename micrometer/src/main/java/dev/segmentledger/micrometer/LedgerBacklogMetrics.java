@@ -2,7 +2,7 @@ package dev.segmentledger.micrometer;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.Ledger;
-import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.query.Backlog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;

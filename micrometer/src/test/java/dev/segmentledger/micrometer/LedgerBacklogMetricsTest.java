@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.InMemoryStateStore;
 import dev.segmentledger.testkit.SettableClock;

@@ -1,6 +1,6 @@
 package dev.segmentledger.s3;
 
-import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.spi.Printable;
 import dev.segmentledger.core.spi.SinkException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;

@@ -3,7 +3,7 @@ package dev.segmentledger.spring;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Ledger;
-import dev.segmentledger.core.spi.Backlog;
+import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import java.time.Clock;
 import java.time.Duration;

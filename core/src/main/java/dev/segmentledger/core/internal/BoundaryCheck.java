@@ -1,7 +1,7 @@
 package dev.segmentledger.core.internal;
 
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -89,7 +89,7 @@ final class BoundaryCheck {
   }
 
   private static String show(Object value) {
-    return Printable.escape(value);
+    return PrintableText.escape(value);
   }
 
   /**

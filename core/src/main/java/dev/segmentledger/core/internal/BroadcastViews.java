@@ -6,7 +6,7 @@ import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.PlaybackView;
-import dev.segmentledger.core.RowCount;
+import dev.segmentledger.core.query.RowCount;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;

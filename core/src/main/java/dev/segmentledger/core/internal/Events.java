@@ -5,9 +5,9 @@ import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.LedgerStats;
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.internal.PrintableText;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -116,7 +116,7 @@ final class Events implements LedgerListener {
   @Override
   public void onUnreadableRow(long rowId, String problem) {
     log.warn("row {} cannot be read and is skipped by the sweep (the other rows are swept as usual): {}", rowId,
-        Printable.escape(problem));
+        PrintableText.escape(problem));
     fanOut("row", rowId, l -> l.onUnreadableRow(rowId, problem));
   }
 

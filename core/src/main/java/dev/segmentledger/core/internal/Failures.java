@@ -3,8 +3,8 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -76,11 +76,11 @@ final class Failures {
 
   /**
    * Records a failed attempt. {@code detail} becomes the row's last error and part of the log
-   * line, escaped by {@link Printable}: it carries outside input (file names, a server's reply,
+   * line, escaped by {@link dev.segmentledger.core.spi.Printable}: it carries outside input (file names, a server's reply,
    * an external program's stderr).
    */
   void record(LedgerItem item, Reason reason, String rawDetail) {
-    String detail = Printable.escape(rawDetail);
+    String detail = PrintableText.escape(rawDetail);
     boolean terminal = reason.isTerminal() || endsAfterRepeatedErrors(item, reason);
     if (terminal && !reason.isTerminal()) {
       detail = detail + " (attempt " + (item.attempts() + 1) + " of at most " + maxErrorAttempts

@@ -1,9 +1,9 @@
 package dev.segmentledger.core.internal;
 
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.UnsupportedFileNameException;
 import dev.segmentledger.core.internal.BoundaryCheck.Checked;
+import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -65,7 +65,7 @@ import java.util.Objects;
  *
  * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the walk is {@link NoFollowOpener}'s; the
  * registered size, emptiness and identity rules are {@link RegisteredFile}'s; every failed open
- * is named in one place, {@code whyNotOpened}; names in messages are escaped by {@link Printable}.
+ * is named in one place, {@code whyNotOpened}; names in messages are escaped by {@link dev.segmentledger.core.spi.Printable}.
  */
 final class PathGuard implements AutoCloseable {
   private final Path root;
@@ -290,6 +290,6 @@ final class PathGuard implements AutoCloseable {
 
   /** Outside input in messages (a newline in a file name could forge a log line): escaped. */
   private static String show(Object value) {
-    return Printable.escape(value);
+    return PrintableText.escape(value);
   }
 }

@@ -4,8 +4,8 @@ import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
@@ -172,7 +172,7 @@ final class PlaylistPublisher {
 
   /** @param configuration a refusal of the sink's configuration: the breaker logs its cause once per opening */
   private void fail(PlaylistRecord record, Instant until, String key, String rawDetail, boolean configuration) {
-    String detail = Printable.escape(rawDetail);
+    String detail = PrintableText.escape(rawDetail);
     Instant now = clock.instant();
     try {
       playlists.recordFailure(record.broadcastId(), record.rendition(), owner, until, detail,

@@ -6,10 +6,10 @@ import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.Printable;
-import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StoreException;
@@ -166,7 +166,7 @@ final class Registrar {
     guard.requireRepresentable(file, checked.realPath());
     String path = checked.realPath().toString();
     try {
-      RegisteredFile.requireNotEmpty(Printable.escape(file), checked.size());
+      RegisteredFile.requireNotEmpty(PrintableText.escape(file), checked.size());
     } catch (FileRejectedException e) {
       return List.of(NewItem.rejected(id, path, 0, e.reason(), e.getMessage(), now));
     }

@@ -1,9 +1,9 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
@@ -77,7 +77,7 @@ final class Uploader {
       return null;
     } catch (IOException e) {
       // Only closing the file can throw this; the sink call itself completed.
-      log.debug("closing {} failed after upload", Printable.escape(item.sourcePath()), e);
+      log.debug("closing {} failed after upload", PrintableText.escape(item.sourcePath()), e);
       stored = null;
     }
     if (stored == null) {

@@ -33,8 +33,8 @@
  *       ended).
  *   <li>{@link dev.segmentledger.core.spi.RepackagedFile}: a file a repackager wrote, with its size
  *       and duration.
- *   <li>{@link dev.segmentledger.core.spi.Page}, {@link dev.segmentledger.core.spi.RowQuery} and
- *       {@link dev.segmentledger.core.spi.Backlog}: the operations queries across broadcasts.
+ *   <li>{@link dev.segmentledger.core.query.Page}, {@link dev.segmentledger.core.query.RowQuery} and
+ *       {@link dev.segmentledger.core.query.Backlog}: the operations queries across broadcasts.
  *   <li>{@link dev.segmentledger.core.spi.PlaylistRecord}: one playlist's publication record.
  *   <li>{@link dev.segmentledger.core.spi.Purged}: what one retention purge removed.
  *   <li>{@link dev.segmentledger.core.spi.Sha256Checksum}: the {@code sha256:<base64>} notation of

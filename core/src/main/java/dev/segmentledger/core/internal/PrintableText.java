@@ -1,4 +1,4 @@
-package dev.segmentledger.core;
+package dev.segmentledger.core.internal;
 
 /**
  * The one escaping rule for outside input (file names, identifiers that were refused, object keys
@@ -14,13 +14,13 @@ package dev.segmentledger.core;
  * is kept as it is, so escaping twice gives the same text as escaping once, and a message that
  * embeds an already escaped part stays readable.
  *
- * <p>Adapters (sinks, stores, repackagers) use it for whatever outside input they put into their
- * own messages and log lines.
+ * <p>The engine's and the API's implementation of the rule; adapters reach it as
+ * {@link dev.segmentledger.core.spi.Printable}.
  */
-public final class Printable {
+public final class PrintableText {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-  private Printable() {}
+  private PrintableText() {}
 
   /** {@code String.valueOf(value)} with every unsafe code point escaped; {@code "null"} for null. */
   public static String escape(Object value) {

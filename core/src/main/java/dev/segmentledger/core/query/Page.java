@@ -1,4 +1,4 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core.query;
 
 import java.util.List;
 import java.util.Objects;

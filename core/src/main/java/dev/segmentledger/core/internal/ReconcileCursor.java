@@ -1,4 +1,8 @@
-package dev.segmentledger.core;
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.internal.PrintableText;
+import dev.segmentledger.core.spi.Printable;
 
 /**
  * Where a bounded reconcile pass stands, as the text a {@link ReconcileStep} hands back:
@@ -7,8 +11,8 @@ package dev.segmentledger.core;
  * {@code final} (the playlists and unfinished uploads). Package-private: callers only pass the
  * text on.
  */
-record ReconcileCursor(Phase phase, long afterRowId, String afterKey) {
-  enum Phase { ROWS, OBJECTS, FINAL }
+public record ReconcileCursor(Phase phase, long afterRowId, String afterKey) {
+  public enum Phase { ROWS, OBJECTS, FINAL }
 
   static final ReconcileCursor START = new ReconcileCursor(Phase.ROWS, 0, null);
 
@@ -29,7 +33,7 @@ record ReconcileCursor(Phase phase, long afterRowId, String afterKey) {
    *
    * @throws IllegalArgumentException with what a cursor may be, if {@code text} is none of them
    */
-  static ReconcileCursor parse(String broadcastId, String text) {
+  public static ReconcileCursor parse(String broadcastId, String text) {
     if (text.startsWith("rows:")) {
       try {
         long rowId = Long.parseLong(text.substring("rows:".length()));
@@ -49,7 +53,7 @@ record ReconcileCursor(Phase phase, long afterRowId, String afterKey) {
     }
     throw new IllegalArgumentException("the cursor must be the 'next' of a previous reconcile step of broadcast "
         + broadcastId + " (rows:<row id>, objects:<key of the broadcast> or final), got: \""
-        + Printable.escape(text.length() > 80 ? text.substring(0, 80) + "..." : text) + "\"");
+        + PrintableText.escape(text.length() > 80 ? text.substring(0, 80) + "..." : text) + "\"");
   }
 
   /** The text of this cursor. */

@@ -1,5 +1,8 @@
-package dev.segmentledger.core;
+package dev.segmentledger.core.query;
 
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Reason;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,13 +1,23 @@
-package dev.segmentledger.core;
+package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.ReconcileRequest;
+import dev.segmentledger.core.ReconcileStep;
 import dev.segmentledger.core.ReconciliationReport.AxisReport;
 import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
 import dev.segmentledger.core.ReconciliationReport.Unfinished;
+import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
+import dev.segmentledger.core.query.Page;
+import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.Page;
 import dev.segmentledger.core.spi.PlaylistRecord;
-import dev.segmentledger.core.spi.RowQuery;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
@@ -20,7 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One bounded step of a reconcile pass ({@link ReconcileRequest}), for {@link Reconciler}.
+ * One bounded step of a reconcile pass ({@link ReconcileRequest}), for {@link DefaultReconciler}.
  *
  * <p>Design: a pass is cut where the work is cheap to resume. Rows are read by keyset page (the
  * store's {@code findRows}, CONFIRMED rows of the broadcast in row id order), and each is compared
@@ -35,7 +45,7 @@ final class ReconcileSteps {
   private static final int ROW_PAGE = 500;
   private static final int LIST_PAGE = 1_000;
 
-  private final Reconciler reconciler;
+  private final DefaultReconciler reconciler;
   private final StateStore store;
   private final ObjectSink sink;
   private final Clock clock;
@@ -45,7 +55,7 @@ final class ReconcileSteps {
   private long objectsChecked;
   private Budget budget;
 
-  ReconcileSteps(Reconciler reconciler, StateStore store, ObjectSink sink, Clock clock) {
+  ReconcileSteps(DefaultReconciler reconciler, StateStore store, ObjectSink sink, Clock clock) {
     this.reconciler = reconciler;
     this.store = store;
     this.sink = sink;
@@ -144,7 +154,7 @@ final class ReconcileSteps {
       }
       List<StoredObjectInfo> objects = sink.list(prefix, after, want);
       for (StoredObjectInfo object : objects) {
-        if (Reconciler.isPlaylistKey(broadcastId, object.key())) {
+        if (DefaultReconciler.isPlaylistKey(broadcastId, object.key())) {
           after = object.key(); // compared with its record at the end of the pass
           continue;
         }

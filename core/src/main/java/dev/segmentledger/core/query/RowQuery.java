@@ -1,4 +1,4 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core.query;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.Identifiers;
