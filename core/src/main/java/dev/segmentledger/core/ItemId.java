@@ -82,9 +82,25 @@ public record ItemId(String broadcastId, Axis axis, String rendition, long seque
     return new ItemId(broadcastId, Axis.INIT, rendition, 0);
   }
 
-  /** The object key of this item, see {@link ObjectKeys#keyOf(ItemId)}. */
+  /**
+   * The object key of this item: the key contract of {@link ObjectKeys}, a pure function of the
+   * identity ({@code {broadcast}/{rendition}/original/{sequence:10}.{ext}},
+   * {@code .../playback/{sequence:10}.m4s}, {@code .../init.mp4}). {@link ObjectKeys#idOf} reads it
+   * back.
+   */
   public String objectKey() {
-    return ObjectKeys.keyOf(this);
+    String base = broadcastId + "/" + rendition + "/";
+    return switch (axis) {
+      case ORIGINAL -> base + "original/" + tenDigits(sequence) + "." + format.extension();
+      case PLAYBACK -> base + "playback/" + tenDigits(sequence) + ".m4s";
+      case INIT -> base + "init.mp4";
+    };
+  }
+
+  /** {@code sequence} with leading zeros to at least ten digits, as keys sort in sequence order. */
+  static String tenDigits(long sequence) {
+    String digits = Long.toString(sequence);
+    return digits.length() >= 10 ? digits : "0".repeat(10 - digits.length()) + digits;
   }
 
   @Override

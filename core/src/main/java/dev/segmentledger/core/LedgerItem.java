@@ -67,22 +67,6 @@ public record LedgerItem(
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
   }
 
-  /** A row without a recording time or storage group; see the canonical constructor. */
-  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
-      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
-      String checksum, Duration mediaDuration, String fileIdentity) {
-    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
-        confirmedAt, checksum, mediaDuration, fileIdentity, null, null);
-  }
-
-  /** A row without a recorded file identity, recording time or storage group; see the canonical constructor. */
-  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
-      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt, Instant confirmedAt,
-      String checksum, Duration mediaDuration) {
-    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt, nextAttemptAt,
-        confirmedAt, checksum, mediaDuration, null);
-  }
-
   /** Whether the file to upload is known (always for ORIGINAL; once produced for the others). */
   public boolean sizeKnown() {
     return sizeBytes >= 0;

@@ -21,11 +21,6 @@ import java.util.Objects;
 public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
     long playlistsAwaitingPublication) {
 
-  /** Stats with no playlist awaiting publication (playlist publication off). */
-  public LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit) {
-    this(byAxis, queued, inFlight, circuit, 0);
-  }
-
   public LedgerStats {
     Objects.requireNonNull(byAxis, "byAxis");
     Objects.requireNonNull(circuit, "circuit");

@@ -39,14 +39,9 @@ public final class ObjectKeys {
 
   private ObjectKeys() {}
 
-  /** The key of {@code id}. */
+  /** The key of {@code id} ({@link ItemId#objectKey()}). */
   public static String keyOf(ItemId id) {
-    String base = id.broadcastId() + "/" + id.rendition() + "/";
-    return switch (id.axis()) {
-      case ORIGINAL -> base + "original/" + sequence(id.sequence()) + "." + id.format().extension();
-      case PLAYBACK -> base + "playback/" + sequence(id.sequence()) + ".m4s";
-      case INIT -> base + "init.mp4";
-    };
+    return id.objectKey();
   }
 
   /** The file name of a media playlist, in its rendition's folder. */
@@ -81,10 +76,6 @@ public final class ObjectKeys {
   }
 
   /** {@code sequence} (never negative) as at least ten decimal digits, zero-padded: {@code %010d} without a Formatter. */
-  private static String sequence(long sequence) {
-    String digits = Long.toString(sequence);
-    return digits.length() >= 10 ? digits : "0".repeat(10 - digits.length()) + digits;
-  }
 
   /**
    * The inverse of {@link #keyOf}: the identity whose key is {@code key}, or empty if {@code key}

@@ -44,13 +44,6 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed,
     List<Difference> playlists) {
 
-  /** A report without playlist differences (a ledger that publishes none, or all as recorded). */
-  public ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
-      List<Difference> unrecognizedObjects, List<Unfinished> unfinishedUploads, String unfinishedUploadsNotListed) {
-    this(broadcastId, checkedAt, repair, axes, unrecognizedObjects, unfinishedUploads, unfinishedUploadsNotListed,
-        List.of());
-  }
-
   public ReconciliationReport {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(checkedAt, "checkedAt");
@@ -74,15 +67,6 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     if (!repair && unfinishedUploads.stream().anyMatch(Unfinished::aborted)) {
       throw new IllegalArgumentException("a report-only run aborts nothing");
     }
-  }
-
-  /**
-   * A report without unfinished uploads, as before they were listed: {@link
-   * #unfinishedUploadsNotListed()} says "not listed".
-   */
-  public ReconciliationReport(String broadcastId, Instant checkedAt, boolean repair, Map<Axis, AxisReport> axes,
-      List<Difference> unrecognizedObjects) {
-    this(broadcastId, checkedAt, repair, axes, unrecognizedObjects, List.of(), "not listed");
   }
 
   /**

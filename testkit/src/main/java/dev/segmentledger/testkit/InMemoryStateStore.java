@@ -109,8 +109,7 @@ public final class InMemoryStateStore implements StateStore {
 
   /** How {@code item} would look once inserted, for the message of a conflict inside one batch. */
   private static LedgerItem pendingRow(NewItem item) {
-    return new LedgerItem(0, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(), item.state(), 0,
-        item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null);
+    return new LedgerItem(0, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(), item.state(), 0, item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null, null, null, null);
   }
 
   /**

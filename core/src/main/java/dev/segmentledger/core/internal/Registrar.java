@@ -172,7 +172,7 @@ final class Registrar {
     }
     String owner = leases.owner();
     if (id.axis() == Axis.PLAYBACK) {
-      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now)
+      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now, null, null, null, null, null)
           .withFileIdentity(checked.identity()));
     }
     NewItem row = leased(NewItem.pending(id, path, checked.size(), now), owner, leaseUntil)

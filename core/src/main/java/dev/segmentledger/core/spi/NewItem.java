@@ -62,25 +62,6 @@ public record NewItem(
     }
   }
 
-  /** A row without a recording time or storage group; see the canonical constructor. */
-  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity) {
-    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil,
-        fileIdentity, null, null);
-  }
-
-  /** A row without a file identity, recording time or storage group; see the canonical constructor. */
-  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil) {
-    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil, null);
-  }
-
-  /** An unleased row; see the canonical constructor. */
-  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
-      String detail, Instant registeredAt) {
-    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, null, null);
-  }
-
   /**
    * This row leased to {@code owner} until {@code until} from its insertion, as if {@code owner}
    * had {@linkplain StateStore#claim claimed} it at once. If the identity exists already, the
@@ -125,13 +106,13 @@ public record NewItem(
 
   /** A plain PENDING row for a recorded file. */
   public static NewItem pending(ItemId id, String sourcePath, long sizeBytes, Instant registeredAt) {
-    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt, null, null, null, null, null);
   }
 
   /** A row refused at registration, terminal from the start. */
   public static NewItem rejected(ItemId id, String sourcePath, long sizeBytes, Reason reason, String detail,
       Instant registeredAt) {
-    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt, null, null, null, null, null);
   }
 
   /**
@@ -144,6 +125,6 @@ public record NewItem(
     }
     Objects.requireNonNull(originPath, "originPath");
     ItemState state = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
-    return new NewItem(id, targetPath, originPath, LedgerItem.UNKNOWN_SIZE, state, null, null, registeredAt);
+    return new NewItem(id, targetPath, originPath, LedgerItem.UNKNOWN_SIZE, state, null, null, registeredAt, null, null, null, null, null);
   }
 }

@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AttemptTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private static final LedgerItem ITEM = new LedgerItem(7, ItemId.original("b", "r", 1), "/x", null, 10,
-      ItemState.PENDING, 0, null, null, T0, T0, null, null, null);
+  private static final LedgerItem ITEM = new LedgerItem(7, ItemId.original("b", "r", 1), "/x", null, 10, ItemState.PENDING, 0, null, null, T0, T0, null, null, null, null, null, null);
 
   @TempDir Path temp;
 

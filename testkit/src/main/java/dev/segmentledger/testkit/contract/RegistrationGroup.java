@@ -125,7 +125,7 @@ abstract class RegistrationGroup extends ContractGroup {
   @Test
   void waitingRegistrationIsNotSwept() {
     ItemId id = ItemId.playback("b1", "720p", 0);
-    store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0));
+    store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null));
 
     assertEquals(ItemState.WAITING, store.find(id).orElseThrow().state());
     assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).rows().isEmpty());

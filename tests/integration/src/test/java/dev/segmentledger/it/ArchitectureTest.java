@@ -3,6 +3,7 @@ package dev.segmentledger.it;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.AccessTarget.CodeUnitAccessTarget;
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -15,6 +16,9 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.CompositeArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.Repackager;
+import dev.segmentledger.core.spi.StateStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +58,33 @@ class ArchitectureTest {
   /** Each adapter depends on the core and its own library, never on another adapter. */
   @ArchTest
   static final ArchRule adaptersDoNotDependOnEachOther = adaptersDoNotDependOnEachOther();
+
+  /** The API packages: what a recorder programs against. */
+  static final String[] API = {"dev.segmentledger.core", "dev.segmentledger.core.query"};
+
+  /**
+   * The API never depends on the SPI (what adapters implement or use), except where it takes an
+   * SPI implementation from its caller: the builder's setters ({@code LedgerBuilder}) and the
+   * reconciler's factories ({@code Reconciler.create}). The SPI may use the API's types; the
+   * opposite would make every user of the API depend on the extension points.
+   */
+  @ArchTest
+  static final ArchRule apiDoesNotImportTheSpi = noClasses()
+      .that().resideInAnyPackage(API)
+      .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
+      .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .should().dependOnClassesThat().resideInAPackage("dev.segmentledger.core.spi..")
+      .because("the API is what users hold us to; the SPI is for adapters (docs/design.md, module map)");
+
+  /** The two exceptions take SPI implementations only: they use no other SPI type. */
+  @ArchTest
+  static final ArchRule builderAndReconcilerOnlyTakeSpiImplementations = noClasses()
+      .that().haveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
+      .or().haveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.segmentledger.core.spi..")
+          .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(StateStore.class, ObjectSink.class,
+              Repackager.class))))
+      .because("an API type may take an SPI implementation from its caller, and nothing more of the SPI");
 
   /** The engine is not API: only the core itself uses it (its module exports only the API and spi). */
   @ArchTest
