@@ -1,7 +1,7 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,5 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.time.Instant;
 
 class FakeObjectSinkContractTest extends ObjectSinkContract {

@@ -1,6 +1,5 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +11,7 @@ import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.PutAttempt.Outcome;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.testkit.contract.StateStoreContract;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.testkit.contract.StateStoreContract;
 
 class InMemoryStateStoreContractTest extends StateStoreContract {
   @Override

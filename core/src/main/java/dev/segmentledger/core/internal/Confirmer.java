@@ -64,20 +64,20 @@ final class Confirmer {
   private final Clock clock;
   private final Events events;
   private final Failures failures;
-  private final Runnable initConfirmed;
+  private final Signals signals;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
   /** Batches whose confirm failed, settled by the worker that led them once it gave up the lead. */
   private final Queue<FailedBatch> failed = new ConcurrentLinkedQueue<>();
   /** Set at close: a confirm of unknown outcome is then read once, not waited for. */
   private volatile boolean closing;
 
-  /** @param initConfirmed run after a batch that confirmed an INIT (its playback rows were released) */
-  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Runnable initConfirmed) {
+  /** @param signals told to sweep soon after a batch that confirmed an INIT (its playback rows were released) */
+  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals) {
     this.store = store;
     this.clock = clock;
     this.events = events;
     this.failures = failures;
-    this.initConfirmed = initConfirmed;
+    this.signals = signals;
   }
 
   /** An item whose object is stored, waiting for its confirm; {@code work} is released once it is over. */
@@ -176,7 +176,7 @@ final class Confirmer {
     }
   }
 
-  /** Reports each item's verdict; runs {@link #initConfirmed} if an INIT was confirmed. */
+  /** Reports each item's verdict; raises sweep-soon if an INIT was confirmed. */
   private void report(List<Stored> batch, Verdict[] verdicts) {
     boolean initReleased = false;
     for (int i = 0; i < batch.size(); i++) {
@@ -189,7 +189,7 @@ final class Confirmer {
       }
     }
     if (initReleased) {
-      initConfirmed.run();
+      signals.sweepSoon();
     }
   }
 

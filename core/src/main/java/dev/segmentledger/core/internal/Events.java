@@ -26,11 +26,12 @@ final class Events implements LedgerListener {
 
   private final List<LedgerListener> listeners;
   private final Map<Axis, Counters> counters = new EnumMap<>(Axis.class);
-  /** Called after this node confirmed or made terminal a PLAYBACK or INIT row: its playlists changed. */
-  private volatile Runnable playlistsChanged = () -> {};
+  /** Told after this node confirmed or made terminal a PLAYBACK or INIT row: its playlists changed. */
+  private final Signals signals;
 
-  Events(List<LedgerListener> listeners) {
+  Events(List<LedgerListener> listeners, Signals signals) {
     this.listeners = listeners;
+    this.signals = signals;
     for (Axis axis : Axis.values()) {
       counters.put(axis, new Counters());
     }
@@ -42,14 +43,9 @@ final class Events implements LedgerListener {
     return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting);
   }
 
-  /** Sets what runs when this node changed a row that playlists list (the playlist publisher's nudge). */
-  void onPlaylistsChanged(Runnable nudge) {
-    this.playlistsChanged = nudge;
-  }
-
   private void playlistsMayHaveChanged(LedgerItem item) {
     if (item.id().axis() != Axis.ORIGINAL) {
-      playlistsChanged.run();
+      signals.playlistsChanged();
     }
   }
 

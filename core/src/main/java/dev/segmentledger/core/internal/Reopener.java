@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Re-opens terminal rows (REJECTED, EXCLUDED) for upload, on an operator's request: the store
- * makes such a row PENDING again by compare-and-set on its state, and {@code reopened} is run
+ * makes such a row PENDING again by compare-and-set on its state, and a sweep soon is signalled
  * (a sweep soon) when any row was re-opened. Thread-safe.
  */
 final class Reopener {
@@ -20,19 +20,19 @@ final class Reopener {
 
   private final StateStore store;
   private final Clock clock;
-  private final Runnable reopened;
+  private final Signals signals;
 
-  Reopener(StateStore store, Clock clock, Runnable reopened) {
+  Reopener(StateStore store, Clock clock, Signals signals) {
     this.store = store;
     this.clock = clock;
-    this.reopened = reopened;
+    this.signals = signals;
   }
 
   /** Re-opens the row of {@code id} if it is terminal; see {@code Ledger.reopen(ItemId)}. */
   boolean reopen(ItemId id) {
     boolean done = store.find(id).map(this::reopenTerminal).orElse(false);
     if (done) {
-      reopened.run();
+      signals.sweepSoon();
     }
     return done;
   }
@@ -46,7 +46,7 @@ final class Reopener {
       }
     }
     if (count > 0) {
-      reopened.run();
+      signals.sweepSoon();
     }
     return count;
   }

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,18 +41,18 @@ final class Retainer {
   private final Clock clock;
   private final Duration retention;
   private final Duration interval;
-  private final BooleanSupplier running;
+  private final Signals signals;
   private volatile ScheduledExecutorService thread;
 
   /**
-   * @param running whether the ledger runs; a round stops between two calls once it does not
+   * @param signals whether the ledger runs: a round stops between two calls once it does not
    */
-  Retainer(StateStore store, Clock clock, Duration retention, Duration interval, BooleanSupplier running) {
+  Retainer(StateStore store, Clock clock, Duration retention, Duration interval, Signals signals) {
     this.store = store;
     this.clock = clock;
     this.retention = retention;
     this.interval = interval;
-    this.running = running;
+    this.signals = signals;
   }
 
   /** The interval of rounds for a retention: a tenth of it, at least a minute, at most an hour. */
@@ -106,7 +105,7 @@ final class Retainer {
         break;
       }
       if (paced) {
-        if (!running.getAsBoolean()) {
+        if (!signals.running()) {
           break;
         }
         try {

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The explicit operations on storage groups (hosts with local disks): handing a group's open rows
  * over to another group, and declaring a group lost. Each loops over short store batches until
- * none is left; {@code changed} runs (a sweep soon) when any row was handed over. Thread-safe.
+ * none is left; a sweep soon is signalled when any row was handed over. Thread-safe.
  */
 final class StorageGroups {
   private static final Logger log = LoggerFactory.getLogger(StorageGroups.class);
@@ -19,12 +19,12 @@ final class StorageGroups {
 
   private final StateStore store;
   private final Clock clock;
-  private final Runnable changed;
+  private final Signals signals;
 
-  StorageGroups(StateStore store, Clock clock, Runnable changed) {
+  StorageGroups(StateStore store, Clock clock, Signals signals) {
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.changed = Objects.requireNonNull(changed, "changed");
+    this.signals = Objects.requireNonNull(signals, "signals");
   }
 
   /** See {@code Ledger.handOver}. */
@@ -43,7 +43,7 @@ final class StorageGroups {
     if (total > 0) {
       log.warn("handed {} open rows of storage group {} over to storage group {}", total, name(fromGroup),
           name(toGroup));
-      changed.run();
+      signals.sweepSoon();
     }
     return total;
   }

@@ -7,7 +7,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,19 +26,20 @@ final class SweepScheduler {
   private final WorkQueue queue;
   private final int batchSize;
   private final Duration interval;
-  private final BooleanSupplier running;
+  private final Signals signals;
   private volatile ScheduledExecutorService thread;
   private final AtomicBoolean backlog = new AtomicBoolean(); // the last round's page did not fit
 
-  /** @param running whether the ledger runs; {@link #sweepSoon} does nothing once it does not */
+  /** @param signals whether the ledger runs ({@link #sweepSoon} does nothing once it does not); its sweep-soon signal is this scheduler's */
   SweepScheduler(Sweeper sweeper, SinkBreaker breaker, WorkQueue queue, int batchSize, Duration interval,
-      BooleanSupplier running) {
+      Signals signals) {
     this.sweeper = sweeper;
     this.breaker = breaker;
     this.queue = queue;
     this.batchSize = batchSize;
     this.interval = interval;
-    this.running = running;
+    this.signals = signals;
+    signals.onSweepSoon(this::sweepSoon);
   }
 
   void start() {
@@ -70,7 +70,7 @@ final class SweepScheduler {
   /** Runs a round now rather than at the next tick; does nothing unless started and running. */
   void sweepSoon() {
     ScheduledExecutorService current = thread;
-    if (current != null && running.getAsBoolean()) {
+    if (current != null && signals.running()) {
       try {
         current.execute(this::sweepSafely);
       } catch (RejectedExecutionException e) {

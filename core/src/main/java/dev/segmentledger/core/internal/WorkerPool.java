@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 /**
  * The worker threads: each takes work from the {@link WorkQueue} and hands it to the
@@ -20,21 +19,21 @@ final class WorkerPool {
   private final WorkQueue queue;
   private final ItemProcessor processor;
   private final SinkBreaker breaker;
-  private final BooleanSupplier running;
+  private final Signals signals;
   private final Runnable taken;
   private final List<Thread> threads = new ArrayList<>();
 
   /**
-   * @param running whether the ledger runs; a worker ends its loop once it does not
+   * @param signals whether the ledger runs: a worker ends its loop once it does not
    * @param taken called by a worker right after it took work from the queue (room was made)
    */
-  WorkerPool(int size, WorkQueue queue, ItemProcessor processor, SinkBreaker breaker, BooleanSupplier running,
+  WorkerPool(int size, WorkQueue queue, ItemProcessor processor, SinkBreaker breaker, Signals signals,
       Runnable taken) {
     this.size = size;
     this.queue = queue;
     this.processor = processor;
     this.breaker = breaker;
-    this.running = running;
+    this.signals = signals;
     this.taken = taken;
   }
 
@@ -48,7 +47,7 @@ final class WorkerPool {
   }
 
   /**
-   * Waits up to {@code timeout} in all for the workers, which end once {@code running} is false,
+   * Waits up to {@code timeout} in all for the workers, which end once the ledger does not run,
    * then interrupts those still busy.
    */
   void awaitStop(Duration timeout) {
@@ -78,7 +77,7 @@ final class WorkerPool {
   }
 
   private void workLoop() {
-    while (running.getAsBoolean()) {
+    while (signals.running()) {
       Duration pause = breaker.pause();
       if (!pause.isZero()) {
         // Circuit open: take no work until a probe may run. Rows stay as they are.

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;

@@ -2,7 +2,6 @@ package dev.segmentledger.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.BroadcastStatus;

@@ -2,8 +2,8 @@ package dev.segmentledger.it;
 
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
