@@ -49,7 +49,7 @@ final class BenchEnv implements AutoCloseable {
     this.workDir = workDir;
     this.smoke = smoke;
     this.maxRows = maxRows;
-    // Read back from the server, never assumed: issue 19 wants every figure on durable settings.
+    // Read back from the server, never assumed: every figure is taken on durable settings.
     this.pgVersion = show("server_version");
     this.synchronousCommit = show("synchronous_commit");
     this.fsync = show("fsync");
@@ -118,7 +118,7 @@ final class BenchEnv implements AutoCloseable {
     if (smoke) {
       return smokeSize;
     }
-    // -Dbench.maxItems=N: a reduced full run for profiling (issue 19); results say so by their rows.
+    // -Dbench.maxItems=N: a reduced full run for profiling; results say so by their rows.
     return Math.min(fullSize, Integer.getInteger("bench.maxItems", fullSize));
   }
 

@@ -54,7 +54,7 @@ import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Issue 21: S3 misbehaves ({@link OutageScenario}) while a live recorder keeps registering files,
+ * The outage benchmark: S3 misbehaves ({@link OutageScenario}) while a live recorder keeps registering files,
  * and this measures how long the bucket and the ledger take to agree again, what it costs, and how
  * the ledger behaves meanwhile. Each scenario runs on a fresh schema (durable PostgreSQL), a fresh
  * bucket or key prefix, and a {@link FaultProxy} between the ledger's S3 client and the endpoint:
@@ -192,7 +192,7 @@ public final class OutageMeasure {
       String header0 = "PostgreSQL " + c.get("postgres") + " (" + c.get("postgres_source") + "): synchronous_commit="
           + c.get("pg_synchronous_commit") + ", fsync=" + c.get("pg_fsync") + "; disk flush at start: "
           + c.get("disk_flush_at_start") + ". S3: " + endpoint.describe() + ", behind FaultProxy (test-rig). Load: "
-          + s.filesPerSecond() + " files/s of " + s.fileBytes() / 1024 + " KiB (issue 21 asks 500 files/s of 1 MiB;"
+          + s.filesPerSecond() + " files/s of " + s.fileBytes() / 1024 + " KiB (the goal names 500 files/s of 1 MiB;"
           + " scaled to what this machine can carry), fault durations x " + s.faultScale() + ".";
       System.out.println("[outage] " + header0 + " loadavg " + loadStart);
       Double controlP99Ms = null; // register p99 over the control's window, once the control has run
@@ -214,7 +214,7 @@ public final class OutageMeasure {
         }
         System.out.printf("[outage]   %s took %.1f s%n", scenario.name(), (System.nanoTime() - t0) / 1e9);
         toRun.remove(scenario.name());
-        String header = "Segment Ledger outage scenarios, issue 21 (" + (smoke ? "smoke" : "full") + " run, " + started
+        String header = "Segment Ledger outage scenarios (" + (smoke ? "smoke" : "full") + " run, " + started
             + ", " + (toRun.isEmpty() ? "took " : "PARTIAL, not yet run: " + String.join(", ", toRun) + "; ")
             + Duration.between(started, Instant.now()).toSeconds() + " s)\n\n" + header0
             + " Load average (1/5/15 min) at start " + loadStart + ", now " + LoadAvg.now() + " on "
@@ -316,7 +316,7 @@ public final class OutageMeasure {
     c.put("scenario", scenario.description());
     c.put("fault_s", fault.toMillis() / 1e3);
     c.put("load", s.filesPerSecond() + " files/s of " + s.fileBytes() / 1024 + " KiB, one register call per file from "
-        + REGISTER_THREADS + " threads, scheduled (latency from the scheduled instant); issue 21 asks 500 files/s of"
+        + REGISTER_THREADS + " threads, scheduled (latency from the scheduled instant); the goal names 500 files/s of"
         + " 1 MiB = 500 MiB/s, beyond this 2-core machine's disk");
     c.put("ledger", WORKERS + " workers, queue 256, sweep interval 1 s, breaker 5 failures / 10 s, Backoff.DEFAULT"
         + " (the defaults but the workers)");

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * One S3 misbehaviour of issue 21, applied to the {@link FaultProxy} in front of the S3 endpoint
+ * One S3 misbehaviour of the outage benchmark, applied to the {@link FaultProxy} in front of the S3 endpoint
  * for {@link #duration()} and then cleared. Flapping is driven by the runner: {@link #set} is
  * called with {@code down} alternating every {@link #flapPeriod()}.
  *
@@ -47,7 +47,7 @@ record OutageScenario(String name, String description, Duration duration, Durati
     return List.copyOf(scenarios);
   }
 
-  /** The six scenarios of issue 21, in its order. */
+  /** The six outage scenarios, in the benchmark's order (benchmarks/README.md). */
   static List<OutageScenario> all() {
     return List.of(
         new OutageScenario("refused", "full outage: the port refuses connections", Duration.ofSeconds(60), null,

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Restart after a crash (issue 19): {@value #UNCONFIRMED} + a margin of rows are bulk-loaded
+ * Restart after a crash: {@value #UNCONFIRMED} + a margin of rows are bulk-loaded
  * PENDING and due (SQL {@code generate_series}, pointing round-robin at real 1 KiB files); a child
  * JVM ({@link RecoveryChild}) runs a ledger on them and is killed with SIGKILL once it has
  * confirmed the margin, leaving about {@value #UNCONFIRMED} rows unconfirmed. A NEW child JVM is

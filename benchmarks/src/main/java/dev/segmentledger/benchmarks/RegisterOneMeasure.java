@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Issue 19: items/s with one file per {@code register} call, as recorders that close one segment
+ * Items/s with one file per {@code register} call, as recorders that close one segment
  * at a time call it: {@value #REGISTER_THREADS} threads each calling {@code register(id, path)},
  * zero-latency sink (FakeObjectSink), real PostgreSQL; first register to last confirm. Also the
  * CPU per item: the JVM's CPU time over the run divided by the items (PostgreSQL's own processes

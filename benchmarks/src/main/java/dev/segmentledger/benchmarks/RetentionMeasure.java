@@ -21,7 +21,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * The retention benchmark (issue 20), run on its own, not by {@link BenchmarkSuite}: a ledger of
+ * The retention benchmark, run on its own, not by {@link BenchmarkSuite}: a ledger of
  * {@code rows} rows over 30 simulated days (48 broadcasts of 30 minutes a day, bulk-loaded with
  * {@code generate_series}; the clock is the data's: "now" is the end of day 30), retention 7 days.
  * It measures the table before and after {@link JdbiStateStore#purge} (rows, table and index

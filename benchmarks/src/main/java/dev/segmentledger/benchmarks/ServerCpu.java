@@ -13,7 +13,7 @@ import java.sql.Statement;
  * CPU time of the PostgreSQL server when it runs on this machine (Linux {@code /proc}): the
  * postmaster, every live child process (backends, WAL writer, checkpointer, autovacuum) and the
  * children that already exited (the postmaster's {@code cutime}/{@code cstime}). On 2 cores the
- * server's share of the CPU explains a throughput figure as much as the JVM's does; issue 19 asks
+ * server's share of the CPU explains a throughput figure as much as the JVM's does; the performance goals ask
  * every result to say where the CPU went. Not thread-safe (one per measure).
  */
 final class ServerCpu {

@@ -56,7 +56,7 @@ final class SweepCostMeasure implements Measure {
 
   @Override
   public List<BenchResult> run(BenchEnv env) throws Exception {
-    // Issue 19 wants the round at 10M rows; --max-rows=N caps the tables (the short run, a small disk).
+    // The goal is stated at 10M rows; --max-rows=N caps the tables (the short run, a small disk).
     int[] sizes = Arrays.stream(env.smoke() ? new int[] {1_000, 20_000} : new int[] {1_000, 100_000, 1_000_000,
         10_000_000}).filter(n -> n == 1_000 || n <= env.maxRows()).toArray();
     measure(env, sizes[0]); // warm-up: JIT and plan cache, not reported
@@ -73,7 +73,7 @@ final class SweepCostMeasure implements Measure {
           "median of " + r.samples + " rounds (findDue x 3 axes, cursor 0); EXPLAIN: " + r.buffers
               + " buffers, " + r.explainMillis + " ms execution", c));
     }
-    // Issue 18: StateStore.backlog(now) (what Ledger.backlog() calls) on the same tables.
+    // StateStore.backlog(now) (what Ledger.backlog() calls) on the same tables.
     for (Round r : rounds) {
       Map<String, Object> bc = conditions(env, r);
       bc.put("backlog_plan", r.backlogPlan);

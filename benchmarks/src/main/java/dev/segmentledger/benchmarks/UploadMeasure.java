@@ -94,12 +94,12 @@ final class UploadMeasure implements Measure {
     return new UploadMeasure("upload", 10, 1_000, 256 * 1024, 2 * 1024 * 1024, false, 0.9);
   }
 
-  /** Issue 19: 3,000 x 64 KiB, files/s, ledger >= 1.0 x rclone. */
+  /** 3,000 x 64 KiB, files/s, ledger >= 1.0 x rclone. */
   static UploadMeasure small() {
     return new UploadMeasure("upload_small", 30, 3_000, 64 * 1024, 64 * 1024, true, 1.0);
   }
 
-  /** Issue 19: 8 x 256 MiB (multipart), MiB/s, ledger >= 1.0 x rclone. */
+  /** 8 x 256 MiB (multipart), MiB/s, ledger >= 1.0 x rclone. */
   static UploadMeasure large() {
     return new UploadMeasure("upload_large", 2, 8, 17 * 1024 * 1024, 256 * 1024 * 1024, false, 1.0);
   }

@@ -21,7 +21,7 @@ public final class Identifiers {
   /** Whether {@code value} is a valid identifier. */
   public static boolean isValid(String value) {
     // A loop rather than a regular expression: every ItemId checks two identifiers, and a row read
-    // back builds one, so this runs several times per item (issue 19: the Matcher was among the
+    // back builds one, so this runs several times per item (the Matcher was among the
     // largest allocations per item). Same language as [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
     if (value == null || value.isEmpty() || value.length() > MAX_LENGTH || !isLetterOrDigit(value.charAt(0))) {
       return false;

@@ -15,7 +15,7 @@ import java.util.Map;
  * A statement of the hot path (registration, confirms) written with {@code :name} parameters, as
  * the other statements are for Jdbi, and run through plain JDBC on the handle's connection: Jdbi
  * resolves the type of every bound argument and copies its configuration per statement, which
- * cost a quarter of the ledger's CPU per item (issue 19 profile), and a plain
+ * cost a quarter of the ledger's CPU per item (benchmarks/results/profile-notes.md), and a plain
  * {@link PreparedStatement} lets several statements share one round trip. The names are replaced
  * by {@code ?} once, at class initialization; {@code ::type} casts and string literals are left as
  * they are. Immutable; thread-safe.

@@ -147,7 +147,7 @@ final class Sql {
    * generic and never read a table or join it other than through an index. The hot-path statements
    * find every row by a key; planned for the arrays given (as {@link #planForTheseArrays} has it),
    * one of them cost PostgreSQL more CPU to plan than to run (a quarter of the server's CPU per item
-   * with one file per {@code register}, issue 19), while a generic plan made with sequential scans
+   * with one file per {@code register}), while a generic plan made with sequential scans
    * and hash joins allowed, on a table still empty, would read the whole table once it has grown.
    * With those disabled, the generic plan is the index plan whatever the table's size and
    * statistics, and it is made once per connection. {@code set_config(..., true)} is

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Log lines: a terminal failure is one {@code INFO} line for its row. A retried failure is
  * logged at {@code INFO} once per reason per {@link #LOG_WINDOW}, the next such line saying how
  * many were logged at {@code DEBUG} only meanwhile: when S3 fails every upload at once, the log
- * gets a line per reason and state change of the breaker, not one per row (issue 21: 1.03 lines per
+ * gets a line per reason and state change of the breaker, not one per row (1.03 lines per
  * second while S3 flapped, most of them the failures of the uploads in flight at each drop). Every
  * failure is still on its row, in the listener's events and in the metrics. Thread-safe.
  */

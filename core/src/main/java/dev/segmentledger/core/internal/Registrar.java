@@ -72,7 +72,7 @@ final class Registrar {
     Instant now = clock.instant();
     // Lease a file's rows only if the queue has room for them: a leased row the queue refuses must
     // be released, a second durable commit on the recorder's thread for every file while the queue
-    // is full (an S3 outage: register p99 3.4 x steady, issue 21). An unleased row is the sweeper's.
+    // is full (an S3 outage: register p99 3.4 x steady in the outage benchmark). An unleased row is the sweeper's.
     Instant leaseUntil = leases.registrationLeaseUntil();
     int room = intake.room();
     List<NewItem> rows = new ArrayList<>(files.size());

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * The breaker never touches rows: an upload it refuses is simply not attempted, and the row
  * stays PENDING for the sweeper. While the one half-open probe is in flight, {@link #pause()} asks
  * for a short wait too: otherwise the other workers would take queued rows only to have them
- * refused and pushed back by a whole open delay just as the sink recovers (issue 21). Each opening
+ * refused and pushed back by a whole open delay just as the sink recovers (the outage benchmark,
+ * "When S3 is down" in the documentation). Each opening
  * lasts a random time between half and all of the configured open delay, so that the probes do not
  * fall in step with an endpoint that flaps at a period near the delay (measured: with a fixed 10 s
  * delay against 5 s down / 5 s up, every probe of 120 s landed in a down phase and nothing was
