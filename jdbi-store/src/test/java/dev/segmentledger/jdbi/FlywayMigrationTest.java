@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The shipped migrations applied by Flyway, as the README shows, in the schema of an application
- * that runs Flyway for its own tables too: each Flyway keeps its own history table, so the
- * application's {@code V1__...} and Segment Ledger's {@code V1__ledger_item.sql} do not collide,
- * whichever runs first.
+ * The shipped migrations applied by Flyway, as docs/versions.md shows, in the schema of an
+ * application that runs Flyway for its own tables too: each Flyway keeps its own history table, so
+ * the application's {@code V1__...} and Segment Ledger's {@code V1__ledger_item.sql} do not
+ * collide, whichever runs first.
  */
 class FlywayMigrationTest {
   @RegisterExtension
@@ -30,7 +30,7 @@ class FlywayMigrationTest {
         + " segment_ledger_schema_history, app_recorder, flyway_schema_history"));
   }
 
-  /** Segment Ledger's migrations, configured exactly as in the README. */
+  /** Segment Ledger's migrations, configured exactly as in docs/versions.md. */
   static Flyway segmentLedger(DataSource dataSource) {
     return Flyway.configure()
         .dataSource(dataSource)

@@ -118,7 +118,7 @@ class SchemaMigrationsTest {
             Integer.parseInt(script.substring(1, 2)), script);
       }
     });
-    // As the README tells operators of a large ledger: outside a transaction, before upgrading.
+    // As docs/operations.md tells operators of a large ledger: outside a transaction, before upgrading.
     jdbi.useHandle(handle -> handle.execute("CREATE INDEX CONCURRENTLY IF NOT EXISTS segment_ledger_item_open"
         + " ON segment_ledger_item (state, id) INCLUDE (axis, registered_at, next_attempt_at, lease_until)"
         + " WHERE state <> 'CONFIRMED'"));
