@@ -24,18 +24,18 @@ public final class LedgerBuilder {
   private ObjectSink objectSink;
   private Path allowedRoot;
   private Clock clock = Clock.systemUTC();
-  private int queueCapacity = 256;
-  private int workers = 4;
-  private int sweepBatchSize = 128;
-  private Duration sweepInterval = Duration.ofSeconds(1);
-  private Duration shutdownTimeout = Duration.ofSeconds(30);
+  private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+  private int workers = DEFAULT_WORKERS;
+  private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
+  private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+  private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
   private Backoff backoff = Backoff.DEFAULT;
   private final List<LedgerListener> listeners = new ArrayList<>();
   private Repackager repackager;
   private Path playbackRoot;
   private Duration cutoff;
-  private int breakerFailures = 5;
-  private Duration breakerDelay = Duration.ofSeconds(10);
+  private int breakerFailures = DEFAULT_BREAKER_FAILURES;
+  private Duration breakerDelay = DEFAULT_BREAKER_OPEN_DELAY;
   private String nodeId;
   private Duration leaseDuration = DEFAULT_LEASE;
   private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
@@ -46,6 +46,20 @@ public final class LedgerBuilder {
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
 
+  /** The default {@link #queueCapacity}: 256. */
+  public static final int DEFAULT_QUEUE_CAPACITY = 256;
+  /** The default number of {@link #workers}: 4. */
+  public static final int DEFAULT_WORKERS = 4;
+  /** The default {@link #sweepBatchSize}: 128. */
+  public static final int DEFAULT_SWEEP_BATCH_SIZE = 128;
+  /** The default {@link #sweepInterval}: 1 second. */
+  public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
+  /** The default {@link #shutdownTimeout}: 30 seconds. */
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+  /** The default failures in a row that open the {@link #circuitBreaker}: 5. */
+  public static final int DEFAULT_BREAKER_FAILURES = 5;
+  /** The default open delay of the {@link #circuitBreaker}: 10 seconds. */
+  public static final Duration DEFAULT_BREAKER_OPEN_DELAY = Duration.ofSeconds(10);
   /** The default {@link #leaseDuration}: 2 minutes. */
   public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
   /** The longest {@link #nodeId}, in characters. */
@@ -92,19 +106,19 @@ public final class LedgerBuilder {
     return this;
   }
 
-  /** Capacity of the bounded in-memory queue. Default 256. */
+  /** Capacity of the bounded in-memory queue. Default {@value #DEFAULT_QUEUE_CAPACITY}. */
   public LedgerBuilder queueCapacity(int queueCapacity) {
     this.queueCapacity = requirePositive("queueCapacity", queueCapacity);
     return this;
   }
 
-  /** Number of upload worker threads. Default 4. */
+  /** Number of upload worker threads. Default {@value #DEFAULT_WORKERS}. */
   public LedgerBuilder workers(int workers) {
     this.workers = requirePositive("workers", workers);
     return this;
   }
 
-  /** Rows read per axis per sweep round. Default 128. */
+  /** Rows read per axis per sweep round. Default {@value #DEFAULT_SWEEP_BATCH_SIZE}. */
   public LedgerBuilder sweepBatchSize(int sweepBatchSize) {
     this.sweepBatchSize = requirePositive("sweepBatchSize", sweepBatchSize);
     return this;

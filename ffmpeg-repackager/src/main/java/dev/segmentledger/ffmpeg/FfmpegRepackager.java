@@ -60,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * <p>Immutable and thread-safe: concurrent calls share nothing but the configuration.
  */
 public final class FfmpegRepackager implements Repackager {
+  /** The default {@link Builder#timeout(Duration)} of one ffprobe or ffmpeg run: 2 minutes. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+
   private static final Logger log = LoggerFactory.getLogger(FfmpegRepackager.class);
   private static final String MEDIA_FRAGMENT = "moof";
 
@@ -226,7 +229,7 @@ public final class FfmpegRepackager implements Repackager {
   public static final class Builder {
     private Path ffmpeg = Path.of("ffmpeg");
     private Path ffprobe;
-    private Duration timeout = Duration.ofMinutes(2);
+    private Duration timeout = DEFAULT_TIMEOUT;
 
     private Builder() {}
 

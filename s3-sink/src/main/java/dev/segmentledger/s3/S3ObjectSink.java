@@ -103,8 +103,16 @@ public final class S3ObjectSink implements ObjectSink {
   public static final String CHECKSUM_METADATA = "segment-ledger-checksum";
 
   static final long MIB = 1024 * 1024;
-  static final long MIN_PART_SIZE = 5 * MIB;
-  static final long MAX_PART_SIZE = 5L * 1024 * MIB;
+  /** The smallest part S3 accepts (but for the last): 5 MiB. */
+  public static final long MIN_PART_SIZE = 5 * MIB;
+  /** The largest part S3 accepts: 5 GiB. */
+  public static final long MAX_PART_SIZE = 5L * 1024 * MIB;
+  /** The default {@link Builder#multipartThreshold}: 16 MiB. */
+  public static final long DEFAULT_MULTIPART_THRESHOLD = 16 * MIB;
+  /** The default {@link Builder#partSize}: 8 MiB. */
+  public static final long DEFAULT_PART_SIZE = 8 * MIB;
+  /** The default {@link Builder#partConcurrency}: 4. */
+  public static final int DEFAULT_PART_CONCURRENCY = 4;
   /** The most parts of one upload a sink sends at once ({@link Builder#partConcurrency}). */
   static final int MAX_PART_CONCURRENCY = 32;
 
@@ -343,10 +351,10 @@ public final class S3ObjectSink implements ObjectSink {
     private S3Client client;
     private String bucket;
     private String prefix = "";
-    private long multipartThreshold = 16 * MIB;
-    private long partSize = 8 * MIB;
+    private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
+    private long partSize = DEFAULT_PART_SIZE;
     private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
-    private int partConcurrency = 4;
+    private int partConcurrency = DEFAULT_PART_CONCURRENCY;
 
     private Builder() {}
 

@@ -81,7 +81,9 @@ public class SegmentLedgerAutoConfiguration {
         .backoff(properties.toBackoff())
         .circuitBreaker(properties.getBreaker().getFailures(), properties.getBreaker().getOpenDelay())
         .leaseDuration(properties.getLeaseDuration())
+        .stallTimeout(properties.getStallTimeout())
         .maxAbandonedAttempts(properties.getMaxAbandonedAttempts())
+        .maxErrorAttempts(properties.getMaxErrorAttempts())
         .abortUnfinishedUploadsAfter(properties.getAbortUnfinishedUploadsAfter());
     if (properties.getCutoff() != null) {
       builder.cutoff(properties.getCutoff());
@@ -159,6 +161,7 @@ public class SegmentLedgerAutoConfiguration {
           .prefix(s3.getPrefix())
           .multipartThreshold(s3.getMultipartThreshold())
           .partSize(s3.getPartSize())
+          .partConcurrency(s3.getPartConcurrency())
           .build();
     }
   }

@@ -1,9 +1,11 @@
 package dev.segmentledger.spring;
 
 import dev.segmentledger.core.Backoff;
-import dev.segmentledger.core.Identifiers;
+import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerBuilder;
 import dev.segmentledger.core.Reconciler;
+import dev.segmentledger.ffmpeg.FfmpegRepackager;
+import dev.segmentledger.s3.S3ObjectSink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,19 +35,19 @@ public class SegmentLedgerProperties implements InitializingBean {
   private boolean migrate = false;
 
   /** Number of upload worker threads. */
-  private int workers = 4;
+  private int workers = LedgerBuilder.DEFAULT_WORKERS;
 
   /** Capacity of the bounded in-memory queue. */
-  private int queueCapacity = 256;
+  private int queueCapacity = LedgerBuilder.DEFAULT_QUEUE_CAPACITY;
 
   /** Rows read per axis per sweep round. */
-  private int sweepBatchSize = 128;
+  private int sweepBatchSize = LedgerBuilder.DEFAULT_SWEEP_BATCH_SIZE;
 
   /** Pause between sweep rounds. */
-  private Duration sweepInterval = Duration.ofSeconds(1);
+  private Duration sweepInterval = LedgerBuilder.DEFAULT_SWEEP_INTERVAL;
 
   /** How long stopping the ledger waits for in-flight uploads. */
-  private Duration shutdownTimeout = Duration.ofSeconds(30);
+  private Duration shutdownTimeout = LedgerBuilder.DEFAULT_SHUTDOWN_TIMEOUT;
 
   /**
    * Unconfirmed rows registered longer ago than this are excluded from recovery (PAST_CUTOFF). Unset:
@@ -62,11 +64,20 @@ public class SegmentLedgerProperties implements InitializingBean {
    */
   private String storageGroup;
 
-  /** How long a worker's claim on a row keeps other instances from uploading it. */
+  /**
+   * How long a lease keeps other instances from a row past the last sign of life of the attempt that
+   * holds it (renewed by the heartbeat while the attempt lives).
+   */
   private Duration leaseDuration = LedgerBuilder.DEFAULT_LEASE;
 
-  /** Attempts that may end without an outcome before a row is rejected (REPEATEDLY_ABANDONED). */
+  /** How long an attempt may make no progress before its own node cancels it (STALLED). */
+  private Duration stallTimeout = LedgerBuilder.DEFAULT_STALL_TIMEOUT;
+
+  /** Deaths blamed on a row before it is rejected as a poison (REPEATEDLY_ABANDONED). */
   private int maxAbandonedAttempts = LedgerBuilder.DEFAULT_MAX_ABANDONED_ATTEMPTS;
+
+  /** Attempts after which INTERNAL_ERROR and REPACKAGE_FAILED end a row REJECTED. */
+  private int maxErrorAttempts = LedgerBuilder.DEFAULT_MAX_ERROR_ATTEMPTS;
 
   /** How old an unfinished multipart upload must be for reconcile-and-repair to abort it. */
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
@@ -97,61 +108,56 @@ public class SegmentLedgerProperties implements InitializingBean {
     if (!enabled) {
       return p;
     }
-    atLeastOne(p, "workers", workers);
-    atLeastOne(p, "queue-capacity", queueCapacity);
-    atLeastOne(p, "sweep-batch-size", sweepBatchSize);
-    atLeastOne(p, "max-abandoned-attempts", maxAbandonedAttempts);
-    positive(p, "sweep-interval", sweepInterval, true);
-    positive(p, "shutdown-timeout", shutdownTimeout, true);
-    positive(p, "cutoff", cutoff, false);
-    positive(p, "lease-duration", leaseDuration, true);
-    positive(p, "abort-unfinished-uploads-after", abortUnfinishedUploadsAfter, true);
-    if (nodeId != null && (nodeId.isBlank() || nodeId.length() > LedgerBuilder.MAX_NODE_ID_LENGTH)) {
-      p.add(PREFIX + ".node-id must be 1 to " + LedgerBuilder.MAX_NODE_ID_LENGTH
-          + " characters and not blank, was '" + nodeId + "'");
+    // Every value is checked by the builder that takes it: one source for every check.
+    LedgerBuilder ledger = Ledger.builder();
+    check(p, "workers", () -> ledger.workers(workers));
+    check(p, "queue-capacity", () -> ledger.queueCapacity(queueCapacity));
+    check(p, "sweep-batch-size", () -> ledger.sweepBatchSize(sweepBatchSize));
+    check(p, "max-abandoned-attempts", () -> ledger.maxAbandonedAttempts(maxAbandonedAttempts));
+    check(p, "max-error-attempts", () -> ledger.maxErrorAttempts(maxErrorAttempts));
+    check(p, "sweep-interval", () -> ledger.sweepInterval(sweepInterval));
+    check(p, "shutdown-timeout", () -> ledger.shutdownTimeout(shutdownTimeout));
+    if (cutoff != null) {
+      check(p, "cutoff", () -> ledger.cutoff(cutoff));
     }
-    if (storageGroup != null && !Identifiers.isValid(storageGroup)) {
-      p.add(PREFIX + ".storage-group must be 1 to " + Identifiers.MAX_LENGTH
-          + " letters, digits, '.', '_' or '-', starting with a letter or digit, was '" + storageGroup + "'");
+    check(p, "lease-duration", () -> ledger.leaseDuration(leaseDuration));
+    check(p, "stall-timeout", () -> ledger.stallTimeout(stallTimeout));
+    check(p, "abort-unfinished-uploads-after", () -> ledger.abortUnfinishedUploadsAfter(abortUnfinishedUploadsAfter));
+    if (nodeId != null) {
+      check(p, "node-id", () -> ledger.nodeId(nodeId));
     }
-    if (backoff.initial == null || backoff.initial.isNegative()) {
-      p.add(PREFIX + ".backoff.initial must be ≥ 0, was " + backoff.initial);
-    } else if (backoff.max == null || backoff.max.compareTo(backoff.initial) < 0) {
-      p.add(PREFIX + ".backoff.max must be ≥ segment-ledger.backoff.initial (" + backoff.initial + "), was "
-          + backoff.max);
+    if (storageGroup != null) {
+      check(p, "storage-group", () -> ledger.storageGroup(storageGroup));
     }
-    if (!(backoff.multiplier >= 1.0)) {
-      p.add(PREFIX + ".backoff.multiplier must be ≥ 1, was " + backoff.multiplier);
-    }
-    if (!(backoff.jitter >= 0.0 && backoff.jitter <= 1.0)) {
-      p.add(PREFIX + ".backoff.jitter must be between 0 and 1, was " + backoff.jitter);
-    }
-    atLeastOne(p, "breaker.failures", breaker.failures);
-    positive(p, "breaker.open-delay", breaker.openDelay, true);
+    check(p, "backoff", this::toBackoff);
+    check(p, "breaker", () -> ledger.circuitBreaker(breaker.failures, breaker.openDelay));
     if (repackager.enabled) {
       if (repackager.playbackRoot == null || repackager.playbackRoot.isBlank()) {
         p.add(PREFIX + ".repackager.playback-root is required when segment-ledger.repackager.enabled=true");
       }
-      positive(p, "repackager.timeout", repackager.timeout, true);
+      check(p, "repackager.timeout", () -> FfmpegRepackager.builder().timeout(repackager.timeout));
     }
     positive(p, "metrics.backlog-refresh-interval", metrics.backlogRefreshInterval, true);
     positive(p, "health.max-oldest-age", health.maxOldestAge, true);
     if ((s3.accessKey == null) != (s3.secretKey == null)) {
       p.add(PREFIX + ".s3.access-key and segment-ledger.s3.secret-key go together: set both or neither");
     }
-    if (s3.multipartThreshold < 1) {
-      p.add(PREFIX + ".s3.multipart-threshold must be ≥ 1, was " + s3.multipartThreshold);
-    }
-    long mib = 1024 * 1024;
-    if (s3.partSize < 5 * mib || s3.partSize > 5 * 1024 * mib) {
-      p.add(PREFIX + ".s3.part-size must be between 5 MiB and 5 GiB, was " + s3.partSize);
-    }
+    S3ObjectSink.Builder sink = S3ObjectSink.builder();
+    check(p, "s3.multipart-threshold", () -> sink.multipartThreshold(s3.multipartThreshold));
+    check(p, "s3.part-size", () -> sink.partSize(s3.partSize));
+    check(p, "s3.part-concurrency", () -> sink.partConcurrency(s3.partConcurrency));
     return p;
   }
 
-  private static void atLeastOne(List<String> problems, String name, int value) {
-    if (value < 1) {
-      problems.add(PREFIX + "." + name + " must be ≥ 1, was " + value);
+  /**
+   * Runs {@code setting} (a builder's setter, which checks its value) and records what it refuses
+   * under the property's name: the builder owns the check and its message.
+   */
+  private static void check(List<String> problems, String name, Runnable setting) {
+    try {
+      setting.run();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      problems.add(PREFIX + "." + name + ": " + e.getMessage());
     }
   }
 
@@ -266,6 +272,22 @@ public class SegmentLedgerProperties implements InitializingBean {
     this.leaseDuration = leaseDuration;
   }
 
+  public Duration getStallTimeout() {
+    return stallTimeout;
+  }
+
+  public void setStallTimeout(Duration stallTimeout) {
+    this.stallTimeout = stallTimeout;
+  }
+
+  public int getMaxErrorAttempts() {
+    return maxErrorAttempts;
+  }
+
+  public void setMaxErrorAttempts(int maxErrorAttempts) {
+    this.maxErrorAttempts = maxErrorAttempts;
+  }
+
   public int getMaxAbandonedAttempts() {
     return maxAbandonedAttempts;
   }
@@ -357,9 +379,9 @@ public class SegmentLedgerProperties implements InitializingBean {
   /** The circuit breaker around the bucket. */
   public static class Breaker {
     /** Transient or configuration failures of the bucket in a row that open the breaker. */
-    private int failures = 5;
+    private int failures = LedgerBuilder.DEFAULT_BREAKER_FAILURES;
     /** How long the breaker stays open before one probe upload. */
-    private Duration openDelay = Duration.ofSeconds(10);
+    private Duration openDelay = LedgerBuilder.DEFAULT_BREAKER_OPEN_DELAY;
 
     public int getFailures() {
       return failures;
@@ -389,7 +411,7 @@ public class SegmentLedgerProperties implements InitializingBean {
     /** The ffprobe executable; unset: ffprobe beside ffmpeg. */
     private String ffprobe;
     /** The longest one ffmpeg or ffprobe run may take. */
-    private Duration timeout = Duration.ofMinutes(2);
+    private Duration timeout = FfmpegRepackager.DEFAULT_TIMEOUT;
 
     public boolean isEnabled() {
       return enabled;
@@ -458,9 +480,12 @@ public class SegmentLedgerProperties implements InitializingBean {
      */
     private boolean checksumsWhenRequired = false;
     /** Content of at least this many bytes is uploaded as multipart. */
-    private long multipartThreshold = 16L * 1024 * 1024;
+    private long multipartThreshold = S3ObjectSink.DEFAULT_MULTIPART_THRESHOLD;
     /** The size of each multipart part but the last (5 MiB to 5 GiB). */
-    private long partSize = 8L * 1024 * 1024;
+    private long partSize = S3ObjectSink.DEFAULT_PART_SIZE;
+
+    /** Parts of one multipart upload in flight at once (memory: this many read buffers per upload). */
+    private int partConcurrency = S3ObjectSink.DEFAULT_PART_CONCURRENCY;
 
     public String getBucket() {
       return bucket;
@@ -532,6 +557,14 @@ public class SegmentLedgerProperties implements InitializingBean {
 
     public void setMultipartThreshold(long multipartThreshold) {
       this.multipartThreshold = multipartThreshold;
+    }
+
+    public int getPartConcurrency() {
+      return partConcurrency;
+    }
+
+    public void setPartConcurrency(int partConcurrency) {
+      this.partConcurrency = partConcurrency;
     }
 
     public long getPartSize() {

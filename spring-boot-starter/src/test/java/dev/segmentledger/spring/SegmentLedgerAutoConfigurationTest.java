@@ -133,11 +133,11 @@ class SegmentLedgerAutoConfigurationTest {
         .run(context -> {
           assertThat(context).hasFailed();
           assertThat(rootMessage(context.getStartupFailure()))
-              .contains("segment-ledger.workers must be ≥ 1, was 0")
-              .contains("segment-ledger.backoff.jitter must be between 0 and 1, was 1.5")
-              .contains("segment-ledger.sweep-interval must be > 0, was PT0S")
-              .contains("segment-ledger.storage-group must be 1 to 64 letters, digits, '.', '_' or '-',"
-                  + " starting with a letter or digit, was 'disk 7'");
+              .contains("segment-ledger.workers: workers must be > 0, got 0")
+              .contains("segment-ledger.backoff: jitter must be in [0, 1], got 1.5")
+              .contains("segment-ledger.sweep-interval: sweepInterval must be > 0, got PT0S")
+              .contains("segment-ledger.storage-group: storageGroup must be 1-64 characters of [A-Za-z0-9._-]"
+                  + " starting with a letter or digit, got: \"disk 7\"");
         });
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class))
