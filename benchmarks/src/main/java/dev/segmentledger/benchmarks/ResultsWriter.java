@@ -1,5 +1,6 @@
 package dev.segmentledger.benchmarks;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,24 +83,8 @@ final class ResultsWriter {
     return quote(v.toString());
   }
 
+  /** {@code s} as a JSON string, quoted and escaped by Jackson. */
   static String quote(String s) {
-    StringBuilder out = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.append('"').toString();
+    return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + "\"";
   }
 }

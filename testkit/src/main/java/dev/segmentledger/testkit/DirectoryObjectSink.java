@@ -69,7 +69,7 @@ public final class DirectoryObjectSink implements ObjectSink {
     try {
       MessageDigest digest = ContentDigest.sha256();
       long copied;
-      try (InputStream in = new BoundedStream(content.openStream(), size);
+      try (InputStream in = content.openRange(0, size);
           FileChannel channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
           OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), digest)) {
         copied = in.transferTo(out);
@@ -109,7 +109,7 @@ public final class DirectoryObjectSink implements ObjectSink {
     }
     MessageDigest digest = ContentDigest.sha256();
     long read;
-    try (InputStream in = new DigestInputStream(new BoundedStream(content.openStream(), content.size()), digest)) {
+    try (InputStream in = new DigestInputStream(content.openRange(0, content.size()), digest)) {
       read = in.transferTo(OutputStream.nullOutputStream());
     } catch (IOException e) {
       throw SinkException.retryable("reading the content to compare with " + key + " failed", e);
@@ -180,46 +180,6 @@ public final class DirectoryObjectSink implements ObjectSink {
       Files.deleteIfExists(file);
     } catch (IOException ignored) {
       // A leftover temporary file is never listed; it only takes space.
-    }
-  }
-
-  /** Yields at most {@code limit} bytes of {@code in}, so a sink never reads past the content's size. */
-  private static final class BoundedStream extends InputStream {
-    private final InputStream in;
-    private long remaining;
-
-    BoundedStream(InputStream in, long limit) {
-      this.in = in;
-      this.remaining = limit;
-    }
-
-    @Override
-    public int read() throws IOException {
-      if (remaining <= 0) {
-        return -1;
-      }
-      int b = in.read();
-      if (b >= 0) {
-        remaining--;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] buffer, int offset, int length) throws IOException {
-      if (remaining <= 0) {
-        return length == 0 ? 0 : -1;
-      }
-      int n = in.read(buffer, offset, (int) Math.min(length, remaining));
-      if (n > 0) {
-        remaining -= n;
-      }
-      return n;
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close();
     }
   }
 }

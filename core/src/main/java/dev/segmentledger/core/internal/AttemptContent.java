@@ -30,6 +30,11 @@ final class AttemptContent implements UploadContent {
   }
 
   @Override
+  public InputStream openRange(long offset, long length) throws IOException {
+    return new Counting(file.openRange(offset, length), attempt);
+  }
+
+  @Override
   public void reportStored(long bytes) {
     attempt.stored(bytes);
   }

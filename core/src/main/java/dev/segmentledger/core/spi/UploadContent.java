@@ -1,5 +1,6 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.internal.BoundedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -18,6 +19,28 @@ public interface UploadContent {
    * The caller closes it.
    */
   InputStream openStream() throws IOException;
+
+  /**
+   * A new stream over {@code length} bytes of the content from byte {@code offset}, yielding
+   * exactly those bytes and never one past them (a sink sends a multipart part from it). The
+   * default opens a {@linkplain #openStream stream}, skips to {@code offset} and stops after
+   * {@code length} bytes. The caller closes it.
+   *
+   * @throws IllegalArgumentException if the range is not inside the content
+   */
+  default InputStream openRange(long offset, long length) throws IOException {
+    if (offset < 0 || length < 0 || offset + length > size()) {
+      throw new IllegalArgumentException("range " + offset + "+" + length + " is not inside " + size() + " bytes");
+    }
+    InputStream in = openStream();
+    try {
+      in.skipNBytes(offset);
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+    return new BoundedInputStream(in, length);
+  }
 
   /**
    * Tells the ledger how much of this content is durably stored at the sink so far: {@code bytes}
