@@ -5,6 +5,7 @@ import dev.segmentledger.core.internal.LedgerConfig;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,6 +46,7 @@ public final class LedgerBuilder {
   private String storageGroup;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
+  private Tracing tracing = Tracing.NONE;
 
   /** The default {@link #queueCapacity}: 256. */
   public static final int DEFAULT_QUEUE_CAPACITY = 256;
@@ -352,6 +354,19 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * Where the ledger reports its spans (see {@link Tracing}): a registration, each upload attempt
+   * with its repackage, PUT, multipart parts and confirm, and each playlist publication. The
+   * context of a registration's span is stored with its rows, so the upload continues the
+   * registration's trace on whichever node and after whatever restart. The micrometer module's
+   * {@code ObservationTracing} reports them as Micrometer Observations (the Spring Boot starter
+   * wires it when an {@code ObservationRegistry} is present). Default {@link Tracing#NONE}.
+   */
+  public LedgerBuilder tracing(Tracing tracing) {
+    this.tracing = Objects.requireNonNull(tracing, "tracing");
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -377,7 +392,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts);
+        maxErrorAttempts, tracing);
   }
 
   /**

@@ -36,6 +36,8 @@ import java.util.Objects;
  *     {@code null} if the recorder did not give it
  * @param storageGroup the {@linkplain LedgerBuilder#storageGroup storage group} of the node that
  *     registered the row: only nodes of that group upload it; {@code null} for shared storage
+ * @param traceContext the trace context of the registration that wrote the row, which its upload
+ *     continues ({@link LedgerBuilder#tracing}); {@code null} without tracing
  */
 public record LedgerItem(
     long rowId,
@@ -54,7 +56,8 @@ public record LedgerItem(
     Duration mediaDuration,
     String fileIdentity,
     Instant recordedAt,
-    String storageGroup) {
+    String storageGroup,
+    String traceContext) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;

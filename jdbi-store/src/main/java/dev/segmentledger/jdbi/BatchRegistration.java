@@ -76,6 +76,7 @@ final class BatchRegistration {
     List<String> formats = new ArrayList<>(n);
     List<Long> recordedAts = new ArrayList<>(n);
     List<String> storageGroups = new ArrayList<>(n);
+    List<String> traceContexts = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -100,6 +101,7 @@ final class BatchRegistration {
       formats.add(LedgerItemMapper.formatColumn(id));
       recordedAts.add(item.recordedAt() == null ? null : epochMicros(item.recordedAt()));
       storageGroups.add(item.storageGroup());
+      traceContexts.add(item.traceContext());
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery(INSERT_ALL)
@@ -121,6 +123,7 @@ final class BatchRegistration {
         .bindArray("formats", String.class, formats)
         .bindArray("recordedAts", Long.class, recordedAts)
         .bindArray("storageGroups", String.class, storageGroups)
+        .bindArray("traceContexts", String.class, traceContexts)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(LedgerItemMapper.position(row.id()), row));
@@ -141,7 +144,8 @@ final class BatchRegistration {
   static LedgerItem asStored(long rowId, ItemId id, ItemState state, NewItem item) {
     return new LedgerItem(rowId, id, item.sourcePath(), item.originPath(), item.sizeBytes(), state, 0,
         item.reason(), item.detail(), micros(item.registeredAt()), micros(item.nextAttemptAt()), null, null, null,
-        item.fileIdentity(), item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup());
+        item.fileIdentity(), item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup(),
+        item.traceContext());
   }
 
   private record CreatedRow(long rowId, ItemId id, ItemState state) {}

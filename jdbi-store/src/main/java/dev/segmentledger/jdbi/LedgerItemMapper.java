@@ -21,7 +21,7 @@ import org.jdbi.v3.core.statement.StatementContext;
 final class LedgerItemMapper implements RowMapper<LedgerItem> {
   static final String COLUMNS = "id, broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
       + " state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"
-      + " media_duration_micros, file_identity, media_format, recorded_at, storage_group";
+      + " media_duration_micros, file_identity, media_format, recorded_at, storage_group, trace_context";
 
   @Override
   public LedgerItem map(ResultSet rs, StatementContext ctx) throws SQLException {
@@ -33,7 +33,8 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
         rs.getLong("size_bytes"), ItemState.valueOf(rs.getString("state")), rs.getInt("attempts"),
         reason == null ? null : Reason.valueOf(reason), rs.getString("last_error"), instant(rs, "registered_at"),
         instant(rs, "next_attempt_at"), instant(rs, "confirmed_at"), rs.getString("checksum"), duration,
-        rs.getString("file_identity"), instant(rs, "recorded_at"), rs.getString("storage_group"));
+        rs.getString("file_identity"), instant(rs, "recorded_at"), rs.getString("storage_group"),
+        rs.getString("trace_context"));
   }
 
   /** The identity columns (broadcast_id, axis, rendition, sequence, media_format) of the current row. */

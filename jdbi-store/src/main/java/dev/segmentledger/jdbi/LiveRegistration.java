@@ -67,6 +67,7 @@ final class LiveRegistration {
     String[] formats = new String[n];
     Long[] recordedAts = new Long[n];
     String[] storageGroups = new String[n];
+    String[] traceContexts = new String[n];
     for (int i = 0; i < n; i++) {
       NewItem item = items.get(i);
       ItemId id = item.id();
@@ -88,6 +89,7 @@ final class LiveRegistration {
       formats[i] = LedgerItemMapper.formatColumn(id);
       recordedAts[i] = item.recordedAt() == null ? null : epochMicros(item.recordedAt());
       storageGroups[i] = item.storageGroup();
+      traceContexts[i] = item.traceContext();
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     String ended = null;
@@ -112,7 +114,8 @@ final class LiveRegistration {
           .setArray("fileIdentities", "text", fileIdentities)
           .setArray("formats", "varchar", formats)
           .setArray("recordedAts", "int8", recordedAts)
-          .setArray("storageGroups", "varchar", storageGroups);
+          .setArray("storageGroups", "varchar", storageGroups)
+          .setArray("traceContexts", "text", traceContexts);
       try (ResultSet rs = Confirmations.resultOfSecond(statement.statement())) {
         while (rs.next()) {
           ended = rs.getString("ended");

@@ -46,7 +46,7 @@ final class Registration {
   private static final String INSERT_ONE = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
       + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
       + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity,"
-      + " :mediaFormat, :recordedAt, :storageGroup)"
+      + " :mediaFormat, :recordedAt, :storageGroup, :traceContext)"
       + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
 
   /**
@@ -236,6 +236,7 @@ final class Registration {
         .bind("mediaFormat", LedgerItemMapper.formatColumn(item.id()))
         .bind("recordedAt", item.recordedAt() == null ? null : micros(item.recordedAt()))
         .bind("storageGroup", item.storageGroup())
+        .bind("traceContext", item.traceContext())
         .map(mapper)
         .findOne();
     if (created.isPresent()) {

@@ -30,7 +30,7 @@ final class Sql {
   /** The columns a registration inserts, in the order both inserts (one row, a batch) give them. */
   static final String INSERT_COLUMNS = "broadcast_id, axis, rendition, sequence, source_path, origin_path,"
       + " size_bytes, state, reason, last_error, registered_at, next_attempt_at, lease_owner, lease_until,"
-      + " file_identity, media_format, recorded_at, storage_group";
+      + " file_identity, media_format, recorded_at, storage_group, trace_context";
 
   /** The natural identity of a row, bound by {@link #identity}. */
   static final String IDENTITY = "broadcast_id = :broadcastId AND axis = :axis AND rendition = :rendition"

@@ -102,7 +102,7 @@ class BatchPlanTest {
     List<NewItem> batch = new ArrayList<>();
     batch.add(NewItem.pending(ItemId.init(broadcastId, "720p"), "/rec/init.mp4", 1000, T0));
     for (int s = 0; s < 3; s++) {
-      batch.add(new NewItem(ItemId.playback(broadcastId, "720p", s), "/rec/p" + s + ".m4s", null, 1000, ItemState.WAITING, null, null, T0, null, null, null, null, null));
+      batch.add(new NewItem(ItemId.playback(broadcastId, "720p", s), "/rec/p" + s + ".m4s", null, 1000, ItemState.WAITING, null, null, T0, null, null, null, null, null, null));
     }
     Instant leased = T0.plusSeconds(10);
     for (int s = 0; s < originals; s++) {

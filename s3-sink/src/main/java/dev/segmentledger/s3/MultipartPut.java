@@ -2,6 +2,7 @@ package dev.segmentledger.s3;
 
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,10 +113,18 @@ final class MultipartPut {
       lanes.run(missing.size(), task -> {
         int index = missing.get(task);
         long length = layout.length(index);
-        String etag = client.uploadPart(b -> b.bucket(bucket).key(job.objectKey()).uploadId(uploadId)
-                .partNumber(index + 1).contentLength(length).contentMD5(job.digests().partMd5s().get(index))
-                .expectedBucketOwner(job.owner()),
-            ContentRange.body(job.content(), layout.offset(index), length)).eTag();
+        Tracing.Span span = job.content().part(index + 1, layout.offset(index), length);
+        String etag;
+        try {
+          etag = client.uploadPart(b -> b.bucket(bucket).key(job.objectKey()).uploadId(uploadId)
+                  .partNumber(index + 1).contentLength(length).contentMD5(job.digests().partMd5s().get(index))
+                  .expectedBucketOwner(job.owner()),
+              ContentRange.body(job.content(), layout.offset(index), length)).eTag();
+        } catch (RuntimeException | Error e) {
+          span.end(e);
+          throw e;
+        }
+        span.end();
         etags.set(index, etag);
         progress.add(length);
       });

@@ -9,7 +9,9 @@ import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.micrometer.LedgerMetrics;
+import dev.segmentledger.micrometer.ObservationTracing;
 import dev.segmentledger.s3.S3ObjectSink;
+import io.micrometer.observation.ObservationRegistry;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -64,7 +66,8 @@ public class SegmentLedgerAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(Ledger.class)
   public Ledger segmentLedger(StateStore store, ObjectSink sink, SegmentLedgerProperties properties,
-      ObjectProvider<LedgerListener> listeners, ObjectProvider<Repackager> repackager) {
+      ObjectProvider<LedgerListener> listeners, ObjectProvider<Repackager> repackager,
+      ObjectProvider<ObservationRegistry> observations) {
     if (properties.getAllowedRoot() == null || properties.getAllowedRoot().isBlank()) {
       throw new IllegalStateException(SegmentLedgerProperties.PREFIX
           + ".allowed-root is required: the only directory whose files may be uploaded");
@@ -85,6 +88,12 @@ public class SegmentLedgerAutoConfiguration {
         .maxAbandonedAttempts(properties.getMaxAbandonedAttempts())
         .maxErrorAttempts(properties.getMaxErrorAttempts())
         .abortUnfinishedUploadsAfter(properties.getAbortUnfinishedUploadsAfter());
+    // Spring Boot's tracing (Brave or OpenTelemetry through Micrometer Tracing) handles the
+    // observations of this registry: the ledger's spans join the application's traces.
+    ObservationRegistry observationRegistry = observations.getIfUnique();
+    if (observationRegistry != null && !observationRegistry.isNoop()) {
+      builder.tracing(ObservationTracing.create(observationRegistry));
+    }
     if (properties.getCutoff() != null) {
       builder.cutoff(properties.getCutoff());
     }

@@ -11,12 +11,17 @@ import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import dev.segmentledger.micrometer.LedgerMetrics;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.testkit.PostgresExtension;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -112,6 +117,33 @@ class SegmentLedgerAutoConfigurationTest {
       context.close();
       assertThat(lifecycle.isRunning()).isFalse();
     });
+  }
+
+  @Test
+  void anObservationRegistryReceivesTheLedgersSpans() throws Exception {
+    Path file = Files.writeString(temp.resolve("traced-0.ts"), "a traced segment");
+    List<String> observed = new CopyOnWriteArrayList<>();
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations.observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
+      @Override
+      public void onStop(Observation.Context context) {
+        observed.add(context.getName());
+      }
+
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+    });
+    runner().withBean(ObservationRegistry.class, () -> observations).run(context -> {
+      Ledger ledger = context.getBean(Ledger.class);
+      ItemId id = ItemId.original("autoconf-traced", "720p", 0);
+      ledger.register(id, file);
+      awaitState(ledger, id, ItemState.CONFIRMED);
+      assertThat(ledger.find(id).orElseThrow().traceContext()).isNull(); // no tracer: nothing to propagate
+    });
+    assertThat(observed).contains("segment-ledger.register", "segment-ledger.upload", "segment-ledger.put",
+        "segment-ledger.confirm");
   }
 
   @Test

@@ -109,7 +109,7 @@ public final class InMemoryStateStore implements StateStore {
 
   /** How {@code item} would look once inserted, for the message of a conflict inside one batch. */
   private static LedgerItem pendingRow(NewItem item) {
-    return new LedgerItem(0, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(), item.state(), 0, item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null, null, null, null);
+    return new LedgerItem(0, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(), item.state(), 0, item.reason(), item.detail(), item.registeredAt(), item.registeredAt(), null, null, null, null, null, null, null);
   }
 
   /**
@@ -138,7 +138,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
         state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity(),
-        item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup());
+        item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup(), item.traceContext());
     rows.put(rowId, created);
     rowIds.put(position(item.id()), rowId);
     return new RegisterResult(created, true);
@@ -241,7 +241,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup()));
+        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
@@ -273,7 +273,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup()));
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
     return true;
   }
 
@@ -314,7 +314,7 @@ public final class InMemoryStateStore implements StateStore {
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
-        row.mediaDuration(), identity, row.recordedAt(), row.storageGroup()));
+        row.mediaDuration(), identity, row.recordedAt(), row.storageGroup(), row.traceContext()));
     playlists.rowChanged(row.id(), at);
     return true;
   }
@@ -331,7 +331,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
         row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS),
-        row.fileIdentity(), row.recordedAt(), row.storageGroup()));
+        row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
     return true;
   }
 
@@ -363,7 +363,7 @@ public final class InMemoryStateStore implements StateStore {
       rows.put(row.rowId(), new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(),
           row.sizeBytes(), row.state(), row.attempts(), row.reason(), row.lastError(), row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(),
-          toGroup));
+          toGroup, row.traceContext()));
     }
     return open.size();
   }
@@ -540,7 +540,7 @@ public final class InMemoryStateStore implements StateStore {
           row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
               + " ended without an outcome: its process died or froze past its lease" + weight, row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
-          row.recordedAt(), row.storageGroup());
+          row.recordedAt(), row.storageGroup(), row.traceContext());
     }
     LedgerItem claimed = withNextAttemptAt(row, until);
     rows.put(rowId, claimed);
@@ -644,13 +644,13 @@ public final class InMemoryStateStore implements StateStore {
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup());
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
         row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
-        row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup());
+        row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext());
   }
 
   private static Instant micros(Instant instant) {

@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ final class Attempt {
   private final LedgerItem item;
   private final Thread worker;
   private final Runnable storedMore;
+  private final Span span;
   private final AtomicLong moved = new AtomicLong();
   private final List<AutoCloseable> closeOnCancel = new ArrayList<>();
   private Phase phase = Phase.WAITING;
@@ -58,9 +60,11 @@ final class Attempt {
    * @param leaseUntil the end of the lease the attempt holds, as the store keeps it
    * @param now the attempt's start on the ledger's clock
    * @param storedMore called (outside any lock) when the sink reports more of the object stored
+   * @param span the attempt's trace span ({@link Span#NONE} without tracing)
    */
-  Attempt(LedgerItem item, Thread worker, Instant leaseUntil, Instant now, Runnable storedMore) {
+  Attempt(LedgerItem item, Thread worker, Instant leaseUntil, Instant now, Runnable storedMore, Span span) {
     this.item = item;
+    this.span = span;
     this.worker = worker;
     this.storedMore = storedMore;
     this.leaseUntil = leaseUntil.truncatedTo(ChronoUnit.MICROS);
@@ -69,6 +73,11 @@ final class Attempt {
 
   LedgerItem item() {
     return item;
+  }
+
+  /** The attempt's trace span: the parent of its repackage, PUT and confirm spans. */
+  Span span() {
+    return span;
   }
 
   long rowId() {

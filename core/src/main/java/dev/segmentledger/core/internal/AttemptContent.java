@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.spi.Tracing.Span;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -8,15 +9,19 @@ import java.io.InputStream;
 /**
  * The content of an attempt's upload as the sink sees it: the verified file, with every byte the
  * sink reads and every stored total it reports counted as the attempt's progress
- * ({@link Attempt#moved}, {@link Attempt#stored}). Thread-safe, as the file is.
+ * ({@link Attempt#moved}, {@link Attempt#stored}), and each part it sends traced as a child of the
+ * PUT's span. Thread-safe, as the file is.
  */
 final class AttemptContent implements UploadContent {
   private final UploadContent file;
   private final Attempt attempt;
+  private final Span put;
 
-  AttemptContent(UploadContent file, Attempt attempt) {
+  /** @param put the span of the PUT, the parent of the parts' spans */
+  AttemptContent(UploadContent file, Attempt attempt, Span put) {
     this.file = file;
     this.attempt = attempt;
+    this.put = put;
   }
 
   @Override
@@ -37,6 +42,12 @@ final class AttemptContent implements UploadContent {
   @Override
   public void reportStored(long bytes) {
     attempt.stored(bytes);
+  }
+
+  @Override
+  public Span part(int number, long offset, long length) {
+    return put.child("segment-ledger.put.part").tag("part", String.valueOf(number))
+        .tag("bytes", String.valueOf(length));
   }
 
   /** Counts what is read (and skipped: a part's stream skips to its range) as moved bytes. */

@@ -7,6 +7,7 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing.Span;
 import dev.segmentledger.core.spi.StoreException;
 import java.time.Clock;
 import java.time.Duration;
@@ -81,7 +82,7 @@ final class Confirmer {
   }
 
   /** An item whose object is stored, waiting for its confirm; {@code work} is released once it is over. */
-  private record Stored(LedgerItem item, StoredObjectInfo object, InFlight work) {}
+  private record Stored(LedgerItem item, StoredObjectInfo object, InFlight work, Span span) {}
 
   /** How the confirm of one item ended: what is reported for it. */
   private enum Verdict {
@@ -103,7 +104,7 @@ final class Confirmer {
    * when its confirm is over, whatever its outcome.
    */
   void submit(LedgerItem item, StoredObjectInfo object, InFlight work) {
-    commits.submit(new Stored(item, object, work));
+    commits.submit(new Stored(item, object, work, work.span().child("segment-ledger.confirm")));
     settleFailedBatches();
   }
 
@@ -181,6 +182,7 @@ final class Confirmer {
     boolean initReleased = false;
     for (int i = 0; i < batch.size(); i++) {
       LedgerItem item = batch.get(i).item();
+      batch.get(i).span().tag("verdict", verdicts[i].name()).tag("batch", String.valueOf(batch.size())).end();
       if (verdicts[i] == Verdict.CONFIRMED) {
         events.onConfirmed(item);
         initReleased |= item.id().axis() == Axis.INIT;

@@ -59,7 +59,7 @@ final class Engine {
     this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
-        config.repackaging() ? producer : null, config.storageGroup());
+        config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
     Failures failures = new Failures(store, clock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
         events);
     this.confirmer = new Confirmer(store, clock, events, failures, signals);
@@ -70,7 +70,7 @@ final class Engine {
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
         events, clock);
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
-        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock);
+        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
     this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
@@ -83,7 +83,7 @@ final class Engine {
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);
     this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
         config.breakerDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
-        config.sweepBatchSize());
+        config.sweepBatchSize(), config.tracing());
     this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);

@@ -4,6 +4,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,9 +78,12 @@ final class Heartbeat {
     return tick.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : tick;
   }
 
-  /** Registers the attempt of {@code item}, which holds the lease until {@code leaseUntil}, by this thread. */
-  Attempt begin(LedgerItem item, Instant leaseUntil) {
-    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant(), this::nudge);
+  /**
+   * Registers the attempt of {@code item}, which holds the lease until {@code leaseUntil}, by this
+   * thread, traced by {@code span}.
+   */
+  Attempt begin(LedgerItem item, Instant leaseUntil, Span span) {
+    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant(), this::nudge, span);
     attempts.put(item.rowId(), attempt);
     return attempt;
   }

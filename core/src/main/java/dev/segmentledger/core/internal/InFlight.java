@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -25,6 +26,7 @@ final class InFlight implements AutoCloseable {
   private final Consumer<InFlight> freeSlot;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile Runnable onRelease; // ends the item's attempt, if one began
+  private volatile Span span = Span.NONE; // the attempt's trace span, once it began
 
   /** @param freeSlot frees this item's slot; called once, by the first {@link #release} */
   InFlight(LedgerItem item, boolean fromSweep, Instant leasedUntil, Consumer<InFlight> freeSlot) {
@@ -63,6 +65,16 @@ final class InFlight implements AutoCloseable {
     if (released.get()) {
       onRelease.run();
     }
+  }
+
+  /** The trace span of the item's attempt ({@link Span#NONE} before it began, or without tracing). */
+  Span span() {
+    return span;
+  }
+
+  /** Records the trace span of the item's attempt. */
+  void traced(Span span) {
+    this.span = span;
   }
 
   /** Ends the in-flight period: the row may be queued again. Only the first call does anything. */

@@ -9,6 +9,8 @@ import dev.segmentledger.core.internal.AbandonedAttempts.Verdict;
 import dev.segmentledger.core.internal.IsolationGate.Permit;
 import dev.segmentledger.core.internal.Leases.Held;
 import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.core.spi.Tracing;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -48,11 +50,12 @@ final class ItemProcessor {
   private final Failures failures;
   private final Events events;
   private final Clock clock;
+  private final Tracing tracing;
 
   /** @param suspectPatience how long a suspect waits for the other work in flight to end */
   ItemProcessor(Leases leases, AbandonedAttempts abandoned, Heartbeat heartbeat, IsolationGate gate,
       Duration suspectPatience, PlaybackProducer producer, Uploader uploader, Confirmer confirmer,
-      Failures failures, Events events, Clock clock) {
+      Failures failures, Events events, Clock clock, Tracing tracing) {
     this.leases = leases;
     this.abandoned = abandoned;
     this.heartbeat = heartbeat;
@@ -64,6 +67,7 @@ final class ItemProcessor {
     this.failures = failures;
     this.events = events;
     this.clock = clock;
+    this.tracing = tracing;
   }
 
   /** An item whose object is stored, ready for its confirm. */
@@ -127,8 +131,11 @@ final class ItemProcessor {
       if (verdict == Verdict.REJECT) {
         return confirmIdenticalOrReject(item, held);
       }
-      attempt = heartbeat.begin(item, held.until());
-      work.onRelease(heartbeatEnd(attempt));
+      Span span = tracing.upload(item.traceContext(), "segment-ledger.upload").tag("item", item.id().toString())
+          .tag("attempt", String.valueOf(item.attempts() + 1));
+      work.traced(span);
+      attempt = heartbeat.begin(item, held.until(), span);
+      work.onRelease(ended(attempt, span));
       return verdict == Verdict.GO_ON_ALONE ? alone(item, attempt, work.fromSweep())
           : shared(item, attempt, work.fromSweep());
     } catch (RuntimeException | Error e) {
@@ -139,8 +146,12 @@ final class ItemProcessor {
     }
   }
 
-  private Runnable heartbeatEnd(Attempt attempt) {
-    return () -> heartbeat.end(attempt);
+  /** What ends an attempt when its work is released: the heartbeat forgets it, its span ends. */
+  private Runnable ended(Attempt attempt, Span span) {
+    return () -> {
+      heartbeat.end(attempt);
+      span.end();
+    };
   }
 
   private Uploaded shared(LedgerItem item, Attempt attempt, boolean fromSweep) {

@@ -5,6 +5,7 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,7 +22,8 @@ import java.util.List;
  * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
  * storage); {@code stallTimeout} how long an attempt may make no progress before its node cancels
  * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
- * error ends REJECTED. Only {@link DefaultLedger} reads it: it gives each part of the engine the few
+ * error ends REJECTED; {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
+ * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
 public record LedgerConfig(
@@ -49,7 +51,13 @@ public record LedgerConfig(
     boolean publishPlaylists,
     String storageGroup,
     Duration stallTimeout,
-    int maxErrorAttempts) {
+    int maxErrorAttempts,
+    Tracing tracing) {
+
+  /** Guards the tracing: a tracer that throws costs a span, never an upload. */
+  public LedgerConfig {
+    tracing = GuardedTracing.of(tracing);
+  }
 
   /** The settings a started ledger logs, in one line. */
   String summary() {

@@ -8,6 +8,7 @@ import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -70,8 +71,13 @@ final class PlaybackProducer {
     Optional<LedgerItem> original = registeredOriginal(item);
     RepackagedFile out;
     attempt.watchOutput(target); // the repackager's growing temporary files are the attempt's progress
+    Span span = attempt.span().child("segment-ledger.repackage").tag("target", target.getFileName().toString());
     try {
       out = repackageRegistered(item, origin, target, original);
+      span.tag("bytes", String.valueOf(out.sizeBytes())).end();
+    } catch (FileRejectedException | RepackageException | RuntimeException e) {
+      span.end(e);
+      throw e;
     } finally {
       attempt.watchOutput(null);
     }
@@ -81,7 +87,7 @@ final class PlaybackProducer {
     }
     return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
         item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
-        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup()));
+        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup(), item.traceContext()));
   }
 
   private RepackagedFile repackageRegistered(LedgerItem item, Path origin, Path target, Optional<LedgerItem> original)

@@ -9,6 +9,8 @@ import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
+import dev.segmentledger.core.spi.Tracing;
+import dev.segmentledger.core.spi.Tracing.Span;
 import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
@@ -60,10 +62,11 @@ final class PlaylistPublisher {
   private final Backoff backoff;
   private final Events events;
   private final int batch;
+  private final Tracing tracing;
   private volatile long awaiting;
 
   PlaylistPublisher(StateStore store, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Clock clock,
-      String owner, Duration lease, Backoff backoff, Events events, int batch) {
+      String owner, Duration lease, Backoff backoff, Events events, int batch, Tracing tracing) {
     this.store = store;
     this.playlists = store.playlists();
     this.sink = sink;
@@ -73,6 +76,7 @@ final class PlaylistPublisher {
     this.owner = owner;
     this.lease = lease;
     this.backoff = backoff;
+    this.tracing = tracing;
     this.events = events;
     this.batch = batch;
   }
@@ -111,8 +115,21 @@ final class PlaylistPublisher {
         == BroadcastStatus.Phase.COMPLETE);
   }
 
-  /** Publishes one claimed playlist; every outcome is recorded on its record. */
+  /** Publishes one claimed playlist, traced; every outcome is recorded on its record. */
   private boolean publish(PlaylistRecord record, Instant until, Map<String, Snapshot> snapshots) {
+    Span span = tracing.root("segment-ledger.playlist.publish").tag("broadcast", record.broadcastId())
+        .tag("rendition", record.rendition() == null ? "(multivariant)" : record.rendition());
+    try {
+      boolean published = publishTraced(record, until, snapshots);
+      span.tag("published", String.valueOf(published)).end();
+      return published;
+    } catch (RuntimeException | Error e) {
+      span.end(e);
+      throw e;
+    }
+  }
+
+  private boolean publishTraced(PlaylistRecord record, Instant until, Map<String, Snapshot> snapshots) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
     String key = rendition == null ? ObjectKeys.multivariantPlaylistKey(broadcast)

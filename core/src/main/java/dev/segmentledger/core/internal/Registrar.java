@@ -13,6 +13,8 @@ import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.spi.Tracing;
+import dev.segmentledger.core.spi.Tracing.Span;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,9 +56,10 @@ final class Registrar {
   private final PlaybackProducer producer;
   /** The storage group of this node, given to every row it writes; {@code null}: shared storage. */
   private final String storageGroup;
+  private final Tracing tracing;
 
   Registrar(PathGuard guard, Leases leases, RowWriter writer, Intake intake, Events events, Clock clock,
-      PlaybackProducer producer, String storageGroup) {
+      PlaybackProducer producer, String storageGroup, Tracing tracing) {
     this.guard = guard;
     this.leases = leases;
     this.writer = writer;
@@ -65,10 +68,24 @@ final class Registrar {
     this.clock = clock;
     this.producer = producer;
     this.storageGroup = storageGroup;
+    this.tracing = tracing;
   }
 
   /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
   List<Registration> registerAll(List<ClosedFile> files) {
+    Span span = tracing.registration(files.size());
+    try {
+      List<Registration> registrations = registerAll(files, span.context());
+      span.end();
+      return registrations;
+    } catch (RuntimeException | Error e) {
+      span.end(e);
+      throw e;
+    }
+  }
+
+  /** {@link #registerAll(List)}, the rows carrying {@code traceContext} (may be {@code null}). */
+  private List<Registration> registerAll(List<ClosedFile> files, String traceContext) {
     Instant now = clock.instant();
     // Lease a file's rows only if the queue has room for them: a leased row the queue refuses must
     // be released, a second durable commit on the recorder's thread for every file while the queue
@@ -82,7 +99,7 @@ final class Registrar {
       firstRowOf[f] = rows.size();
       for (NewItem row : rowsFor(file.id(), file.file(), now, f < room ? leaseUntil : null)) {
         NewItem timed = file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt()); // derived rows inherit it
-        rows.add(timed.inStorageGroup(storageGroup));
+        rows.add(timed.inStorageGroup(storageGroup).withTraceContext(traceContext));
       }
     }
     List<RegisterResult> results;
@@ -172,7 +189,7 @@ final class Registrar {
     }
     String owner = leases.owner();
     if (id.axis() == Axis.PLAYBACK) {
-      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now, null, null, null, null, null)
+      return List.of(new NewItem(id, path, null, checked.size(), ItemState.WAITING, null, null, now, null, null, null, null, null, null)
           .withFileIdentity(checked.identity()));
     }
     NewItem row = leased(NewItem.pending(id, path, checked.size(), now), owner, leaseUntil)

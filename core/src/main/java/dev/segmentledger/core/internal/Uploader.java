@@ -6,6 +6,7 @@ import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.Tracing.Span;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -54,6 +55,20 @@ final class Uploader {
    *     (recorded on the row, or not attempted while the breaker is open)
    */
   StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt) {
+    Span put = attempt.span().child("segment-ledger.put").tag("key", item.objectKey())
+        .tag("bytes", String.valueOf(item.sizeBytes()));
+    try {
+      StoredObjectInfo stored = upload(item, mayExist, attempt, put);
+      put.tag("outcome", stored == null ? "not stored" : "stored").end();
+      return stored;
+    } catch (RuntimeException | Error e) {
+      put.end(e);
+      throw e;
+    }
+  }
+
+  /** {@link #upload(LedgerItem, boolean, Attempt)}, traced by {@code put}. */
+  private StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt, Span put) {
     StoredObjectInfo stored;
     Instant putStarted = clock.instant(); // taken again just before the PUT
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
@@ -68,11 +83,13 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      stored = putAndVerify(item, file, new AttemptContent(file, attempt), mayExist);
+      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put), mayExist);
     } catch (FileRejectedException e) {
+      put.tag("failure", e.reason().name());
       failures.record(item, e.reason(), e.getMessage(), attempt);
       return null;
     } catch (SinkException e) {
+      put.tag("failure", SinkBreaker.reasonOf(e).name());
       failures.record(item, SinkBreaker.reasonOf(e), SinkBreaker.describe(e), attempt);
       return null;
     } catch (IOException e) {

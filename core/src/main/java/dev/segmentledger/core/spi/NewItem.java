@@ -36,12 +36,16 @@ import java.util.Objects;
  * @param storageGroup the {@linkplain dev.segmentledger.core.LedgerBuilder#storageGroup storage group}
  *     whose nodes can read the row's file (for PLAYBACK and INIT, its original's file); {@code null}
  *     for shared storage, which every node without a group reads
+ * @param traceContext the trace context of the registration that writes the row
+ *     ({@link Tracing.Span#context()}), stored with it so that its upload continues that trace;
+ *     {@code null} without tracing
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
     String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
     Instant recordedAt,
-    String storageGroup) {
+    String storageGroup,
+    String traceContext) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -73,25 +77,31 @@ public record NewItem(
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
-        fileIdentity, recordedAt, storageGroup);
+        fileIdentity, recordedAt, storageGroup, traceContext);
   }
 
   /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
   public NewItem withFileIdentity(String identity) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, identity, recordedAt, storageGroup);
+        leaseUntil, identity, recordedAt, storageGroup, traceContext);
   }
 
   /** This row with the recording time {@code time} (may be {@code null}). */
   public NewItem withRecordedAt(Instant time) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, time, storageGroup);
+        leaseUntil, fileIdentity, time, storageGroup, traceContext);
   }
 
   /** This row in the storage group {@code group} ({@code null}: shared storage). */
   public NewItem inStorageGroup(String group) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, recordedAt, group);
+        leaseUntil, fileIdentity, recordedAt, group, traceContext);
+  }
+
+  /** This row carrying the trace context {@code context} of its registration. */
+  public NewItem withTraceContext(String context) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, fileIdentity, recordedAt, storageGroup, context);
   }
 
   /** Whether this row is leased from its insertion. */
@@ -106,13 +116,13 @@ public record NewItem(
 
   /** A plain PENDING row for a recorded file. */
   public static NewItem pending(ItemId id, String sourcePath, long sizeBytes, Instant registeredAt) {
-    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt, null, null, null, null, null);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.PENDING, null, null, registeredAt, null, null, null, null, null, null);
   }
 
   /** A row refused at registration, terminal from the start. */
   public static NewItem rejected(ItemId id, String sourcePath, long sizeBytes, Reason reason, String detail,
       Instant registeredAt) {
-    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt, null, null, null, null, null);
+    return new NewItem(id, sourcePath, null, sizeBytes, ItemState.REJECTED, reason, detail, registeredAt, null, null, null, null, null, null);
   }
 
   /**
@@ -125,6 +135,6 @@ public record NewItem(
     }
     Objects.requireNonNull(originPath, "originPath");
     ItemState state = id.axis() == Axis.PLAYBACK ? ItemState.WAITING : ItemState.PENDING;
-    return new NewItem(id, targetPath, originPath, LedgerItem.UNKNOWN_SIZE, state, null, null, registeredAt, null, null, null, null, null);
+    return new NewItem(id, targetPath, originPath, LedgerItem.UNKNOWN_SIZE, state, null, null, registeredAt, null, null, null, null, null, null);
   }
 }

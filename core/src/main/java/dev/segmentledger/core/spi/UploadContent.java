@@ -52,4 +52,14 @@ public interface UploadContent {
    * stores all-or-nothing never calls it. Thread-safe; cheap (no I/O); the default does nothing.
    */
   default void reportStored(long bytes) {}
+
+  /**
+   * The sink starts sending part {@code number} of the content (bytes {@code offset} to
+   * {@code offset + length}); it ends the returned span when the part is stored or failed, on any
+   * thread. The ledger records it as a child of the PUT's span ({@link Tracing}); the default
+   * records nothing.
+   */
+  default Tracing.Span part(int number, long offset, long length) {
+    return Tracing.Span.NONE;
+  }
 }

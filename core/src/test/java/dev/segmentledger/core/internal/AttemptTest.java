@@ -19,12 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AttemptTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private static final LedgerItem ITEM = new LedgerItem(7, ItemId.original("b", "r", 1), "/x", null, 10, ItemState.PENDING, 0, null, null, T0, T0, null, null, null, null, null, null);
+  private static final LedgerItem ITEM = new LedgerItem(7, ItemId.original("b", "r", 1), "/x", null, 10, ItemState.PENDING, 0, null, null, T0, T0, null, null, null, null, null, null, null);
 
   @TempDir Path temp;
 
   private Attempt working() {
-    Attempt attempt = new Attempt(ITEM, Thread.currentThread(), T0.plusSeconds(120), T0, () -> { });
+    Attempt attempt = new Attempt(ITEM, Thread.currentThread(), T0.plusSeconds(120), T0, () -> { },
+        dev.segmentledger.core.spi.Tracing.Span.NONE);
     attempt.working(T0);
     return attempt;
   }

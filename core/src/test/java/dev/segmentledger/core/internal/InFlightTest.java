@@ -59,6 +59,6 @@ class InFlightTest {
 
   private static LedgerItem item() {
     Instant t = Instant.EPOCH;
-    return new LedgerItem(1, ItemId.original("b", "r", 1), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null);
+    return new LedgerItem(1, ItemId.original("b", "r", 1), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null, null);
   }
 }

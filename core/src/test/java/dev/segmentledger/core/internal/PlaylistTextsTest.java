@@ -20,7 +20,7 @@ class PlaylistTextsTest {
 
   private static LedgerItem row(ItemId id, ItemState state, Instant recordedAt) {
     return new LedgerItem(id.sequence() + 1, id, "/p/" + id.sequence(), "/r/" + id.sequence(), 1000, state, 0, null,
-        null, T0, T0, state == ItemState.CONFIRMED ? T0 : null, null, Duration.ofSeconds(2), null, recordedAt, null);
+        null, T0, T0, state == ItemState.CONFIRMED ? T0 : null, null, Duration.ofSeconds(2), null, recordedAt, null, null);
   }
 
   private static List<LedgerItem> rows(ItemState[] states, Instant[] times, long... sequences) {

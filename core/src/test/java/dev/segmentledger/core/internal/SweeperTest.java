@@ -135,7 +135,7 @@ class SweeperTest {
         if (unreadable.test(id)) {
           bad.add(new UnreadableRow(id, "state 'ARCHIVED' is unknown"));
         } else {
-          page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", null, 1, ItemState.PENDING, 0, null, null, NOW, NOW, null, null, null, null, null, null));
+          page.add(new LedgerItem(id, ItemId.original("b", "r", id), "/x", null, 1, ItemState.PENDING, 0, null, null, NOW, NOW, null, null, null, null, null, null, null));
         }
       }
       return new DuePage(page, bad);

@@ -42,6 +42,6 @@ class WorkQueueTest {
 
   private static LedgerItem item(long rowId) {
     Instant t = Instant.EPOCH;
-    return new LedgerItem(rowId, ItemId.original("b", "r", rowId), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null);
+    return new LedgerItem(rowId, ItemId.original("b", "r", rowId), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null, null);
   }
 }

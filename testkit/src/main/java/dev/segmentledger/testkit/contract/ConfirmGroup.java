@@ -72,7 +72,7 @@ abstract class ConfirmGroup extends ContractGroup {
   @Test
   void confirmOfAWaitingRowExpectingWaitingSucceeds() {
     ItemId id = ItemId.playback("b1", "720p", 0);
-    LedgerItem row = store.register(new NewItem(id, "/p.m4s", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null)).item();
+    LedgerItem row = store.register(new NewItem(id, "/p.m4s", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null, null)).item();
 
     assertTrue(store.confirm(new Confirmation(row.rowId(), row.id(), ItemState.WAITING, 10, null, T0)));
     assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());

@@ -37,6 +37,20 @@ abstract class RegistrationGroup extends ContractGroup {
   // ---- register -----------------------------------------------------------------------------
 
   @Test
+  void aRowKeepsTheTraceContextOfItsRegistrationForItsUpload() {
+    ItemId id = ItemId.original("b1", "720p", 0);
+    String context = "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    LedgerItem row = store.register(NewItem.pending(id, "/rec/" + id.objectKey(), 10, T0).withTraceContext(context))
+        .item();
+
+    assertEquals(context, row.traceContext());
+    assertEquals(context, store.find(id).orElseThrow().traceContext());
+    assertEquals(context, store.findDue(Axis.ORIGINAL, 0, T0, 10).rows().get(0).traceContext(), "as the sweep reads it");
+    assertEquals(context, store.claimRow(row.rowId(), "node-a", T0.plusSeconds(60), T0).row().traceContext(),
+        "as the claim returns it");
+  }
+
+  @Test
   void registerCreatesPendingRowWithAllFields() {
     ItemId id = ItemId.original("b1", "720p", 7);
     RegisterResult result = store.register(NewItem.pending(id, "/rec/b1/7.ts", 1234, T0));
@@ -125,7 +139,7 @@ abstract class RegistrationGroup extends ContractGroup {
   @Test
   void waitingRegistrationIsNotSwept() {
     ItemId id = ItemId.playback("b1", "720p", 0);
-    store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null));
+    store.register(new NewItem(id, "/rec/p0.m4s", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null, null));
 
     assertEquals(ItemState.WAITING, store.find(id).orElseThrow().state());
     assertTrue(store.findDue(Axis.PLAYBACK, 0, T0.plusSeconds(3600), 10).rows().isEmpty());

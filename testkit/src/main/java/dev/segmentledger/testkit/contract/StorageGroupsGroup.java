@@ -106,7 +106,7 @@ abstract class StorageGroupsGroup extends ContractGroup {
   void handOverMovesTheOpenRowsOfOneGroupOnlyAndKeepsEverythingElseOfThem() {
     LedgerItem pending = store.register(NewItem.pending(original(0), "/rec/0.ts", 10, T0).inStorageGroup("host-a")
         .leasedTo("node-a", LEASE_END)).item();
-    LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1, ItemState.WAITING, null, null, T0, null, null, null, null, null).inStorageGroup("host-a")).item();
+    LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1, ItemState.WAITING, null, null, T0, null, null, null, null, null, null).inStorageGroup("host-a")).item();
     LedgerItem confirmed = registerIn("host-a", original(1));
     assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
         ItemState.PENDING, 10, null, T0)));
@@ -144,7 +144,7 @@ abstract class StorageGroupsGroup extends ContractGroup {
         .leasedTo("node-a", LEASE_END)).item();
     LedgerItem init = store.register(NewItem.pending(ItemId.init("b1", "720p"), "/p/init.mp4", 100, T0)
         .inStorageGroup("host-a")).item();
-    LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1, ItemState.WAITING, null, null, T0, null, null, null, null, null).inStorageGroup("host-a")).item();
+    LedgerItem waiting = store.register(new NewItem(ItemId.playback("b1", "720p", 0), "/p/0.m4s", "/rec/0.ts", -1, ItemState.WAITING, null, null, T0, null, null, null, null, null, null).inStorageGroup("host-a")).item();
     LedgerItem confirmed = registerIn("host-a", original(1));
     assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
         ItemState.PENDING, 10, null, T0)));

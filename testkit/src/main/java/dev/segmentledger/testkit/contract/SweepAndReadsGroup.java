@@ -69,7 +69,7 @@ abstract class SweepAndReadsGroup extends ContractGroup {
     LedgerItem confirmed = register(ItemId.original("b1", "720p", 1), 10);
     LedgerItem rejected = register(ItemId.original("b1", "720p", 2), 10);
     LedgerItem excluded = register(ItemId.original("b1", "720p", 3), 10);
-    store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null));
+    store.register(new NewItem(ItemId.original("b1", "720p", 4), "/w.ts", null, 10, ItemState.WAITING, null, null, T0, null, null, null, null, null, null));
     assertTrue(store.confirm(new Confirmation(confirmed.rowId(), confirmed.id(),
         ItemState.PENDING, 10, "c", T0)));
     assertTrue(store.markTerminal(rejected.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED, Reason.MISSING_FILE,

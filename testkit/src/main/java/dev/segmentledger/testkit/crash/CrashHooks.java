@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -145,6 +146,11 @@ public final class CrashHooks {
       @Override
       public void reportStored(long bytes) {
         content.reportStored(bytes);
+      }
+
+      @Override
+      public Tracing.Span part(int number, long offset, long length) {
+        return content.part(number, offset, length);
       }
 
       @Override

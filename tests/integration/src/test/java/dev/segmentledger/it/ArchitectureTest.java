@@ -19,6 +19,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +84,7 @@ class ArchitectureTest {
       .or().haveFullyQualifiedName("dev.segmentledger.core.Reconciler")
       .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.segmentledger.core.spi..")
           .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(StateStore.class, ObjectSink.class,
-              Repackager.class))))
+              Repackager.class, Tracing.class))))
       .because("an API type may take an SPI implementation from its caller, and nothing more of the SPI");
 
   /** The engine is not API: only the core itself uses it (its module exports only the API and spi). */
