@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * What is still to be uploaded, per axis, across every broadcast, as read from the store at one
- * instant ({@link StateStore#backlog}). Immutable. The figures of one call are read in one
+ * instant ({@link dev.segmentledger.core.Ledger#backlog()}). Immutable. The figures of one call are read in one
  * statement (a consistent snapshot on a database store); they may be stale the moment they are read.
  *
  * @param at the instant the figures are computed for (leases and backoff are judged against it)

@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * One page of a keyset-paged listing ({@link StateStore#findRows}): its rows in the query's order,
+ * One page of a keyset-paged listing ({@link dev.segmentledger.core.Ledger#items(RowQuery)}): its rows in the query's order,
  * and the cursor of the next page if more rows matched when the page was read. Immutable.
  *
  * @param items the rows of this page, at most the query's limit

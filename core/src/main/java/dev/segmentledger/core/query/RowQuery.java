@@ -28,7 +28,7 @@ import java.util.Set;
  * PENDING rows registered more than an hour ago ({@code .registeredBefore(now.minus(1h))}).
  *
  * <p>Immutable and thread-safe; build one with {@link #builder()}, derive the next page's query
- * with {@link #after(long)}. {@link StateStore#findRows} answers it.
+ * with {@link #after(long)}. {@link dev.segmentledger.core.Ledger#items(RowQuery)} answers it.
  */
 public final class RowQuery {
   /** The largest page a query may ask for. */

@@ -94,9 +94,8 @@ class DocumentationRulesTest {
     String map = design.substring(start, end < 0 ? design.length() : end);
     List<String> missing = new ArrayList<>();
     for (String module : PomFile.parse(repository.text("pom.xml")).modules()) {
-      String name = module.substring(module.lastIndexOf('/') + 1);
-      if (!map.contains("\n| `" + name + "` |")) {
-        missing.add(name);
+      if (!map.contains("\n| `" + module + "` |")) {
+        missing.add(module);
       }
     }
 
