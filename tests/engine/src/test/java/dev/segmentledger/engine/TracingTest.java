@@ -49,7 +49,10 @@ class TracingTest {
       assertEquals(1L, children.get("segment-ledger.put"), upload.tags + ": " + children);
       assertEquals(1L, children.get("segment-ledger.confirm"), upload.tags + ": " + children);
     }
-    assertEquals(1, tracing.named("segment-ledger.repackage").size());
+    List<Recorded> repackages = tracing.named("segment-ledger.repackage");
+    assertEquals(2, repackages.size(), "the playback segment's and the init's");
+    List<String> uploadContexts = uploads.stream().map(upload -> upload.context).toList();
+    assertTrue(repackages.stream().allMatch(span -> uploadContexts.contains(span.parent)), "under their uploads");
     assertTrue(tracing.spans.stream().allMatch(span -> span.ended.get() == 1), "every span ended once");
   }
 
@@ -64,7 +67,7 @@ class TracingTest {
 
     assertEquals(ItemState.CONFIRMED, ledger.find(original).orElseThrow().state());
     assertEquals(ItemState.CONFIRMED, ledger.find(ItemId.playback("b1", "720p", 0)).orElseThrow().state());
-    assertEquals(ItemState.CONFIRMED, ledger.find(ItemId.init("b1", "720p", 0)).orElseThrow().state());
+    assertEquals(ItemState.CONFIRMED, ledger.find(ItemId.init("b1", "720p")).orElseThrow().state());
   }
 
   /** A span as recorded: its name, its own context and its parent's (null for a root). */
