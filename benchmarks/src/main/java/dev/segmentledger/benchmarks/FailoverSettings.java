@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The connection settings of the README's "When PostgreSQL fails over", as the failover scenarios
+ * The connection settings of docs/failover.md ("When PostgreSQL fails over"), as the failover scenarios
  * use them: a multi-host PgJDBC URL that only accepts a writable server, timeouts that bound every
  * wait on a dead or frozen primary, and a HikariCP pool that validates a connection before handing
  * it out. Keep in sync with the README.

@@ -76,7 +76,7 @@ public interface Ledger extends AutoCloseable {
    *     and its answer lost; the row exists if the database committed it). Either way the file is
    *     not registered as far as the caller knows: register it again until a call returns (the
    *     same file is the same row; one committed meanwhile comes back with
-   *     {@link Registration#created()} {@code false}). See the README, "When PostgreSQL fails over"
+   *     {@link Registration#created()} {@code false}). See docs/failover.md, "When PostgreSQL fails over"
    * @throws IllegalStateException if the ledger is closed
    */
   Registration register(ItemId id, Path file);

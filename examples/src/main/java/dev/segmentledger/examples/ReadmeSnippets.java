@@ -24,14 +24,14 @@ import software.amazon.awssdk.services.s3.model.StorageClass;
 
 /**
  * The code snippets of README.md, compiled with the project so that they cannot rot. Each
- * method is one snippet; keep them in sync with the README.
+ * method is one snippet; keep them in sync with the README and the docs/ page each names.
  */
 final class ReadmeSnippets {
   private static final Logger log = LoggerFactory.getLogger(ReadmeSnippets.class);
 
   private ReadmeSnippets() {}
 
-  // README: "Wire it" (first screen)
+  // README: "Quickstart", the wiring
   static Ledger wire(DataSource dataSource, S3Client s3) {
     Ledger ledger = Ledger.builder()
         .stateStore(JdbiStateStore.create(Jdbi.create(dataSource)).migrate())
@@ -62,7 +62,7 @@ final class ReadmeSnippets {
     }
   }
 
-  // README: "Request options" — per-object options on top of the default content types
+  // docs/bucket.md: "Request options" — per-object options on top of the default content types
   static S3ObjectSink withRequestOptions(S3Client s3) {
     return S3ObjectSink.builder()
         .client(s3)
@@ -84,7 +84,7 @@ final class ReadmeSnippets {
         .build();
   }
 
-  // README: "When PostgreSQL fails over" — the pool: only a primary, every wait bounded
+  // docs/failover.md: "When PostgreSQL fails over" — the pool: only a primary, every wait bounded
   static HikariDataSource failoverPool() {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl("jdbc:postgresql://db-1:5432,db-2:5432/recorder"
@@ -99,7 +99,7 @@ final class ReadmeSnippets {
     return new HikariDataSource(config);
   }
 
-  // README: "When PostgreSQL fails over" — the recorder registers a closed file until a call returns
+  // docs/failover.md: "When PostgreSQL fails over" — the recorder registers a closed file until a call returns
   static Registration registerUntilDone(Ledger ledger, ItemId id, Path closedFile) throws InterruptedException {
     long pauseMs = 50;
     while (true) {

@@ -110,7 +110,7 @@ public interface StateStore {
    * as a commit does, so it returns only what the standby has too. After a crash, a restarted
    * primary shows the transactions it committed locally that no standby acknowledged, until the HA
    * engine demotes and rewinds it; a plain read may return such a row, this one must not. The
-   * ledger reads a row this way to judge a confirm whose outcome is unknown (see the README, "When
+   * ledger reads a row this way to judge a confirm whose outcome is unknown (see docs/failover.md, "When
    * PostgreSQL fails over"). The default is {@link #findByRowId}, right for a store without
    * replication.
    */

@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * left unfinished, and ledger and bucket agree.
  *
  * <p>CI runs {@value #DEFAULT_KILLS} kills; the soak runs more: {@code -Dsegmentledger.killsoak.kills=200}
- * (README, "Large originals and long work"). The figures are printed as {@code KILL-SOAK ...}.
+ * (docs/long-work.md). The figures are printed as {@code KILL-SOAK ...}.
  */
 class KillSoakTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
