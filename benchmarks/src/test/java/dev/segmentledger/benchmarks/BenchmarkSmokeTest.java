@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BenchmarkSmokeTest {
   private static final Set<String> MEASURES = Set.of("throughput", "throughput_single", "sweep_cost", "backlog",
-      "upload", "upload_small", "upload_large", "upload_single", "memory", "latency", "latency_5000", "latency_disk", "recovery");
+      "upload", "upload_small", "upload_large", "upload_single", "upload_capped", "memory", "latency", "latency_5000", "latency_disk", "recovery");
 
   @Test
   void everyMeasureRunsInSmokeModeAndTheResultsAreWellFormed(@TempDir Path out) throws Exception {
