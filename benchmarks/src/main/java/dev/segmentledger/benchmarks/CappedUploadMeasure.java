@@ -38,7 +38,7 @@ final class CappedUploadMeasure implements Measure {
   @Override
   public List<BenchResult> run(BenchEnv env) throws Exception {
     int size = env.size(17 * (int) MIB, 128 * (int) MIB);
-    long cap = 8 * MIB;
+    long cap = env.size(32, 8) * MIB; // smoke: a quarter of the times, to keep BenchmarkSmokeTest short
     Path root = env.newDir(name());
     Path dir = root.resolve("rec");
     List<Path> files = MediaFiles.write(dir, 1, size);
