@@ -435,15 +435,15 @@ public final class FaultProxy implements AutoCloseable {
       open.add(server);
       OutputStream toServer = server.getOutputStream();
       toServer.write((String.join("\r\n", head) + "\r\n\r\n").getBytes(ISO_8859_1));
-      copy(fromClient, toServer, length, new Pace(cap));
+      copy(fromClient, toServer, length, new BandwidthPace(cap));
       toServer.flush();
-      copy(server.getInputStream(), toClient, -1, new Pace(cap));
+      copy(server.getInputStream(), toClient, -1, new BandwidthPace(cap));
       toClient.flush();
     }
   }
 
   /** Copies {@code length} bytes ({@code -1}: until the end of {@code in}), paced by {@code pace}. */
-  private static void copy(InputStream in, OutputStream out, long length, Pace pace)
+  private static void copy(InputStream in, OutputStream out, long length, BandwidthPace pace)
       throws IOException, InterruptedException {
     byte[] buffer = new byte[pace.blockSize()];
     long remaining = length < 0 ? Long.MAX_VALUE : length;
@@ -458,37 +458,6 @@ public final class FaultProxy implements AutoCloseable {
       out.write(buffer, 0, n);
       remaining -= n;
       pace.sent(n);
-    }
-  }
-
-  /**
-   * One direction of one connection held to a byte rate: after each block it waits until the bytes
-   * sent so far are due at that rate since the first. Blocks are at most a twentieth of a second's
-   * worth, so the bursts stay short. A rate of 0 never waits.
-   */
-  private static final class Pace {
-    private final long bytesPerSecond;
-    private final long start = System.nanoTime();
-    private long sent;
-
-    Pace(long bytesPerSecond) {
-      this.bytesPerSecond = bytesPerSecond;
-    }
-
-    int blockSize() {
-      return bytesPerSecond == 0 ? 64 * 1024 : (int) Math.max(1024, Math.min(64 * 1024, bytesPerSecond / 20));
-    }
-
-    void sent(int bytes) throws InterruptedException {
-      if (bytesPerSecond == 0) {
-        return;
-      }
-      sent += bytes;
-      long due = start + (long) (sent * 1e9 / bytesPerSecond);
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        TimeUnit.NANOSECONDS.sleep(wait);
-      }
     }
   }
 
