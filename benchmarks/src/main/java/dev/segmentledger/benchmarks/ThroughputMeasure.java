@@ -100,7 +100,7 @@ final class ThroughputMeasure implements Measure {
     c.put("queue_capacity", items);
     c.put("pool_size", POOL);
     c.put("sink", "FakeObjectSink (in memory, zero latency)");
-    c.put("pairs", pairs);
+    c.put("pair_count", pairs);
     c.put("order", "untimed warm-up of ledger, ceiling, per_row_floor; then " + pairs + " rounds of ledger, ceiling,"
         + " per_row_floor, each run on a fresh schema made by JdbiStateStore.migrate()");
     c.put("register_only_items_per_s", median(ledgerRuns, s -> s.ledger().registerPerSecond()));
