@@ -19,7 +19,10 @@ import org.jdbi.v3.core.Jdbi;
  * The PostgreSQL server, scratch directory and scale shared by the measures. The server is the
  * JDBC URL of {@code SEGMENT_LEDGER_BENCH_JDBC_URL} (user/password from
  * {@code SEGMENT_LEDGER_BENCH_JDBC_USER}/{@code _PASSWORD}) or else an embedded PostgreSQL 16
- * (io.zonky.test) started here. Each measure gets a fresh schema of its own.
+ * (io.zonky.test) started here. Each measure gets a fresh schema of its own, named after this run
+ * ({@link #runTag()}: the start instant, the process id and a count), so that a second run against the same
+ * server, or one stopped part way, never meets the schemas of another; each schema is dropped when
+ * its {@link Database} is closed.
  */
 final class BenchEnv implements AutoCloseable {
   private final EmbeddedPostgres embedded;
@@ -36,6 +39,9 @@ final class BenchEnv implements AutoCloseable {
   private final Path workDir;
   private final boolean smoke;
   private final AtomicInteger schemas = new AtomicInteger();
+  private static final AtomicInteger RUNS = new AtomicInteger();
+  private final String runTag = Long.toString(System.currentTimeMillis(), 36)
+      + Long.toString(ProcessHandle.current().pid(), 36) + RUNS.incrementAndGet();
   private S3ProxyProcess s3Server;
   private Path s3Blobs;
 
@@ -89,12 +95,12 @@ final class BenchEnv implements AutoCloseable {
    *     build; {@code Integer.MAX_VALUE} for their full sizes
    */
   static BenchEnv start(boolean smoke, int maxRows) throws IOException, SQLException {
-    Path work = Files.createTempDirectory("segment-ledger-bench-");
     String url = System.getenv("SEGMENT_LEDGER_BENCH_JDBC_URL");
     if (url != null && !url.isBlank()) {
-      return new BenchEnv(null, url, System.getenv("SEGMENT_LEDGER_BENCH_JDBC_USER"),
-          System.getenv("SEGMENT_LEDGER_BENCH_JDBC_PASSWORD"), "SEGMENT_LEDGER_BENCH_JDBC_URL", work, smoke, maxRows);
+      return onServer(url, System.getenv("SEGMENT_LEDGER_BENCH_JDBC_USER"),
+          System.getenv("SEGMENT_LEDGER_BENCH_JDBC_PASSWORD"), smoke, maxRows);
     }
+    Path work = Files.createTempDirectory("segment-ledger-bench-");
     // zonky's defaults trade durability for speed (synchronous_commit=off, and fsync off in some
     // versions): a commit would then cost no flush, and every figure would flatter the ledger.
     EmbeddedPostgres pg = EmbeddedPostgres.builder()
@@ -107,6 +113,21 @@ final class BenchEnv implements AutoCloseable {
     return new BenchEnv(pg, pg.getJdbcUrl("postgres", "postgres"), "postgres", null,
         "embedded (io.zonky.test; synchronous_commit=on, fsync=on, full_page_writes=on set by the suite)", work,
         smoke, maxRows);
+  }
+
+  /** The suite on a server of the caller's ({@code SEGMENT_LEDGER_BENCH_JDBC_URL}). */
+  static BenchEnv onServer(String url, String user, String password, boolean smoke, int maxRows)
+      throws IOException, SQLException {
+    return new BenchEnv(null, url, user, password, "SEGMENT_LEDGER_BENCH_JDBC_URL",
+        Files.createTempDirectory("segment-ledger-bench-"), smoke, maxRows);
+  }
+
+  /**
+   * What names this run's schemas ({@code bench_<tag>_...}): its start in epoch milliseconds and the
+   * process id, base 36, and a count of the runs of this JVM.
+   */
+  String runTag() {
+    return runTag;
   }
 
   boolean smoke() {
@@ -152,9 +173,13 @@ final class BenchEnv implements AutoCloseable {
     return s3Blobs;
   }
 
-  /** A fresh schema with the ledger tables, and a pool on it. Close the returned database. */
+  /**
+   * A fresh schema with the ledger tables, and a pool on it. Close the returned database: that drops
+   * the schema. The name is unique to this run ({@code bench_<run tag>_<name>_<n>}); a schema of the
+   * same name existing already fails, never reused.
+   */
   Database newDatabase(String name, int poolSize) throws SQLException {
-    String schema = "bench_" + name + "_" + schemas.incrementAndGet();
+    String schema = "bench_" + runTag + "_" + name + "_" + schemas.incrementAndGet();
     try (Connection c = connect(baseUrl); Statement s = c.createStatement()) {
       s.execute("CREATE SCHEMA " + schema);
     }
@@ -220,7 +245,7 @@ final class BenchEnv implements AutoCloseable {
     Files.walk(workDir).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
   }
 
-  /** One schema: pool, Jdbi and store. */
+  /** One schema: pool, Jdbi and store. Closing it drops the schema and closes the pool. */
   record Database(String schema, String url, HikariDataSource dataSource, Jdbi jdbi, JdbiStateStore store)
       implements AutoCloseable {
     long count(String where) {
@@ -230,7 +255,11 @@ final class BenchEnv implements AutoCloseable {
 
     @Override
     public void close() {
-      dataSource.close();
+      try {
+        jdbi.useHandle(h -> h.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE"));
+      } finally {
+        dataSource.close();
+      }
     }
   }
 }

@@ -22,7 +22,8 @@ public final class BenchmarkSuite {
 
   static List<Measure> measures() {
     return List.of(new ThroughputMeasure(), new RegisterOneMeasure(), new SweepCostMeasure(), UploadMeasure.medium(),
-        UploadMeasure.small(), UploadMeasure.large(), UploadMeasure.single(), new MemoryMeasure(), LatencyMeasure.at1000(),
+        UploadMeasure.small(), UploadMeasure.large(), UploadMeasure.single(), new CappedUploadMeasure(),
+        new MemoryMeasure(), LatencyMeasure.at1000(),
         LatencyMeasure.at5000(), LatencyMeasure.at1000WithDiskWriter(), new RecoveryMeasure());
   }
 

@@ -17,7 +17,8 @@ import org.jdbi.v3.core.Jdbi;
  * in epoch milliseconds: {@code JVM_START <ms>} (the JVM's own start time), {@code STARTED <ms>}
  * (right after {@code Ledger.start()} returned), {@code FIRST_CONFIRM <ms>} at the first
  * {@code onConfirmed}, and {@code ALL_CONFIRMED <ms>} once {@code expected} items are confirmed
- * (never, for {@code expected} 0). Then works until it is killed.
+ * (never, for {@code expected} 0), followed by {@code JIT_MS <ms>}, the time its JIT compilers had
+ * taken by then. Then works until it is killed.
  *
  * <p>Arguments: JDBC URL (schema selected), user, password ({@code ""} for none), allowed root,
  * expected confirms.
@@ -45,6 +46,7 @@ public final class RecoveryChild {
             }
             if (n == expected) {
               System.out.println("ALL_CONFIRMED " + System.currentTimeMillis());
+              System.out.println("JIT_MS " + ManagementFactory.getCompilationMXBean().getTotalCompilationTime());
             }
           }
         }).build();

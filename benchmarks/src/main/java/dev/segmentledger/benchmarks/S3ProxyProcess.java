@@ -91,8 +91,15 @@ final class S3ProxyProcess implements AutoCloseable {
 
   /** How the server runs, for the conditions. */
   static String description() {
-    return "S3Proxy 2.9.0 in its own JVM (" + HEAP + ", java -cp <suite class path> " + S3ProxyServer.class.getSimpleName()
-        + "), jclouds filesystem blobstore on the same disk, SigV4, loopback HTTP, logging at WARN";
+    return "S3Proxy " + version() + " in its own JVM (" + HEAP + ", java -cp <suite class path> "
+        + S3ProxyServer.class.getSimpleName() + "), jclouds filesystem blobstore on the same disk, SigV4, loopback"
+        + " HTTP, logging at WARN";
+  }
+
+  /** The version of S3Proxy on the class path (its jar's manifest), which the server process runs. */
+  static String version() {
+    String version = org.gaul.s3proxy.S3Proxy.class.getPackage().getImplementationVersion();
+    return version == null ? "(version unknown)" : version;
   }
 
   @Override

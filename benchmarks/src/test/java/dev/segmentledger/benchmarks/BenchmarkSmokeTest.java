@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,8 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
  * machine and smoke sizes say nothing about them; completing every measure is what is checked.
  */
 class BenchmarkSmokeTest {
+  /** The results that compare the ledger with a reference: each must carry its pairs. */
+  private static final List<String> COMPARISONS = List.of(".ledger_to_ceiling", ".ledger_to_per_row_floor",
+      ".p99_ratio_to_raw", ".ratio_to_raw_tool", ".ratio_to_steady", ".parallel_parts_gain");
   private static final Set<String> MEASURES = Set.of("throughput", "throughput_single", "sweep_cost", "backlog",
-      "upload", "upload_small", "upload_large", "upload_single", "memory", "latency", "latency_5000", "latency_disk", "recovery");
+      "upload", "upload_small", "upload_large", "upload_single", "upload_capped", "memory", "latency", "latency_5000", "latency_disk", "recovery");
 
   @Test
   void everyMeasureRunsInSmokeModeAndTheResultsAreWellFormed(@TempDir Path out) throws Exception {
@@ -31,6 +35,19 @@ class BenchmarkSmokeTest {
     }
     for (String measure : MEASURES) {
       assertTrue(results.stream().anyMatch(r -> r.name().startsWith(measure + ".")), "no result of " + measure);
+    }
+    for (BenchResult r : results) {
+      if (COMPARISONS.stream().anyMatch(r.name()::endsWith)) {
+        Object pairs = r.conditions().entrySet().stream()
+            .filter(e -> e.getKey().startsWith("pairs") || e.getKey().equals("rounds"))
+            .filter(e -> e.getValue() instanceof List<?>)
+            .map(Map.Entry::getValue).findFirst().orElse(null);
+        assertTrue(pairs instanceof List<?> list && list.size() >= 3, r.name() + " carries no three pairs: " + pairs);
+      }
+      if (r.name().startsWith("upload")) {
+        assertEquals(S3ProxyProcess.version(), r.conditions().get("s3proxy_version"), r.name());
+        assertFalse(S3ProxyProcess.version().contains("unknown"), "the S3 server's version is recorded");
+      }
     }
     Path json = out.resolve("latest-smoke.json");
     assertTrue(Files.exists(out.resolve("latest-smoke.md")));
@@ -45,7 +62,7 @@ class BenchmarkSmokeTest {
     }
     assertEquals(results.size(), entries, text);
     assertTrue(text.contains("\"conditions\": {\"mode\": \"smoke\", \"postgres\": \""), text);
-    // Issue 19: every figure on durable settings, read back from the server.
+    // Every figure on durable settings, read back from the server.
     if (System.getenv("SEGMENT_LEDGER_BENCH_JDBC_URL") == null) {
       assertTrue(text.contains("\"pg_synchronous_commit\": \"on\", \"pg_fsync\": \"on\""), text);
     }

@@ -49,8 +49,10 @@ import java.util.function.Predicate;
  * accepts connections and never answers; {@link #slowDown} answers a fraction of the matching
  * requests with {@code 503 SlowDown}; {@link #delay} holds every request before relaying it;
  * {@link #loseAcknowledgements} relays a fraction of the matching requests and then resets the
- * client connection instead of relaying the reply. {@link #onRequest} observes every request (for
- * counting without keeping a list).
+ * client connection instead of relaying the reply; {@link #limitBandwidth} paces every connection,
+ * each on its own, to a number of bytes per second in both directions (a link where one connection
+ * is the limit, not the server). {@link #onRequest} observes every request (for counting without
+ * keeping a list).
  *
  * <p>Thread-safe. Not for production: plain HTTP only, no TLS, loopback only.
  */
@@ -97,6 +99,7 @@ public final class FaultProxy implements AutoCloseable {
   private volatile Condition slowDown = Condition.NONE;
   private volatile Condition lostAcknowledgement = Condition.NONE;
   private volatile long delayNanos;
+  private volatile long bytesPerSecond;
   private volatile Consumer<Request> observer = r -> { };
   private volatile boolean keepRequests = true;
   private final ExecutorService connections = Executors.newCachedThreadPool(r -> {
@@ -189,6 +192,21 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
+   * Paces each connection relayed from now on to at most {@code bytesPerSecond} in each direction,
+   * the request body to the server and the reply to the client, every connection on its own (two
+   * connections move twice as much as one); {@code 0} removes the cap. A request is relayed on its
+   * own connection, so this caps each request, as a link whose per-connection throughput is the limit
+   * (a long path, a per-flow shaper) would.
+   */
+  public FaultProxy limitBandwidth(long bytesPerSecond) {
+    if (bytesPerSecond < 0) {
+      throw new IllegalArgumentException("bytesPerSecond must be >= 0 (0: no cap), got " + bytesPerSecond);
+    }
+    this.bytesPerSecond = bytesPerSecond;
+    return this;
+  }
+
+  /**
    * Relays {@code fraction} (0 to 1) of the requests matching {@code when} and then resets the
    * client connection instead of relaying the reply: the server acted, the client cannot know.
    */
@@ -197,12 +215,16 @@ public final class FaultProxy implements AutoCloseable {
     return this;
   }
 
-  /** Ends every lasting condition: listening, no black hole, no SlowDown, no delay, no lost replies. */
+  /**
+   * Ends every lasting condition: listening, no black hole, no SlowDown, no delay, no lost replies,
+   * no bandwidth cap.
+   */
   public synchronized FaultProxy clearConditions() throws IOException {
     blackHole = false;
     slowDown = Condition.NONE;
     lostAcknowledgement = Condition.NONE;
     delayNanos = 0;
+    bytesPerSecond = 0;
     return acceptConnections();
   }
 
@@ -406,28 +428,36 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  private void relay(List<String> head, InputStream fromClient, long length, OutputStream toClient) throws IOException {
+  private void relay(List<String> head, InputStream fromClient, long length, OutputStream toClient)
+      throws IOException, InterruptedException {
+    long cap = bytesPerSecond;
     try (Socket server = new Socket(upstream.getAddress(), upstream.getPort())) {
       open.add(server);
       OutputStream toServer = server.getOutputStream();
       toServer.write((String.join("\r\n", head) + "\r\n\r\n").getBytes(ISO_8859_1));
-      copy(fromClient, toServer, length);
+      copy(fromClient, toServer, length, new BandwidthPace(cap));
       toServer.flush();
-      server.getInputStream().transferTo(toClient);
+      copy(server.getInputStream(), toClient, -1, new BandwidthPace(cap));
       toClient.flush();
     }
   }
 
-  private static void copy(InputStream in, OutputStream out, long length) throws IOException {
-    byte[] buffer = new byte[64 * 1024];
-    long remaining = length;
+  /** Copies {@code length} bytes ({@code -1}: until the end of {@code in}), paced by {@code pace}. */
+  private static void copy(InputStream in, OutputStream out, long length, BandwidthPace pace)
+      throws IOException, InterruptedException {
+    byte[] buffer = new byte[pace.blockSize()];
+    long remaining = length < 0 ? Long.MAX_VALUE : length;
     while (remaining > 0) {
       int n = in.read(buffer, 0, (int) Math.min(buffer.length, remaining));
       if (n < 0) {
+        if (length < 0) {
+          return;
+        }
         throw new IOException("client sent " + (length - remaining) + " of " + length + " body bytes");
       }
       out.write(buffer, 0, n);
       remaining -= n;
+      pace.sent(n);
     }
   }
 

@@ -14,14 +14,22 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The lasting conditions of {@link FaultProxy} used by the outage scenarios (issue 21). */
+/** The lasting conditions of {@link FaultProxy} used by the outage scenarios and the upload benchmarks. */
 class FaultProxyConditionsTest {
+  /** The size of the reply to a GET of {@code /big}. */
+  private static final int BIG = 128 * 1024;
   private HttpServer upstream;
+  private final ExecutorService upstreamThreads = Executors.newCachedThreadPool();
   private final AtomicInteger served = new AtomicInteger();
   private FaultProxy proxy;
 
@@ -31,9 +39,15 @@ class FaultProxyConditionsTest {
     upstream.createContext("/", exchange -> {
       exchange.getRequestBody().readAllBytes();
       served.incrementAndGet();
-      exchange.sendResponseHeaders(200, -1);
+      if (exchange.getRequestURI().getPath().equals("/big")) {
+        exchange.sendResponseHeaders(200, BIG);
+        exchange.getResponseBody().write(new byte[BIG]);
+      } else {
+        exchange.sendResponseHeaders(200, -1);
+      }
       exchange.close();
     });
+    upstream.setExecutor(upstreamThreads); // requests served in parallel, as by an S3 server
     upstream.start();
     proxy = FaultProxy.start(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort()));
   }
@@ -42,6 +56,7 @@ class FaultProxyConditionsTest {
   void stop() throws IOException {
     proxy.close();
     upstream.stop(0);
+    upstreamThreads.shutdownNow();
   }
 
   @Test
@@ -106,17 +121,63 @@ class FaultProxyConditionsTest {
   }
 
   @Test
+  void aBandwidthCapPacesEachConnectionOnItsOwnInBothDirections() throws Exception {
+    proxy.limitBandwidth(BIG); // 128 KiB/s: a body of 128 KiB takes a second
+    long t0 = System.nanoTime();
+    assertEquals("200", send("PUT", "x".repeat(BIG), "/bucket/key", Duration.ofSeconds(10)));
+    assertTrue(millisSince(t0) >= 950, "a capped upload of a second's worth took " + millisSince(t0) + " ms");
+
+    t0 = System.nanoTime();
+    assertEquals("200", send("GET", "", "/big", Duration.ofSeconds(10)));
+    assertTrue(millisSince(t0) >= 950, "a capped reply of a second's worth took " + millisSince(t0) + " ms");
+
+    // Two connections at once: each has the cap to itself, so they end together after about a second
+    // (one shared cap would take two).
+    ExecutorService clients = Executors.newFixedThreadPool(2);
+    try {
+      t0 = System.nanoTime();
+      List<Future<String>> both = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        both.add(clients.submit(() -> send("PUT", "x".repeat(BIG), "/bucket/key", Duration.ofSeconds(10))));
+      }
+      for (Future<String> f : both) {
+        assertEquals("200", f.get());
+      }
+      long parallel = millisSince(t0);
+      assertTrue(parallel >= 950 && parallel < 1_800, "two capped uploads at once took " + parallel + " ms");
+    } finally {
+      clients.shutdownNow();
+    }
+
+    proxy.clearConditions();
+    t0 = System.nanoTime();
+    assertEquals("200", send("PUT", "x".repeat(BIG), "/bucket/key", Duration.ofSeconds(10)));
+    assertTrue(millisSince(t0) < 950, "uncapped again, yet the upload took " + millisSince(t0) + " ms");
+    assertEquals(5, served.get());
+    assertThrows(IllegalArgumentException.class, () -> proxy.limitBandwidth(-1));
+  }
+
+  @Test
   void fractionsOutsideZeroToOneAreRejected() {
     assertThrows(IllegalArgumentException.class, () -> proxy.slowDown(1.5, r -> true));
     assertThrows(IllegalArgumentException.class, () -> proxy.loseAcknowledgements(-0.1, r -> true));
   }
 
+  private static long millisSince(long nanos) {
+    return (System.nanoTime() - nanos) / 1_000_000;
+  }
+
   /** One request on a fresh connection; returns the reply's status code. */
   private String send(String method, String body) throws IOException {
+    return send(method, body, "/bucket/key", Duration.ofSeconds(1));
+  }
+
+  /** One request to {@code path} on a fresh connection, read until closed; returns the reply's status code. */
+  private String send(String method, String body, String path, Duration timeout) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.uri().getPort()), 2_000);
-      s.setSoTimeout(1_000);
-      s.getOutputStream().write((method + " /bucket/key HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
+      s.setSoTimeout((int) timeout.toMillis());
+      s.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
           + "\r\n\r\n" + body).getBytes(ISO_8859_1));
       s.getOutputStream().flush();
       byte[] reply = s.getInputStream().readAllBytes();
