@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short version of the outage scenarios (issue 21), so that the harness cannot rot: the
+ * The short version of the outage scenarios (benchmarks README, "Outage scenarios"), so that the harness cannot rot: the
  * refused-connections scenario at smoke scale (5 files/s of 64 KiB, a 5 s outage) on embedded
  * durable PostgreSQL and S3Proxy in its own JVM. Asserts the outcome (nothing lost, nothing
  * confirmed without its object, the reconciler agrees, no unfinished upload), that the backlog
