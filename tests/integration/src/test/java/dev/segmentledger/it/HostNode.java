@@ -26,7 +26,8 @@ import org.jdbi.v3.core.Jdbi;
  * {@code REGISTERED ALL} at the end, then keeps uploading until it is killed.
  *
  * <p>Arguments: jdbcUrl user password root bucket putLog nodeId group leaseMillis broadcast
- * firstSequence count intervalMillis putMillis holdFile (user, password and group {@code -} for none).
+ * firstSequence count intervalMillis putMillis holdFile (the database's three:
+ * {@link ChildDatabase}; group {@code -} for none).
  */
 public final class HostNode {
   static final String CONTENT = "host segment %010d\n";
@@ -34,8 +35,6 @@ public final class HostNode {
   private HostNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
     Path root = Path.of(args[3]);
     String group = "-".equals(args[7]) ? null : args[7];
     String broadcast = args[9];
@@ -44,7 +43,7 @@ public final class HostNode {
     long interval = Long.parseLong(args[12]);
     long putMillis = Long.parseLong(args[13]);
     Path hold = Path.of(args[14]);
-    Jdbi jdbi = Jdbi.create(Wiring.pool(args[0], user, password, ClusterNode.POOL));
+    Jdbi jdbi = Jdbi.create(ChildDatabase.pool(args, ClusterNode.POOL));
     ObjectSink sink = new PutLog(slow(new DirectoryObjectSink(Path.of(args[4])), putMillis, hold), Path.of(args[5]));
     LedgerBuilder builder = Ledger.builder()
         .stateStore(JdbiStateStore.create(jdbi))

@@ -85,8 +85,7 @@ class KillSoakTest {
       Recorder recorded = new Recorder(root, broadcast, registrar);
       ExecutorService supervisors = Executors.newFixedThreadPool(NODES);
       List<Future<?>> lives = new ArrayList<>();
-      List<String> args = List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()), root.toString(),
-          proxy.uri().toString(), bucket);
+      List<String> args = ChildDatabase.args(PG, root.toString(), proxy.uri().toString(), bucket);
       long started = System.nanoTime();
       for (int n = 1; n <= NODES; n++) {
         String node = "host-" + n;
@@ -150,10 +149,6 @@ class KillSoakTest {
     List<String> all = new ArrayList<>(args);
     all.addAll(List.of(node, String.valueOf(LEASE.toMillis()), "4"));
     return all;
-  }
-
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
   }
 
   /** The recorder's files: one in six of 16 to 40 MiB, the rest of 64 KiB to 2 MiB, random bytes. */

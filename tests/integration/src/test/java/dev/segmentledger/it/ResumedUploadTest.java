@@ -73,8 +73,8 @@ class ResumedUploadTest {
           sent.addAndGet(request.contentLength());
         }
       }, false);
-      List<String> args = List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()), root.toString(),
-          proxy.uri().toString(), bucket, "host-1", "3000", "2");
+      List<String> args = ChildDatabase.args(PG, root.toString(), proxy.uri().toString(), bucket, "host-1", "3000",
+          "2");
       LedgerEvents waits = new LedgerEvents();
       for (int kill = 1; kill <= 3; kill++) {
         long killAt = size * kill / 4;
@@ -122,9 +122,5 @@ class ResumedUploadTest {
       in.transferTo(OutputStream.nullOutputStream());
     }
     return Sha256Checksum.of(digest.digest());
-  }
-
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
   }
 }
