@@ -3,9 +3,7 @@ package dev.segmentledger.it;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerBuilder;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
@@ -79,24 +77,15 @@ public final class HostNode {
 
   /** {@code sink} with every PUT {@code millis} slower, and waiting while {@code hold} exists. */
   private static ObjectSink slow(ObjectSink sink, long millis, Path hold) {
-    return new ForwardingObjectSink() {
-      @Override
-      protected ObjectSink delegate() {
-        return sink;
-      }
-
-      @Override
-      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-        try {
-          Thread.sleep(millis);
-          while (Files.exists(hold)) {
-            Thread.sleep(20);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+    return ForwardingObjectSink.beforeEachPut(sink, (key, content) -> {
+      try {
+        Thread.sleep(millis);
+        while (Files.exists(hold)) {
+          Thread.sleep(20);
         }
-        return sink.put(key, content, mayExist);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-    };
+    });
   }
 }
