@@ -1,14 +1,12 @@
 package dev.segmentledger.testkit;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -48,17 +46,6 @@ class ForwardingObjectSinkTest {
   }
 
   private static UploadContent content(String text) {
-    byte[] bytes = text.getBytes(UTF_8);
-    return new UploadContent() {
-      @Override
-      public long size() {
-        return bytes.length;
-      }
-
-      @Override
-      public InputStream openStream() {
-        return new ByteArrayInputStream(bytes);
-      }
-    };
+    return ObjectSinkContract.bytes(text);
   }
 }
