@@ -19,7 +19,6 @@ import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -56,7 +55,7 @@ class ResumedUploadTest {
     JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
     Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
     Path file = root.resolve("original.ts");
-    write(file, size);
+    RandomFiles.write(file, size, new SplittableRandom(1));
     ItemId id = ItemId.original("resume-" + Long.toString(System.nanoTime(), 36), "2160p", 0);
     AtomicLong sent = new AtomicLong();
     try (S3ProxyServer server = S3ProxyServer.startOnFilesystem(temp.resolve("s3"));
@@ -99,20 +98,6 @@ class ResumedUploadTest {
       assertEquals(row.checksum(), stored.checksum());
       assertEquals(0, client.listMultipartUploads(b -> b.bucket(bucket)).uploads().size(), "nothing left unfinished");
       assertTrue(ratio < 1.5, "resumed, not sent again from zero: " + ratio + " bytes sent per byte");
-    }
-  }
-
-  private static void write(Path file, long size) throws Exception {
-    SplittableRandom random = new SplittableRandom(1);
-    ByteBuffer block = ByteBuffer.allocate(1 << 20);
-    try (OutputStream out = Files.newOutputStream(file)) {
-      for (long left = size; left > 0; left -= block.capacity()) {
-        block.clear();
-        while (block.hasRemaining()) {
-          block.putLong(random.nextLong());
-        }
-        out.write(block.array(), 0, (int) Math.min(left, block.capacity()));
-      }
     }
   }
 
