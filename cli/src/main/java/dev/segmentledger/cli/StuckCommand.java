@@ -2,18 +2,15 @@ package dev.segmentledger.cli;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
-import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.query.Page;
 import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -48,36 +45,13 @@ final class StuckCommand extends LedgerCommand {
   @Option(names = "--oldest-first", description = "Oldest rows first (default: newest first).")
   boolean oldestFirst;
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "50",
-      description = "At most N rows (1 to " + RowQuery.MAX_LIMIT + ", default ${DEFAULT-VALUE}).")
-  int limit;
-
-  @Option(names = "--after", paramLabel = "ROW_ID",
-      description = "Continue after this row id (the NEXT of the previous page).")
-  long after;
+  @Mixin PageOptions page;
 
   @Override
   public Integer call() {
     RowQuery query = query(now());
     JdbiStateStore store = database.open();
-    Page<LedgerItem> page = store.findRows(query);
-    if (json) {
-      Map<String, Object> doc = new LinkedHashMap<>();
-      doc.put("items", page.items().stream().map(Rows::json).toList());
-      doc.put("next", page.hasNext() ? page.next().getAsLong() : null);
-      out().println(Json.write(doc));
-      return SegmentLedgerCli.EXIT_OK;
-    }
-    if (page.items().isEmpty()) {
-      out().println("no rows match");
-      return SegmentLedgerCli.EXIT_OK;
-    }
-    Table table = Rows.table();
-    page.items().forEach(row -> Rows.add(table, row));
-    table.print(out());
-    if (page.hasNext()) {
-      out().println("NEXT " + page.next().getAsLong() + " (more rows: add --after " + page.next().getAsLong() + ")");
-    }
+    PageOptions.print(store.findRows(query), json, out());
     return SegmentLedgerCli.EXIT_OK;
   }
 
@@ -89,9 +63,8 @@ final class StuckCommand extends LedgerCommand {
         .reasons(reasons)
         .axis(axis)
         .minAttempts(minAttempts)
-        .order(oldestFirst ? RowQuery.Order.OLDEST_FIRST : RowQuery.Order.NEWEST_FIRST)
-        .limit(limit)
-        .after(after);
+        .order(oldestFirst ? RowQuery.Order.OLDEST_FIRST : RowQuery.Order.NEWEST_FIRST);
+    page.applyTo(builder);
     if (broadcastId != null) {
       builder.broadcastId(broadcastId);
     }

@@ -5,13 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Reading a request's parameters; a bad value is a {@link BadInput} that says what is allowed. */
 final class Params {
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d{1,9})([smhd])");
-
   private final ConsoleRequest request;
 
   Params(ConsoleRequest request) {
@@ -71,31 +67,14 @@ final class Params {
     }
   }
 
-  /** A duration as 90s, 15m, 2h, 3d or ISO-8601 (PT1H). */
+  /** A duration as 90s, 15m, 2h, 3d or ISO-8601 (PT1H): {@link DurationSyntax}. */
   Duration duration(String name) {
     String value = request.parameter(name);
     if (value == null) {
       return null;
     }
-    Matcher m = SHORT_DURATION.matcher(value.trim());
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      };
-    }
-    try {
-      Duration d = Duration.parse(value.trim());
-      if (!d.isNegative()) {
-        return d;
-      }
-    } catch (RuntimeException e) {
-      // refused below
-    }
-    throw new BadInput(name + " must be a duration such as 90s, 15m, 2h, 3d or PT1H, got \"" + clip(value) + "\"");
+    return DurationSyntax.parse(value).orElseThrow(() -> new BadInput(name
+        + " must be a duration such as 90s, 15m, 2h, 3d or PT1H, got \"" + clip(value) + "\""));
   }
 
   private static String clip(String value) {

@@ -7,9 +7,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
@@ -84,18 +82,9 @@ class LedgerMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     SettableClock clock = SettableClock.atFixedStart();
     FakeObjectSink bucket = new FakeObjectSink();
-    ObjectSink slowSink = new ForwardingObjectSink() {
-      @Override
-      protected ObjectSink delegate() {
-        return bucket;
-      }
-
-      @Override
-      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-        clock.advance(Duration.ofMillis(250)); // the PUT "takes" 250 ms on the ledger's clock
-        return super.put(key, content, mayExist);
-      }
-    };
+    // the PUT "takes" 250 ms on the ledger's clock
+    ObjectSink slowSink = ForwardingObjectSink.beforeEachPut(bucket, (key, content) ->
+        clock.advance(Duration.ofMillis(250)));
     ManualLedger ledger = Ledger.builder().stateStore(new InMemoryStateStore()).objectSink(slowSink)
         .allowedRoot(root).clock(clock).listener(LedgerMetrics.create(registry, clock)).buildManual();
     ledger.register(ItemId.original("b1", "720p", 0), Files.writeString(root.resolve("0.ts"), "segment 0"));

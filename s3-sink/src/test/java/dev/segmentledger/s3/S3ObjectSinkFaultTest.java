@@ -14,10 +14,9 @@ import dev.segmentledger.rig.FaultProxy.Request;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -30,28 +29,17 @@ import software.amazon.awssdk.services.s3.S3Client;
 /** Faults on the wire between the SDK and S3Proxy, injected by {@link FaultProxy}. */
 class S3ObjectSinkFaultTest {
   private static final String KEY = "b1/720p/original/0000000001.ts";
-  private static S3FaultRig rig;
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.inMemory(Duration.ofSeconds(1));
 
   private String bucket;
   private S3ObjectSink sink;
   private S3ObjectSink observer;
 
-  @BeforeAll
-  static void start() throws Exception {
-    rig = S3FaultRig.start(Duration.ofSeconds(1));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
-  }
-
   @BeforeEach
   void freshBucket() {
-    bucket = rig.server().createBucket(rig.direct());
+    bucket = rig.freshBucket();
     sink = S3ObjectSink.builder().client(rig.throughProxy()).bucket(bucket).build();
     observer = S3ObjectSink.builder().client(rig.direct()).bucket(bucket).build();
-    rig.proxy().clearRequests();
   }
 
   @ParameterizedTest

@@ -23,10 +23,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -43,25 +42,14 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
 class S3ObjectSinkMultipartTest {
   private static final String KEY = "b1/1080p/original/0000000001.ts";
   private static final long MIB = 1024 * 1024;
-  private static S3FaultRig rig;
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.inMemory(Duration.ofSeconds(60));
 
   @TempDir Path dir;
   private String bucket;
 
-  @BeforeAll
-  static void start() throws Exception {
-    rig = S3FaultRig.start(Duration.ofSeconds(60));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
-  }
-
   @BeforeEach
   void freshBucket() {
-    bucket = rig.server().createBucket(rig.direct());
-    rig.proxy().clearRequests();
+    bucket = rig.freshBucket();
   }
 
   @Test

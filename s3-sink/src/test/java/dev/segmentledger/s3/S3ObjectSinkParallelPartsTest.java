@@ -13,13 +13,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Part;
 
 /**
@@ -33,38 +31,24 @@ class S3ObjectSinkParallelPartsTest {
   private static final long PART = 5 * MIB;
   private static final long SIZE = 5 * PART + 4_321;
   private static final int PARTS = 6;
-  private static S3FaultRig rig;
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.inMemory(Duration.ofSeconds(60));
 
   @TempDir Path dir;
   private final PartRecorder recorder = new PartRecorder();
-  private S3Client recorded;
-  private S3Client recordedThroughProxy;
+  private RecordedClients clients;
   private String bucket;
   private Path file;
 
-  @BeforeAll
-  static void start() throws Exception {
-    rig = S3FaultRig.start(Duration.ofSeconds(60));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
-  }
-
   @BeforeEach
   void setUp() throws Exception {
-    bucket = rig.server().createBucket(rig.direct());
-    recorded = S3ProxyServer.client(rig.server().endpoint(), Duration.ofSeconds(60), recorder);
-    recordedThroughProxy = S3ProxyServer.client(rig.proxy().uri(), Duration.ofSeconds(60), recorder);
+    bucket = rig.freshBucket();
+    clients = new RecordedClients(rig, recorder);
     file = TestContent.randomFile(dir, SIZE);
-    rig.proxy().clearRequests();
   }
 
   @AfterEach
   void closeClients() {
-    recorded.close();
-    recordedThroughProxy.close();
+    clients.close();
   }
 
   @Test
@@ -101,7 +85,7 @@ class S3ObjectSinkParallelPartsTest {
     rig.proxy().inject(Fault.INTERNAL_ERROR, r -> r.isUpload() && r.target().contains("partNumber=2&"));
 
     try (ChannelContent content = ChannelContent.of(file)) {
-      S3ObjectSink throughProxy = S3ObjectSink.builder().client(recordedThroughProxy).bucket(bucket)
+      S3ObjectSink throughProxy = S3ObjectSink.builder().client(clients.throughProxy()).bucket(bucket)
           .multipartThreshold(PART).partSize(PART).partConcurrency(4).build();
       SinkException e = assertThrows(SinkException.class, () -> throughProxy.put(KEY, content, false));
 
@@ -128,7 +112,7 @@ class S3ObjectSinkParallelPartsTest {
   }
 
   private S3ObjectSink sink(int partConcurrency) {
-    return S3ObjectSink.builder().client(recorded).bucket(bucket).multipartThreshold(PART).partSize(PART)
+    return S3ObjectSink.builder().client(clients.direct()).bucket(bucket).multipartThreshold(PART).partSize(PART)
         .partConcurrency(partConcurrency).build();
   }
 

@@ -15,11 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -38,47 +37,31 @@ class S3ObjectSinkResumeTest {
   private static final long PART = 5 * MIB;
   private static final long SIZE = 5 * PART + 1_234_567;
   private static final int PARTS = 6;
-  private static S3FaultRig rig;
+  // The filesystem store: the first test cuts a part body on the client side (see S3ProxyServer).
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.onFilesystem(Duration.ofSeconds(60));
 
   @TempDir Path dir;
   private final PartRecorder recorder = new PartRecorder();
-  private S3Client recorded;
-  private S3Client recordedThroughProxy;
+  private RecordedClients clients;
   private String bucket;
   private Path file;
 
-  @TempDir static Path store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    // The filesystem store: the first test cuts a part body on the client side (see S3ProxyServer).
-    rig = S3FaultRig.startOnFilesystem(store, Duration.ofSeconds(60));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
-  }
-
   @BeforeEach
   void setUp() throws Exception {
-    bucket = rig.server().createBucket(rig.direct());
-    recorded = S3ProxyServer.client(rig.server().endpoint(), Duration.ofSeconds(60), recorder);
-    recordedThroughProxy = S3ProxyServer.client(rig.proxy().uri(), Duration.ofSeconds(60), recorder);
+    bucket = rig.freshBucket();
+    clients = new RecordedClients(rig, recorder);
     file = TestContent.randomFile(dir, SIZE);
-    rig.proxy().clearRequests();
   }
 
   @AfterEach
   void closeClients() {
-    recorded.close();
-    recordedThroughProxy.close();
+    clients.close();
   }
 
   @Test
   void aRetryContinuesAnUploadCancelledAfterTwoPartsAndSendsOnlyTheMissingOnes() throws Exception {
     try (ChannelContent cancelled = ChannelContent.closingOnceStored(file, 2 * PART)) {
-      SinkException e = assertThrows(SinkException.class, () -> sink(recorded, 1).put(KEY, cancelled, false));
+      SinkException e = assertThrows(SinkException.class, () -> sink(clients.direct(), 1).put(KEY, cancelled, false));
       assertTrue(e.isRetryable(), e::toString);
       assertEquals(List.of(PART, 2 * PART), cancelled.reported);
     }
@@ -88,7 +71,7 @@ class S3ObjectSinkResumeTest {
     recorder.clear();
 
     try (ChannelContent retry = ChannelContent.of(file)) {
-      StoredObjectInfo stored = sink(recorded, 4).put(KEY, retry, true);
+      StoredObjectInfo stored = sink(clients.direct(), 4).put(KEY, retry, true);
 
       assertEquals(List.of(3, 4, 5, 6), recorder.partNumbers().stream().sorted().toList(), "only the missing parts");
       assertEquals(SIZE - 2 * PART, recorder.bytesSent());
@@ -106,7 +89,7 @@ class S3ObjectSinkResumeTest {
     rig.proxy().inject(Fault.RESET_MID_BODY, r -> r.isUpload() && r.target().contains("partNumber=5&"));
 
     SinkException e = assertThrows(SinkException.class,
-        () -> sink(recordedThroughProxy, 4).put(KEY, TestContent.of(file), false));
+        () -> sink(clients.throughProxy(), 4).put(KEY, TestContent.of(file), false));
     assertTrue(e.isRetryable(), e::toString);
     assertTrue(rig.proxy().requests().stream().anyMatch(r -> r.target().contains("partNumber=5&")), "part 5 was cut");
 
@@ -116,7 +99,7 @@ class S3ObjectSinkResumeTest {
         "the parts started with part 5 ended on their own: " + stored);
     recorder.clear();
 
-    StoredObjectInfo info = sink(recordedThroughProxy, 4).put(KEY, TestContent.of(file), true);
+    StoredObjectInfo info = sink(clients.throughProxy(), 4).put(KEY, TestContent.of(file), true);
 
     List<Integer> missing = IntStream.rangeClosed(1, PARTS).boxed().filter(n -> !stored.contains(n)).toList();
     assertEquals(missing, recorder.partNumbers().stream().sorted().toList(), "only the parts not stored");
@@ -132,7 +115,7 @@ class S3ObjectSinkResumeTest {
     sendPart(upload, 3, TestContent.range(file, 2 * PART, PART - 1)); // right bytes, but not the part's size
     sendPart(upload, 4, TestContent.range(file, 3 * PART, PART));
 
-    StoredObjectInfo stored = sink(recorded, 4).put(KEY, TestContent.of(file), true);
+    StoredObjectInfo stored = sink(clients.direct(), 4).put(KEY, TestContent.of(file), true);
 
     assertEquals(List.of(2, 3, 5, 6), recorder.partNumbers().stream().sorted().toList());
     assertEquals(List.of(upload), recorder.completed);
@@ -151,7 +134,7 @@ class S3ObjectSinkResumeTest {
     sendPart(wrong, 1, TestContent.randomBytes((int) PART, 7));
     String empty = unfinished(S3ObjectSink.CHECKSUM_METADATA, checksum());
 
-    StoredObjectInfo stored = sink(recorded, 4).put(KEY, TestContent.of(file), true);
+    StoredObjectInfo stored = sink(clients.direct(), 4).put(KEY, TestContent.of(file), true);
 
     assertEquals(List.of(4, 5, 6), recorder.partNumbers().stream().sorted().toList());
     assertEquals(List.of(three), recorder.completed);
@@ -168,7 +151,7 @@ class S3ObjectSinkResumeTest {
 
     StoredObjectInfo stored;
     try (content) {
-      stored = sink(recorded, 4).put(KEY, content, true);
+      stored = sink(clients.direct(), 4).put(KEY, content, true);
     }
 
     assertEquals(2, recorder.completed.size(), "the continued upload, then a fresh one: " + recorder.completed);
@@ -181,12 +164,12 @@ class S3ObjectSinkResumeTest {
 
   @Test
   void anIdenticalObjectStillSkipsTheUploadAndAbortsTheObsoleteUploads() throws Exception {
-    sink(recorded, 4).put(KEY, TestContent.of(file), false);
+    sink(clients.direct(), 4).put(KEY, TestContent.of(file), false);
     String left = unfinished(S3ObjectSink.CHECKSUM_METADATA, checksum());
     sendPart(left, 1, TestContent.range(file, 0, PART));
     recorder.clear();
 
-    StoredObjectInfo stored = sink(recorded, 4).put(KEY, TestContent.of(file), true);
+    StoredObjectInfo stored = sink(clients.direct(), 4).put(KEY, TestContent.of(file), true);
 
     assertEquals(List.of(), recorder.parts);
     assertEquals(List.of(left), recorder.aborted);
@@ -198,7 +181,7 @@ class S3ObjectSinkResumeTest {
     String left = unfinished(S3ObjectSink.CHECKSUM_METADATA, checksum());
     sendPart(left, 1, TestContent.range(file, 0, PART));
 
-    StoredObjectInfo stored = sink(recorded, 4).put(KEY, TestContent.of(file), false);
+    StoredObjectInfo stored = sink(clients.direct(), 4).put(KEY, TestContent.of(file), false);
 
     assertEquals(PARTS, recorder.parts.size(), "mayExist false: a fresh upload of every part");
     assertFalse(recorder.completed.contains(left));

@@ -5,13 +5,16 @@ import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * An {@link ObjectSink} that forwards every call to {@link #delegate()}. Extend it and override only
  * what a test observes or changes (a PUT log, a fault, a crash point, a listing without checksums):
  * a wrapper written this way forwards every method the SPI has, including those it gains later,
- * instead of silently falling back to a default. Thread-safe if the delegate and the overrides are.
+ * instead of silently falling back to a default. {@link #beforeEachPut} is the wrapper that only
+ * does something at the start of each PUT. Thread-safe if the delegate and the overrides are.
  */
 public abstract class ForwardingObjectSink implements ObjectSink {
   /** For subclasses. */
@@ -19,6 +22,29 @@ public abstract class ForwardingObjectSink implements ObjectSink {
 
   /** The sink every call goes to; may change between calls (a sink swapped while a ledger runs). */
   protected abstract ObjectSink delegate();
+
+  /**
+   * A sink that calls {@code beforePut} with each PUT's key and content, on the PUT's thread, and
+   * then forwards the PUT, and every other call, to {@code sink}: a slow uplink, a hook at the
+   * first PUT, progress reported to the content. What {@code beforePut} throws is what the PUT
+   * throws. Thread-safe if {@code sink} and {@code beforePut} are.
+   */
+  public static ObjectSink beforeEachPut(ObjectSink sink, BiConsumer<String, UploadContent> beforePut) {
+    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(beforePut, "beforePut");
+    return new ForwardingObjectSink() {
+      @Override
+      protected ObjectSink delegate() {
+        return sink;
+      }
+
+      @Override
+      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
+        beforePut.accept(key, content);
+        return super.put(key, content, mayExist);
+      }
+    };
+  }
 
   @Override
   public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {

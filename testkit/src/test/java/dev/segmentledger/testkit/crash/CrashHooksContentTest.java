@@ -3,7 +3,6 @@ package dev.segmentledger.testkit.crash;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.segmentledger.core.Axis;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.FakeObjectSink;
@@ -19,19 +18,10 @@ class CrashHooksContentTest {
   @Test
   void theSinksProgressReportsReachTheContent() {
     FakeObjectSink fake = new FakeObjectSink();
-    ObjectSink reporting = new ForwardingObjectSink() {
-      @Override
-      protected ObjectSink delegate() {
-        return fake;
-      }
-
-      @Override
-      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-        content.reportStored(3);
-        content.reportStored(6);
-        return super.put(key, content, mayExist);
-      }
-    };
+    ObjectSink reporting = ForwardingObjectSink.beforeEachPut(fake, (key, content) -> {
+      content.reportStored(3);
+      content.reportStored(6);
+    });
     // A point that never fires during a put: the hooks only wrap the content here.
     ObjectSink hooked = new CrashHooks(CrashPoint.AFTER_CONFIRM, Axis.ORIGINAL, 1, CrashMode.HALT).wrap(reporting);
     List<Long> reported = new CopyOnWriteArrayList<>();

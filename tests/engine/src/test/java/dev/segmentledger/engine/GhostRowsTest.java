@@ -7,9 +7,9 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
+import dev.segmentledger.rig.SweepRounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -56,24 +56,14 @@ class GhostRowsTest {
     }
 
     ManualLedger ledger = f.builder().sweepBatchSize(batch).queueCapacity(4_096).buildManual();
-    int accepted = 0;
-    int read = 0;
-    int saturated = 0;
-    long lastRound = 0;
-    while (accepted < FRESH && lastRound < 100) {
-      SweepReport report = ledger.sweepRound();
-      accepted += report.accepted();
-      read += report.read();
-      saturated += report.saturated();
-      lastRound = report.round();
-    }
+    SweepRounds rounds = SweepRounds.untilAccepted(ledger, FRESH, 100);
     System.out.printf("ghosts: batch %d, %d ghosts ahead of %d fresh rows: all accepted in round %d, %d rows read,"
-        + " %d saturated%n", batch, GHOSTS, FRESH, lastRound, read, saturated);
+        + " %d saturated%n", batch, GHOSTS, FRESH, rounds.lastRound(), rounds.read(), rounds.saturated());
 
-    assertEquals(FRESH, accepted);
-    assertEquals(expectedRound, lastRound, "the round in which the last fresh row is accepted");
-    assertEquals(FRESH, read, "no ghost was read");
-    assertEquals(0, saturated);
+    assertEquals(FRESH, rounds.accepted());
+    assertEquals(expectedRound, rounds.lastRound(), "the round in which the last fresh row is accepted");
+    assertEquals(FRESH, rounds.read(), "no ghost was read");
+    assertEquals(0, rounds.saturated());
     ledger.drainQueue();
     assertEquals(FRESH, f.store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
     assertEquals(GHOSTS, f.store.count(Axis.ORIGINAL, ItemState.PENDING), "ghosts untouched, still pending");

@@ -8,11 +8,9 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.InMemoryStateStore;
@@ -67,20 +65,11 @@ class QueuedLeaseRenewalTest {
   /** A sink that runs {@code beforeFirstPut} once, then stores as the fake does. */
   private static ObjectSink sinkWithHook(FakeObjectSink sink, Consumer<String> beforeFirstPut) {
     AtomicInteger puts = new AtomicInteger();
-    return new ForwardingObjectSink() {
-      @Override
-      protected ObjectSink delegate() {
-        return sink;
+    return ForwardingObjectSink.beforeEachPut(sink, (key, content) -> {
+      if (puts.getAndIncrement() == 0) {
+        beforeFirstPut.accept(key);
       }
-
-      @Override
-      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-        if (puts.getAndIncrement() == 0) {
-          beforeFirstPut.accept(key);
-        }
-        return super.put(key, content, mayExist);
-      }
-    };
+    });
   }
 
   private List<ClosedFile> files(LedgerFixture f, int count) {

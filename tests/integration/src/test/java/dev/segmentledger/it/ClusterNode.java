@@ -21,7 +21,7 @@ import org.jdbi.v3.core.Jdbi;
  * each of the two report counts.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot bucket putLog nodeId leaseMillis workers
- * report1 report2 (user and password {@code -} for none).
+ * report1 report2 (the database's three: {@link ChildDatabase}).
  */
 public final class ClusterNode {
   /** Connections per node: one per worker, the sweeper, and spare. */
@@ -30,9 +30,7 @@ public final class ClusterNode {
   private ClusterNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
-    Jdbi jdbi = Jdbi.create(Wiring.pool(args[0], user, password, POOL));
+    Jdbi jdbi = Jdbi.create(ChildDatabase.pool(args, POOL));
     StateStore store = JdbiStateStore.create(jdbi);
     ObjectSink sink = new PutLog(new DirectoryObjectSink(Path.of(args[4])), Path.of(args[5]));
     Set<Integer> reports = Set.of(Integer.parseInt(args[9]), Integer.parseInt(args[10]));

@@ -3,7 +3,6 @@ package dev.segmentledger.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
@@ -26,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,22 +55,18 @@ class ClusterTest {
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final String BROADCAST = "cluster";
   private static final String CONTENT = "segment %010d\n";
-  private static HikariDataSource pool;
-  private static Jdbi jdbi;
-  private static JdbiStateStore store;
+  private static PooledStore db;
 
   @TempDir Path temp;
 
   @BeforeAll
   static void migrate() {
-    pool = Wiring.pool(PG.jdbcUrl(), PG.user(), PG.password(), 2 * ClusterNode.POOL);
-    jdbi = Jdbi.create(pool);
-    store = JdbiStateStore.create(jdbi).migrate();
+    db = PooledStore.migrated(PG, 2 * ClusterNode.POOL);
   }
 
   @AfterAll
   static void closePool() {
-    pool.close();
+    db.close();
   }
 
   @Test
@@ -88,9 +82,9 @@ class ClusterTest {
     Counts counts = new Counts();
     LedgerEvents events = new LedgerEvents();
 
-    try (ChildJvm child = ChildJvm.start(ClusterNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()),
-        orDash(PG.password()), root.toString(), bucket.toString(), childLog.toString(), childId,
-        Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), Integer.toString(HEAD_START), Integer.toString(KILL_AFTER_CONFIRMED)))) {
+    try (ChildJvm child = ChildJvm.start(ClusterNode.class, ChildDatabase.args(PG, root.toString(), bucket.toString(),
+        childLog.toString(), childId, Long.toString(LEASE.toMillis()), Integer.toString(WORKERS),
+        Integer.toString(HEAD_START), Integer.toString(KILL_AFTER_CONFIRMED)))) {
       // The child gets going first, so that it is busy (holding leases) when it is killed.
       child.awaitLine(line -> line.equals("CONFIRMED " + HEAD_START), Duration.ofSeconds(60));
       try (Ledger a = parentNode("node-a", parentLogs.get(0), bucket, root, counts, events);
@@ -100,16 +94,16 @@ class ClusterTest {
 
         child.awaitLine(line -> line.equals("CONFIRMED " + KILL_AFTER_CONFIRMED), Duration.ofSeconds(60));
         child.killHard();
-        long confirmedAtKill = store.count(Axis.ORIGINAL, ItemState.CONFIRMED);
-        Set<String> leasedByDeadNode = jdbi.withHandle(h -> h.createQuery("SELECT id FROM segment_ledger_item"
+        long confirmedAtKill = db.store().count(Axis.ORIGINAL, ItemState.CONFIRMED);
+        Set<String> leasedByDeadNode = db.jdbi().withHandle(h -> h.createQuery("SELECT id FROM segment_ledger_item"
                 + " WHERE lease_owner = :owner AND state = 'PENDING'")
             .bind("owner", childId).mapTo(Long.class).list()).stream()
-            .map(id -> store.findByRowId(id).orElseThrow().objectKey())
+            .map(id -> db.store().findByRowId(id).orElseThrow().objectKey())
             .collect(Collectors.toSet());
         assertTrue(confirmedAtKill < ITEMS, "killed midway: " + confirmedAtKill + " confirmed at the kill");
 
         events.awaitUntil("all " + ITEMS + " rows confirmed", throttled(
-            () -> store.count(Axis.ORIGINAL, ItemState.CONFIRMED) == ITEMS), Duration.ofSeconds(75));
+            () -> db.store().count(Axis.ORIGINAL, ItemState.CONFIRMED) == ITEMS), Duration.ofSeconds(75));
 
         Map<String, Integer> puts = PutLog.merge(List.of(childLog, parentLogs.get(0), parentLogs.get(1)));
         Set<String> childKeys = PutLog.merge(List.of(childLog)).keySet();
@@ -134,14 +128,14 @@ class ClusterTest {
                 + " PUT twice, leased by the dead node: " + leasedByDeadNode);
       }
     }
-    assertEquals(ITEMS, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
+    assertEquals(ITEMS, db.store().count(Axis.ORIGINAL, ItemState.CONFIRMED));
     for (ItemState state : List.of(ItemState.PENDING, ItemState.WAITING, ItemState.REJECTED, ItemState.EXCLUDED)) {
-      assertEquals(0, store.count(Axis.ORIGINAL, state), "no row " + state);
+      assertEquals(0, db.store().count(Axis.ORIGINAL, state), "no row " + state);
     }
-    long leased = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item"
+    long leased = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item"
         + " WHERE lease_owner IS NOT NULL").mapTo(Long.class).one());
     assertEquals(0, leased, "every lease ended with its confirm");
-    ReconciliationReport report = ConsistencyAssertions.assertConsistent(store, sink, BROADCAST);
+    ReconciliationReport report = ConsistencyAssertions.assertConsistent(db.store(), sink, BROADCAST);
     System.out.println("cluster consistency: " + report);
   }
 
@@ -152,7 +146,7 @@ class ClusterTest {
       Files.writeString(dir.resolve(i + ".ts"), String.format(CONTENT, i));
     }
     int size = String.format(CONTENT, 0).length();
-    jdbi.useHandle(h -> h.createUpdate("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence,"
+    db.jdbi().useHandle(h -> h.createUpdate("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence,"
             + " source_path, size_bytes, state, registered_at, next_attempt_at)"
             + " SELECT :broadcast, 'ORIGINAL', '720p', s, :dir || '/' || s || '.ts', :size, 'PENDING', now(), now()"
             + " FROM generate_series(0, :last) s")
@@ -165,8 +159,8 @@ class ClusterTest {
 
   private static Ledger parentNode(String nodeId, Path putLog, Path bucket, Path root, Counts counts,
       LedgerEvents events) {
-    Ledger ledger = ClusterNode.node(JdbiStateStore.create(jdbi), new PutLog(new DirectoryObjectSink(bucket), putLog),
-        root, nodeId, LEASE, WORKERS, new LedgerListener() {
+    Ledger ledger = ClusterNode.node(JdbiStateStore.create(db.jdbi()),
+        new PutLog(new DirectoryObjectSink(bucket), putLog), root, nodeId, LEASE, WORKERS, new LedgerListener() {
           @Override
           public void onConfirmed(LedgerItem item) {
             counts.confirmed.increment();
@@ -197,10 +191,6 @@ class ClusterTest {
       last[0] = now;
       return condition.getAsBoolean();
     };
-  }
-
-  private static String orDash(String value) {
-    return value == null || value.isEmpty() ? "-" : value;
   }
 
   private static final class Counts {

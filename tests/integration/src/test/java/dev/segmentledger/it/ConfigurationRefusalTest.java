@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,7 +70,7 @@ class ConfigurationRefusalTest {
   private static final int ORIGINALS = 10;
   private static final int ROWS = 2 * ORIGINALS + 1; // originals, playback, one init
   private static JdbiStateStore store;
-  private static S3FaultRig rig;
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.inMemory(Duration.ofSeconds(5));
 
   @TempDir Path temp;
   private Path root;
@@ -97,12 +96,6 @@ class ConfigurationRefusalTest {
   @BeforeAll
   static void start() throws Exception {
     store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
-    rig = S3FaultRig.start(Duration.ofSeconds(5));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
   }
 
   @BeforeEach

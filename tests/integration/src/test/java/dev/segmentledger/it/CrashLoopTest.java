@@ -21,7 +21,6 @@ import dev.segmentledger.testkit.crash.CrashPoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -60,9 +59,9 @@ class CrashLoopTest {
     int suspectAfter = 2; // deaths without progress beside other work before the row runs alone
     for (int life = 0; life < max + suspectAfter + 3 && !finished; life++) {
       int register = life == 0 ? 1 : 0; // the first life registers the item; the others only recover it
-      try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
-          nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(register),
-          CrashPoint.DURING_PUT_BODY.name(), Axis.ORIGINAL.name(), "0", "1"))) {
+      try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, ChildDatabase.args(PG, root.toString(),
+          bucketDir.toString(), broadcast, String.valueOf(register), CrashPoint.DURING_PUT_BODY.name(),
+          Axis.ORIGINAL.name(), "0", "1"))) {
         String line = recorder.awaitLine(l -> l.startsWith(CrashHooks.MARKER) || l.equals(CrashingRecorder.DONE),
             Duration.ofSeconds(90));
         if (line.startsWith(CrashHooks.MARKER)) {
@@ -105,9 +104,5 @@ class CrashLoopTest {
       events.awaitUntil("the re-opened row is confirmed",
           () -> store.find(poison).orElseThrow().state() == ItemState.CONFIRMED, Duration.ofSeconds(30));
     }
-  }
-
-  private static String nullToEmpty(String value) {
-    return value == null ? "" : value;
   }
 }

@@ -77,9 +77,8 @@ class CrashMatrixTest {
     Path bucketDir = Files.createDirectories(temp.resolve("bucket"));
     String broadcast = ("k" + point.ordinal() + axis.ordinal() + run + "-" + Long.toString(System.nanoTime(), 36));
 
-    try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
-        nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(SEGMENTS),
-        point.name(), axis.name()), ChildJvm.SHORT_LIVED)) {
+    try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, ChildDatabase.args(PG, root.toString(),
+        bucketDir.toString(), broadcast, String.valueOf(SEGMENTS), point.name(), axis.name()), ChildJvm.SHORT_LIVED)) {
       String marker = recorder.awaitCrashPoint(Duration.ofSeconds(60));
       assertTrue(marker.contains(point.name()), marker);
       recorder.killHard();
@@ -107,9 +106,5 @@ class CrashMatrixTest {
     assertEquals(SEGMENTS, rows.stream().filter(r -> r.id().axis() == Axis.PLAYBACK).count(), "playback");
     assertEquals(1, rows.stream().filter(r -> r.id().axis() == Axis.INIT).count(), "init");
     ConsistencyAssertions.assertConsistent(store, bucket, broadcast);
-  }
-
-  private static String nullToEmpty(String value) {
-    return value == null ? "" : value;
   }
 }

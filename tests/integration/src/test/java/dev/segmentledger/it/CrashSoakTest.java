@@ -75,10 +75,9 @@ class CrashSoakTest {
       int count = (process + 1) * SEGMENTS_PER_PROCESS - first;
       Path putLog = temp.resolve("puts-" + process + ".log");
       putLogs.add(putLog);
-      try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
-          nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(count),
-          armed.point().name(), armed.axis().name(), String.valueOf(first), String.valueOf(occurrence),
-          putLog.toString()), ChildJvm.SHORT_LIVED)) {
+      try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, ChildDatabase.args(PG, root.toString(),
+          bucketDir.toString(), broadcast, String.valueOf(count), armed.point().name(), armed.axis().name(),
+          String.valueOf(first), String.valueOf(occurrence), putLog.toString()), ChildJvm.SHORT_LIVED)) {
         String line = recorder.awaitLine(l -> l.startsWith(CrashHooks.MARKER) || l.equals(CrashingRecorder.DONE),
             Duration.ofSeconds(90));
         if (line.startsWith(CrashHooks.MARKER)) {
@@ -166,10 +165,6 @@ class CrashSoakTest {
         .map(row -> "\n  " + row.id() + " " + row.state() + " " + row.reason() + " attempts=" + row.attempts()
             + " next=" + row.nextAttemptAt() + " " + row.lastError())
         .reduce("", String::concat);
-  }
-
-  private static String nullToEmpty(String value) {
-    return value == null ? "" : value;
   }
 
   /** A crash point on an axis it applies to. */

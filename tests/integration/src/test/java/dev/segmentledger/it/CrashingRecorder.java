@@ -25,7 +25,7 @@ import org.jdbi.v3.core.Jdbi;
  * exits 0.
  *
  * <p>Arguments: jdbcUrl user password root bucket broadcast count point axis [first [occurrence
- * [putLog]]] (user and password empty when the URL carries them; segments {@code first ..
+ * [putLog]]] (the database's three: {@link ChildDatabase}; segments {@code first ..
  * first+count-1} are registered, default 0; the hook fires on the {@code occurrence}-th pass,
  * default 1; with {@code putLog}, every PUT is logged there by a {@link PutLog}).
  */
@@ -35,7 +35,7 @@ public final class CrashingRecorder {
   private CrashingRecorder() {}
 
   public static void main(String[] args) throws Exception {
-    Jdbi jdbi = args[1].isEmpty() ? Jdbi.create(args[0]) : Jdbi.create(args[0], args[1], args[2]);
+    Jdbi jdbi = ChildDatabase.unpooled(args);
     Path root = Path.of(args[3]);
     DirectoryObjectSink bucket = new DirectoryObjectSink(Path.of(args[4]));
     String broadcast = args[5];

@@ -52,9 +52,8 @@ class FrozenNodeTest {
     }
     Path frozenLog = temp.resolve("puts-frozen.log");
     Path rescuerLog = temp.resolve("puts-rescuer.log");
-    try (ChildJvm frozen = ChildJvm.start(SlowNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()),
-        orDash(PG.password()), root.toString(), bucket.toString(), frozenLog.toString(), "frozen",
-        String.valueOf(LEASE.toMillis()), "200", "10"))) {
+    try (ChildJvm frozen = ChildJvm.start(SlowNode.class, ChildDatabase.args(PG, root.toString(), bucket.toString(),
+        frozenLog.toString(), "frozen", String.valueOf(LEASE.toMillis()), "200", "10"))) {
       frozen.awaitLine(line -> line.equals("PUT " + id.objectKey()), Duration.ofSeconds(60));
       signal("STOP", frozen.pid());
       long frozenAt = System.nanoTime();
@@ -87,9 +86,5 @@ class FrozenNodeTest {
   private static void signal(String signal, long pid) throws Exception {
     Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
     assertEquals(0, kill.waitFor());
-  }
-
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
   }
 }

@@ -2,15 +2,13 @@ package dev.segmentledger.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.SweepReport;
 import dev.segmentledger.core.spi.NewItem;
-import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.rig.SweepRounds;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.PostgresExtension;
@@ -19,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,29 +35,25 @@ class GhostRowsTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int GHOSTS = 10_000;
   private static final int FRESH = 1_000;
-  private static HikariDataSource pool;
-  private static Jdbi jdbi;
-  private static JdbiStateStore store;
+  private static PooledStore db;
 
   @TempDir Path temp;
 
   @BeforeAll
   static void migrate() {
-    pool = Wiring.pool(PG.jdbcUrl(), PG.user(), PG.password(), 2);
-    jdbi = Jdbi.create(pool);
-    store = JdbiStateStore.create(jdbi).migrate();
+    db = PooledStore.migrated(PG, 2);
   }
 
   @AfterAll
   static void closePool() {
-    pool.close();
+    db.close();
   }
 
   @ParameterizedTest(name = "batch {0}: all fresh rows accepted by round {1}")
   @CsvSource({"1024, 1", "128, 8"})
   void ghostsInBackoffTakeNoSlotOfAnyRound(int batch, int expectedRound) throws Exception {
-    jdbi.useHandle(h -> h.execute("TRUNCATE segment_ledger_item"));
-    jdbi.useHandle(h -> h.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence,"
+    db.jdbi().useHandle(h -> h.execute("TRUNCATE segment_ledger_item"));
+    db.jdbi().useHandle(h -> h.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence,"
         + " source_path, size_bytes, state, attempts, reason, last_error, registered_at, next_attempt_at)"
         + " SELECT 'ghosts', 'ORIGINAL', '720p', s, '/gone/' || s || '.ts', 10, 'PENDING', 7, 'SINK_TRANSIENT',"
         + " '503 SlowDown', now(), now() + interval '1 hour' FROM generate_series(0, ?) s", GHOSTS - 1));
@@ -72,34 +65,25 @@ class GhostRowsTest {
       Path file = Wiring.record(root, id);
       fresh.add(NewItem.pending(id, file.toString(), Files.size(file), Instant.now()));
     }
-    store.registerAll(fresh);
+    db.store().registerAll(fresh);
     DirectoryObjectSink sink = new DirectoryObjectSink(temp.resolve("bucket"));
 
-    try (ManualLedger ledger = Ledger.builder().stateStore(store).objectSink(sink).allowedRoot(root)
+    try (ManualLedger ledger = Ledger.builder().stateStore(db.store()).objectSink(sink).allowedRoot(root)
         .sweepBatchSize(batch).queueCapacity(4_096).buildManual()) {
-      int accepted = 0;
-      int read = 0;
-      int saturated = 0;
-      long lastRound = 0;
-      while (accepted < FRESH && lastRound < 100) {
-        SweepReport report = ledger.sweepRound();
-        accepted += report.accepted();
-        read += report.read();
-        saturated += report.saturated();
-        lastRound = report.round();
-      }
+      SweepRounds rounds = SweepRounds.untilAccepted(ledger, FRESH, 100);
       System.out.printf("ghosts on PostgreSQL: batch %d, %d ghosts ahead of %d fresh rows: all accepted in round %d,"
-          + " %d rows read, %d saturated%n", batch, GHOSTS, FRESH, lastRound, read, saturated);
+          + " %d rows read, %d saturated%n", batch, GHOSTS, FRESH, rounds.lastRound(), rounds.read(),
+          rounds.saturated());
 
-      assertEquals(FRESH, accepted);
-      assertEquals(expectedRound, lastRound, "the round in which the last fresh row is accepted");
-      assertEquals(FRESH, read, "no ghost was read");
-      assertEquals(0, saturated);
+      assertEquals(FRESH, rounds.accepted());
+      assertEquals(expectedRound, rounds.lastRound(), "the round in which the last fresh row is accepted");
+      assertEquals(FRESH, rounds.read(), "no ghost was read");
+      assertEquals(0, rounds.saturated());
       ledger.drainQueue();
     }
-    assertEquals(FRESH, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
-    assertEquals(GHOSTS, store.count(Axis.ORIGINAL, ItemState.PENDING), "ghosts untouched, still pending");
+    assertEquals(FRESH, db.store().count(Axis.ORIGINAL, ItemState.CONFIRMED));
+    assertEquals(GHOSTS, db.store().count(Axis.ORIGINAL, ItemState.PENDING), "ghosts untouched, still pending");
     assertEquals(0, sink.list("ghosts/").size(), "no PUT for a ghost");
-    ConsistencyAssertions.assertConsistent(store, sink, broadcast);
+    ConsistencyAssertions.assertConsistent(db.store(), sink, broadcast);
   }
 }

@@ -3,9 +3,7 @@ package dev.segmentledger.it;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerBuilder;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
@@ -26,7 +24,8 @@ import org.jdbi.v3.core.Jdbi;
  * {@code REGISTERED ALL} at the end, then keeps uploading until it is killed.
  *
  * <p>Arguments: jdbcUrl user password root bucket putLog nodeId group leaseMillis broadcast
- * firstSequence count intervalMillis putMillis holdFile (user, password and group {@code -} for none).
+ * firstSequence count intervalMillis putMillis holdFile (the database's three:
+ * {@link ChildDatabase}; group {@code -} for none).
  */
 public final class HostNode {
   static final String CONTENT = "host segment %010d\n";
@@ -34,8 +33,6 @@ public final class HostNode {
   private HostNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
     Path root = Path.of(args[3]);
     String group = "-".equals(args[7]) ? null : args[7];
     String broadcast = args[9];
@@ -44,7 +41,7 @@ public final class HostNode {
     long interval = Long.parseLong(args[12]);
     long putMillis = Long.parseLong(args[13]);
     Path hold = Path.of(args[14]);
-    Jdbi jdbi = Jdbi.create(Wiring.pool(args[0], user, password, ClusterNode.POOL));
+    Jdbi jdbi = Jdbi.create(ChildDatabase.pool(args, ClusterNode.POOL));
     ObjectSink sink = new PutLog(slow(new DirectoryObjectSink(Path.of(args[4])), putMillis, hold), Path.of(args[5]));
     LedgerBuilder builder = Ledger.builder()
         .stateStore(JdbiStateStore.create(jdbi))
@@ -80,24 +77,15 @@ public final class HostNode {
 
   /** {@code sink} with every PUT {@code millis} slower, and waiting while {@code hold} exists. */
   private static ObjectSink slow(ObjectSink sink, long millis, Path hold) {
-    return new ForwardingObjectSink() {
-      @Override
-      protected ObjectSink delegate() {
-        return sink;
-      }
-
-      @Override
-      public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
-        try {
-          Thread.sleep(millis);
-          while (Files.exists(hold)) {
-            Thread.sleep(20);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+    return ForwardingObjectSink.beforeEachPut(sink, (key, content) -> {
+      try {
+        Thread.sleep(millis);
+        while (Files.exists(hold)) {
+          Thread.sleep(20);
         }
-        return sink.put(key, content, mayExist);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-    };
+    });
   }
 }

@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.DirectoryObjectSink;
 import dev.segmentledger.testkit.PostgresExtension;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,22 +50,18 @@ class HostsWithLocalDisksTest {
   private static final long INTERVAL_MILLIS = 20;
   private static final long PUT_MILLIS = 10;
   private static final boolean WITHOUT_GROUPS = Boolean.getBoolean("hosts.withoutGroups");
-  private static HikariDataSource pool;
-  private static Jdbi jdbi;
-  private static JdbiStateStore store;
+  private static PooledStore db;
 
   @TempDir Path temp;
 
   @BeforeAll
   static void migrate() {
-    pool = Wiring.pool(PG.jdbcUrl(), PG.user(), PG.password(), 4);
-    jdbi = Jdbi.create(pool);
-    store = JdbiStateStore.create(jdbi).migrate();
+    db = PooledStore.migrated(PG, 4);
   }
 
   @AfterAll
   static void closePool() {
-    pool.close();
+    db.close();
   }
 
   /** One host: its broadcast (so its keys are told apart), group, local disk and PUT logs. */
@@ -128,7 +121,7 @@ class HostsWithLocalDisksTest {
     }
 
     for (Host host : List.of(a, b)) {
-      List<LedgerItem> rows = store.findByBroadcast(host.broadcast());
+      List<LedgerItem> rows = db.store().findByBroadcast(host.broadcast());
       assertTrue(rows.size() >= 50 + FILES_PER_LIFE, host.name() + ": rows of both lives, " + rows.size());
       for (LedgerItem row : rows) {
         assertEquals(ItemState.CONFIRMED, row.state(), row.toString());
@@ -147,7 +140,7 @@ class HostsWithLocalDisksTest {
       for (LedgerItem row : rows) {
         assertTrue(keys.contains(row.objectKey()), "confirmed without a PUT by its own host: " + row);
       }
-      ConsistencyAssertions.assertConsistent(store, sink, host.broadcast());
+      ConsistencyAssertions.assertConsistent(db.store(), sink, host.broadcast());
     }
   }
 
@@ -160,11 +153,10 @@ class HostsWithLocalDisksTest {
   private ChildJvm start(Host host, int life, Path bucket, long first, List<ChildJvm> children) throws Exception {
     Path putLog = temp.resolve("puts-" + host.name() + life + ".log");
     host.putLogs().add(putLog);
-    ChildJvm child = ChildJvm.start(HostNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()),
-        host.root().toString(), bucket.toString(), putLog.toString(), "node-" + host.name() + life,
-        WITHOUT_GROUPS ? "-" : host.group(), Long.toString(LEASE.toMillis()), host.broadcast(),
-        Long.toString(first), Integer.toString(FILES_PER_LIFE), Long.toString(INTERVAL_MILLIS),
-        Long.toString(PUT_MILLIS), hold(host).toString()));
+    ChildJvm child = ChildJvm.start(HostNode.class, ChildDatabase.args(PG, host.root().toString(), bucket.toString(),
+        putLog.toString(), "node-" + host.name() + life, WITHOUT_GROUPS ? "-" : host.group(),
+        Long.toString(LEASE.toMillis()), host.broadcast(), Long.toString(first), Integer.toString(FILES_PER_LIFE),
+        Long.toString(INTERVAL_MILLIS), Long.toString(PUT_MILLIS), hold(host).toString()));
     children.add(child);
     child.awaitLine(line -> line.startsWith("STARTED "), Duration.ofSeconds(60));
     return child;
@@ -176,11 +168,7 @@ class HostsWithLocalDisksTest {
   }
 
   private static long count(Host host, String condition) {
-    return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item WHERE broadcast_id = :b AND "
-        + condition).bind("b", host.broadcast()).mapTo(Long.class).one());
-  }
-
-  private static String orDash(String value) {
-    return value == null || value.isEmpty() ? "-" : value;
+    return db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM segment_ledger_item"
+        + " WHERE broadcast_id = :b AND " + condition).bind("b", host.broadcast()).mapTo(Long.class).one());
   }
 }

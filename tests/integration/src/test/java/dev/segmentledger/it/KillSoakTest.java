@@ -18,8 +18,6 @@ import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,8 +83,7 @@ class KillSoakTest {
       Recorder recorded = new Recorder(root, broadcast, registrar);
       ExecutorService supervisors = Executors.newFixedThreadPool(NODES);
       List<Future<?>> lives = new ArrayList<>();
-      List<String> args = List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()), root.toString(),
-          proxy.uri().toString(), bucket);
+      List<String> args = ChildDatabase.args(PG, root.toString(), proxy.uri().toString(), bucket);
       long started = System.nanoTime();
       for (int n = 1; n <= NODES; n++) {
         String node = "host-" + n;
@@ -152,10 +149,6 @@ class KillSoakTest {
     return all;
   }
 
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
-  }
-
   /** The recorder's files: one in six of 16 to 40 MiB, the rest of 64 KiB to 2 MiB, random bytes. */
   private static final class Recorder {
     private final Path root;
@@ -175,7 +168,7 @@ class KillSoakTest {
       boolean big = sequence % 6 == 0;
       long size = big ? random.nextLong(16 * MIB, 40 * MIB + 1) : random.nextLong(64 * 1024, 2 * MIB + 1);
       Path file = root.resolve(broadcast + "-" + sequence + ".ts");
-      write(file, size);
+      RandomFiles.write(file, size, random);
       registrar.register(ItemId.original(broadcast, "1080p", sequence), file);
       large += big ? 1 : 0;
       sequence++;
@@ -183,19 +176,6 @@ class KillSoakTest {
 
     int large() {
       return large;
-    }
-
-    private void write(Path file, long size) throws IOException {
-      ByteBuffer block = ByteBuffer.allocate(64 * 1024);
-      try (OutputStream out = Files.newOutputStream(file)) {
-        for (long left = size; left > 0; left -= block.capacity()) {
-          block.clear();
-          while (block.hasRemaining()) {
-            block.putLong(random.nextLong());
-          }
-          out.write(block.array(), 0, (int) Math.min(left, block.capacity()));
-        }
-      }
     }
   }
 }

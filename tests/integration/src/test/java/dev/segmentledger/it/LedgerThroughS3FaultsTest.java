@@ -29,7 +29,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,7 +50,7 @@ class LedgerThroughS3FaultsTest {
   private static final Duration CONVERGE = Duration.ofSeconds(30);
   private static final int SEGMENTS = 3;
   private static JdbiStateStore store;
-  private static S3FaultRig rig;
+  @RegisterExtension static final S3FaultRig rig = S3FaultRig.inMemory(Duration.ofSeconds(1));
 
   @TempDir Path temp;
   private Path root;
@@ -62,19 +61,12 @@ class LedgerThroughS3FaultsTest {
   @BeforeAll
   static void start() throws Exception {
     store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
-    rig = S3FaultRig.start(Duration.ofSeconds(1));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    rig.close();
   }
 
   @BeforeEach
   void setUp() throws Exception {
     root = Files.createDirectories(temp.resolve("root")).toRealPath();
-    bucket = rig.server().createBucket(rig.direct());
-    rig.proxy().clearRequests();
+    bucket = rig.freshBucket();
   }
 
   static Stream<Arguments> faultsFiveRunsEach() {

@@ -65,9 +65,8 @@ class LongWorkClusterTest {
       for (int n = 1; n <= 3; n++) {
         Path log = temp.resolve("puts-" + n + ".log");
         logs.add(log);
-        nodes.add(ChildJvm.start(SlowNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()),
-            root.toString(), bucket.toString(), log.toString(), "node-" + n, String.valueOf(LEASE.toMillis()),
-            "450", "6000")));
+        nodes.add(ChildJvm.start(SlowNode.class, ChildDatabase.args(PG, root.toString(), bucket.toString(),
+            log.toString(), "node-" + n, String.valueOf(LEASE.toMillis()), "450", "6000")));
       }
       int rows = 2 * ORIGINALS + 1;
       new LedgerEvents().awaitUntil("every row confirmed", () -> store.findByBroadcast(broadcast).stream()
@@ -86,9 +85,5 @@ class LongWorkClusterTest {
     } finally {
       nodes.forEach(ChildJvm::close);
     }
-  }
-
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
   }
 }

@@ -85,9 +85,8 @@ class MultipartCrashTest {
       String bucket = server.createBucket(client);
       String key = ObjectKeys.keyOf(MultipartUploader.item(broadcast));
 
-      try (ChildJvm uploader = ChildJvm.start(MultipartUploader.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
-          nullToEmpty(PG.password()), root.toString(), proxy.uri().toString(), bucket, broadcast,
-          file.toString()))) {
+      try (ChildJvm uploader = ChildJvm.start(MultipartUploader.class, ChildDatabase.args(PG, root.toString(),
+          proxy.uri().toString(), bucket, broadcast, file.toString()))) {
         uploader.awaitCrashPoint(Duration.ofSeconds(90));
         uploader.killHard();
       }
@@ -190,9 +189,5 @@ class MultipartCrashTest {
       digesting.transferTo(OutputStream.nullOutputStream());
     }
     return HexFormat.of().formatHex(digest.digest());
-  }
-
-  private static String nullToEmpty(String value) {
-    return value == null ? "" : value;
   }
 }

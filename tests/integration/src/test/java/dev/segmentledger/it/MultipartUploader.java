@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * starts together with the first ones and the kill would come before any part is stored.) Run in a
  * child JVM; it prints the crash marker and parks until the parent kills it with SIGKILL.
  *
- * <p>Arguments: jdbcUrl user password root s3Endpoint bucket broadcast file (user and password
- * empty when the URL carries them).
+ * <p>Arguments: jdbcUrl user password root s3Endpoint bucket broadcast file (the database's three:
+ * {@link ChildDatabase}).
  */
 public final class MultipartUploader {
   static final long PART = 5L * 1024 * 1024;
@@ -36,7 +36,7 @@ public final class MultipartUploader {
   private MultipartUploader() {}
 
   public static void main(String[] args) throws Exception {
-    Jdbi jdbi = args[1].isEmpty() ? Jdbi.create(args[0]) : Jdbi.create(args[0], args[1], args[2]);
+    Jdbi jdbi = ChildDatabase.unpooled(args);
     Path root = Path.of(args[3]);
     S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
     CrashHooks hooks = new CrashHooks(CrashPoint.DURING_PUT_BODY, Axis.ORIGINAL, 2, CrashMode.SIGKILL_FROM_PARENT);

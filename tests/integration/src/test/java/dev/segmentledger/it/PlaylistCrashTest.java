@@ -77,9 +77,9 @@ class PlaylistCrashTest {
     String broadcast = "pl" + point.ordinal() + (sameNode ? "s" : "o") + "-" + Long.toString(System.nanoTime(), 36);
     String mediaKey = ObjectKeys.mediaPlaylistKey(broadcast, "720p");
 
-    try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, List.of(PG.jdbcUrl(), nullToEmpty(PG.user()),
-        nullToEmpty(PG.password()), root.toString(), bucketDir.toString(), broadcast, String.valueOf(FIRST),
-        point.name(), Axis.PLAYBACK.name(), "0", "3"), ChildJvm.SHORT_LIVED)) {
+    try (ChildJvm recorder = ChildJvm.start(CrashingRecorder.class, ChildDatabase.args(PG, root.toString(),
+        bucketDir.toString(), broadcast, String.valueOf(FIRST), point.name(), Axis.PLAYBACK.name(), "0", "3"),
+        ChildJvm.SHORT_LIVED)) {
       String marker = recorder.awaitCrashPoint(Duration.ofSeconds(60));
       assertTrue(marker.contains(point.name()), marker);
       recorder.killHard();
@@ -136,9 +136,5 @@ class PlaylistCrashTest {
       n++;
     }
     return n;
-  }
-
-  private static String nullToEmpty(String value) {
-    return value == null ? "" : value;
   }
 }

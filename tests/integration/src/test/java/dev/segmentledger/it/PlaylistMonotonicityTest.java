@@ -401,9 +401,8 @@ class PlaylistMonotonicityTest {
         occurrence = Integer.toString(1 + random.nextInt(6));
       }
       armed[node] = "-".equals(point) ? null : point + "#" + occurrence;
-      ChildJvm child = ChildJvm.start(PlaylistNode.class, List.of(PG.jdbcUrl(), orDash(PG.user()),
-          orDash(PG.password()), root.toString(), endpoint.toString(), bucket, nodeId, Long.toString(LEASE.toMillis()),
-          point, occurrence), ChildJvm.SHORT_LIVED);
+      ChildJvm child = ChildJvm.start(PlaylistNode.class, ChildDatabase.args(PG, root.toString(), endpoint.toString(),
+          bucket, nodeId, Long.toString(LEASE.toMillis()), point, occurrence), ChildJvm.SHORT_LIVED);
       running[node] = child;
       all.add(child);
     }
@@ -466,9 +465,5 @@ class PlaylistMonotonicityTest {
     private boolean alive(ChildJvm child) {
       return ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive).orElse(false);
     }
-  }
-
-  private static String orDash(String value) {
-    return value == null || value.isEmpty() ? "-" : value;
   }
 }

@@ -31,8 +31,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * at every 25th playlist publication of this process and at each final one.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot s3Endpoint bucket nodeId leaseMillis crashPoint
- * crashOccurrence (user and password {@code -} for none; crashPoint {@code -} for none, else a
- * {@link CrashPoint} on the PLAYBACK axis at which the node halts itself at the given occurrence).
+ * crashOccurrence (the database's three: {@link ChildDatabase}; crashPoint {@code -} for none,
+ * else a {@link CrashPoint} on the PLAYBACK axis at which the node halts itself at the given
+ * occurrence).
  */
 public final class PlaylistNode {
   static final int POOL = 6;
@@ -42,11 +43,9 @@ public final class PlaylistNode {
   private PlaylistNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
     Path root = Path.of(args[3]);
     String nodeId = args[6];
-    Jdbi jdbi = Jdbi.create(Wiring.pool(args[0], user, password, POOL));
+    Jdbi jdbi = Jdbi.create(ChildDatabase.pool(args, POOL));
     StateStore store = JdbiStateStore.create(jdbi);
     Duration lease = Duration.ofMillis(Long.parseLong(args[7]));
     // The publisher's fencing assumption (docs/design.md, "Playlists"): a playlist PUT, the sink's

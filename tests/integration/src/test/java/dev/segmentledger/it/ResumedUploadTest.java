@@ -19,7 +19,6 @@ import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -56,7 +55,7 @@ class ResumedUploadTest {
     JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
     Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
     Path file = root.resolve("original.ts");
-    write(file, size);
+    RandomFiles.write(file, size, new SplittableRandom(1));
     ItemId id = ItemId.original("resume-" + Long.toString(System.nanoTime(), 36), "2160p", 0);
     AtomicLong sent = new AtomicLong();
     try (S3ProxyServer server = S3ProxyServer.startOnFilesystem(temp.resolve("s3"));
@@ -73,8 +72,8 @@ class ResumedUploadTest {
           sent.addAndGet(request.contentLength());
         }
       }, false);
-      List<String> args = List.of(PG.jdbcUrl(), orDash(PG.user()), orDash(PG.password()), root.toString(),
-          proxy.uri().toString(), bucket, "host-1", "3000", "2");
+      List<String> args = ChildDatabase.args(PG, root.toString(), proxy.uri().toString(), bucket, "host-1", "3000",
+          "2");
       LedgerEvents waits = new LedgerEvents();
       for (int kill = 1; kill <= 3; kill++) {
         long killAt = size * kill / 4;
@@ -102,29 +101,11 @@ class ResumedUploadTest {
     }
   }
 
-  private static void write(Path file, long size) throws Exception {
-    SplittableRandom random = new SplittableRandom(1);
-    ByteBuffer block = ByteBuffer.allocate(1 << 20);
-    try (OutputStream out = Files.newOutputStream(file)) {
-      for (long left = size; left > 0; left -= block.capacity()) {
-        block.clear();
-        while (block.hasRemaining()) {
-          block.putLong(random.nextLong());
-        }
-        out.write(block.array(), 0, (int) Math.min(left, block.capacity()));
-      }
-    }
-  }
-
   private static String sha256(Path file) throws Exception {
     MessageDigest digest = MessageDigest.getInstance("SHA-256");
     try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
       in.transferTo(OutputStream.nullOutputStream());
     }
     return Sha256Checksum.of(digest.digest());
-  }
-
-  private static String orDash(String value) {
-    return value == null ? "-" : value;
   }
 }

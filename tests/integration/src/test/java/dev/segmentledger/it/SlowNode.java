@@ -34,15 +34,13 @@ import org.jdbi.v3.core.Jdbi;
  * <id>}, {@code CLAIM LOST <id>} and {@code FAILED <id> <reason>}.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot bucket putLog nodeId leaseMillis readPauseMillis
- * repackageMillis (user and password {@code -} for none).
+ * repackageMillis (the database's three: {@link ChildDatabase}).
  */
 public final class SlowNode {
   private SlowNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
-    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(Wiring.pool(args[0], user, password, 8)));
+    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(ChildDatabase.pool(args, 8)));
     long readPause = Long.parseLong(args[8]);
     ObjectSink sink = new SlowReads(new PutLog(new DirectoryObjectSink(Path.of(args[4])), Path.of(args[5])),
         readPause);

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * is killed. Its supervisor restarts it under the same node id. Prints {@code STARTED <nodeId>}.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot s3Endpoint bucket nodeId leaseMillis workers
- * (user and password {@code -} for none).
+ * (the database's three: {@link ChildDatabase}).
  */
 public final class UploadNode {
   static final long PART = 5L * 1024 * 1024;
@@ -26,9 +26,7 @@ public final class UploadNode {
   private UploadNode() {}
 
   public static void main(String[] args) throws Exception {
-    String user = "-".equals(args[1]) ? null : args[1];
-    String password = "-".equals(args[2]) ? null : args[2];
-    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(Wiring.pool(args[0], user, password, 8)));
+    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(ChildDatabase.pool(args, 8)));
     S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
     S3ObjectSink sink = S3ObjectSink.builder().client(client).bucket(args[5]).multipartThreshold(16 * 1024 * 1024)
         .partSize(PART).build();

@@ -1,5 +1,7 @@
 package dev.segmentledger.it.browser;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -225,6 +227,13 @@ public final class BrowserPlayback {
       service.stop();
       deleteRecursively(profile);
     }
+  }
+
+  /** {@code played} got past {@code seconds} of media, decoded video frames and met no fatal error. */
+  public static void assertPlayedPast(Observation played, double seconds) {
+    assertTrue(played.fatalErrors().isEmpty(), "fatal errors while playing:\n" + played.report());
+    assertTrue(played.position() > seconds, "playback did not get past " + seconds + " s of media:\n" + played.report());
+    assertTrue(played.totalFrames() > 0, "no video frame decoded:\n" + played.report());
   }
 
   private static Observation observation(Map<?, ?> s, Duration elapsed) {

@@ -19,9 +19,6 @@ import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.PlaybackBucketServer;
 import dev.segmentledger.testkit.TestMedia;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,10 +62,9 @@ class BrowserPlaybackTest {
     long started = System.nanoTime();
     List<Path> chunks = TestMedia.recordChunks(Cli.FFMPEG, dir.resolve("recording"), BROADCAST, CHUNK);
     assertEquals(6, chunks.size(), "chunks recorded: " + chunks);
-    FfmpegRepackager repackager = FfmpegRepackager.builder()
-        .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
+    FfmpegRepackager repackager = PublishingLedger.repackager();
 
-    try (PlaybackBucketServer server = bucketServer();
+    try (PlaybackBucketServer server = PlaybackBucket.start();
         S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
       String bucket = server.createBucket("playback");
       Map<String, String> expectedTypes = new LinkedHashMap<>();
@@ -100,7 +96,7 @@ class BrowserPlaybackTest {
       String pageKey = BrowserPlayback.publishPlayer(s3, bucket, "player/", tools);
       expectedTypes.put(pageKey, "text/html");
       expectedTypes.put("player/" + BrowserPlayback.HLS_JS, "application/javascript");
-      assertServedAnonymously(server, bucket, expectedTypes);
+      PlaybackBucket.assertServedAnonymously(server, bucket, expectedTypes);
 
       URI playlist = server.url(bucket, multivariantKey);
       System.out.println("multivariant playlist " + playlist + ":\n" + multivariant
@@ -110,10 +106,7 @@ class BrowserPlaybackTest {
           Duration.ofSeconds(60), MUST_PLAY_PAST + 1, Path.of("target", "browser-playback"));
       System.out.printf(Locale.ROOT, "browser playback of %s: observed position %.2f s%n%s%n",
           playlist, played.position(), played.report());
-      assertTrue(played.fatalErrors().isEmpty(), "fatal errors while playing:\n" + played.report());
-      assertTrue(played.position() > MUST_PLAY_PAST,
-          "playback did not get past " + MUST_PLAY_PAST + " s of media:\n" + played.report());
-      assertTrue(played.totalFrames() > 0, "no video frame decoded:\n" + played.report());
+      BrowserPlayback.assertPlayedPast(played, MUST_PLAY_PAST);
 
       long probing = System.nanoTime();
       Probe probe = FfprobeOverHttp.probe(playlist);
@@ -136,9 +129,8 @@ class BrowserPlaybackTest {
     Tools tools = BrowserPlayback.requireTools();
     Cli.requireFfmpeg();
     List<Path> chunks = TestMedia.recordChunks(Cli.FFMPEG, dir.resolve("recording"), CHUNK, CHUNK);
-    FfmpegRepackager repackager = FfmpegRepackager.builder()
-        .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
-    try (PlaybackBucketServer server = bucketServer();
+    FfmpegRepackager repackager = PublishingLedger.repackager();
+    try (PlaybackBucketServer server = PlaybackBucket.start();
         S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
       String bucket = server.createBucket("playback");
       Map<String, String> types = new LinkedHashMap<>();
@@ -173,11 +165,6 @@ class BrowserPlaybackTest {
     }
   }
 
-  /** S3Proxy with a signed port for uploads and an anonymous one for the browser (testkit). */
-  static PlaybackBucketServer bucketServer() throws Exception {
-    return PlaybackBucketServer.inMemory(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
-  }
-
   private static double seconds(long since) {
     return (System.nanoTime() - since) / 1e9;
   }
@@ -192,18 +179,5 @@ class BrowserPlaybackTest {
     String type = ObjectOptions.defaultContentType(key);
     s3.putObject(b -> b.bucket(bucket).key(key).contentType(type), RequestBody.fromString(text));
     expectedTypes.put(key, type);
-  }
-
-  /** Each object answers a plain, unsigned GET with 200 and the content type it was stored with. */
-  static void assertServedAnonymously(PlaybackBucketServer server, String bucket,
-      Map<String, String> expectedTypes) throws Exception {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    for (Map.Entry<String, String> e : expectedTypes.entrySet()) {
-      URI url = server.url(bucket, e.getKey());
-      HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofByteArray());
-      assertEquals(200, response.statusCode(), "GET " + url);
-      assertEquals(e.getValue(), response.headers().firstValue("Content-Type").orElse(null), "Content-Type of " + url);
-    }
   }
 }

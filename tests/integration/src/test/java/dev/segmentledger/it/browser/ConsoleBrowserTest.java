@@ -72,7 +72,7 @@ class ConsoleBrowserTest {
     Jdbi jdbi = Jdbi.create(PG.dataSource());
     JdbiStateStore store = JdbiStateStore.create(jdbi).migrate();
     List<Process> consoles = new ArrayList<>();
-    try (PlaybackBucketServer server = BrowserPlaybackTest.bucketServer();
+    try (PlaybackBucketServer server = PlaybackBucket.start();
         S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
       String bucket = server.createBucket("console");
       S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();

@@ -9,7 +9,6 @@ import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
-import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.ffmpeg.Cli;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
@@ -20,14 +19,10 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
-import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PlaybackBucketServer;
 import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.TestMedia;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,8 +31,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,44 +69,20 @@ class LedgerBrowserPlaybackTest {
     Path root = Files.createDirectories(dir.resolve("root")).toRealPath();
     List<Path> chunks = TestMedia.recordChunks(Cli.FFMPEG, root.resolve("rec"), BROADCAST, CHUNK);
     assertEquals(6, chunks.size(), "chunks recorded: " + chunks);
-    FfmpegRepackager repackager = FfmpegRepackager.builder()
-        .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
     JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
 
-    try (PlaybackBucketServer server = BrowserPlaybackTest.bucketServer();
+    try (PlaybackBucketServer server = PlaybackBucket.start();
         S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
       String bucket = server.createBucket("ledger-playback");
       S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();
-      LedgerEvents events = new LedgerEvents();
-      Set<String> finals = ConcurrentHashMap.newKeySet();
-      try (Ledger ledger = Ledger.builder()
-          .stateStore(store)
-          .objectSink(sink)
-          .allowedRoot(root)
-          .repackager(repackager, root.resolve("playback"))
-          .sweepInterval(Duration.ofMillis(100))
-          .workers(2)
-          .listener(events)
-          .listener(new LedgerListener() {
-            @Override
-            public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
-              System.out.printf("playlist published: %s %s, %d entries%s%n", broadcastId,
-                  rendition == null ? "(multivariant)" : rendition, entries, complete ? ", final" : "");
-              if (complete) {
-                finals.add(rendition == null ? "master" : rendition);
-              }
-            }
-          })
-          .build()) {
-        ledger.start();
+      try (PublishingLedger publishing = new PublishingLedger(store, sink, root)) {
+        Ledger ledger = publishing.ledger();
         for (int i = 0; i < chunks.size(); i++) { // with recording times: the playlist carries them
           ledger.register(ClosedFile.of(ItemId.original(BROADCAST_ID, RENDITION, i), chunks.get(i),
               RECORDED.plus(CHUNK.multipliedBy(i))));
         }
         ledger.endBroadcast(BROADCAST_ID);
-        events.awaitUntil("the broadcast is complete and its final playlists are published",
-            () -> ledger.broadcastStatus(BROADCAST_ID).phase() == BroadcastStatus.Phase.COMPLETE
-                && finals.containsAll(Set.of("master", RENDITION)), Duration.ofSeconds(150));
+        publishing.awaitFinalPlaylists(BROADCAST_ID, RENDITION, Duration.ofSeconds(150));
         BroadcastStatus status = ledger.broadcastStatus(BROADCAST_ID);
         assertEquals(chunks.size(), status.count(Axis.PLAYBACK, ItemState.CONFIRMED), "segments confirmed");
         assertEquals(1, status.count(Axis.INIT, ItemState.CONFIRMED), "init confirmed");
@@ -130,11 +99,11 @@ class LedgerBrowserPlaybackTest {
       expectedTypes.put(mediaKey, PLAYLIST_TYPE);
       expectedTypes.put(ObjectKeys.keyOf(ItemId.init(BROADCAST_ID, RENDITION)), "video/mp4");
       expectedTypes.put(ObjectKeys.keyOf(ItemId.playback(BROADCAST_ID, RENDITION, 0)), "video/iso.segment");
-      BrowserPlaybackTest.assertServedAnonymously(server, bucket, expectedTypes);
+      PlaybackBucket.assertServedAnonymously(server, bucket, expectedTypes);
 
       URI playlist = server.url(bucket, multivariantKey);
-      String media = get(server.url(bucket, mediaKey));
-      System.out.println("multivariant playlist " + playlist + ":\n" + get(playlist) + "media playlist "
+      String media = PlaybackBucket.get(server.url(bucket, mediaKey));
+      System.out.println("multivariant playlist " + playlist + ":\n" + PlaybackBucket.get(playlist) + "media playlist "
           + server.url(bucket, mediaKey) + ":\n" + media);
       assertTrue(media.contains("#EXT-X-PLAYLIST-TYPE:VOD") && media.strip().endsWith("#EXT-X-ENDLIST"),
           "the final media playlist is VOD and ends the list:\n" + media);
@@ -147,23 +116,13 @@ class LedgerBrowserPlaybackTest {
           Duration.ofSeconds(60), MUST_PLAY_PAST + 1, Path.of("target", "browser-playback-ledger"));
       System.out.printf(Locale.ROOT, "browser playback of the ledger's %s: observed position %.2f s%n%s%n",
           playlist, played.position(), played.report());
-      assertTrue(played.fatalErrors().isEmpty(), "fatal errors while playing:\n" + played.report());
-      assertTrue(played.position() > MUST_PLAY_PAST,
-          "playback did not get past " + MUST_PLAY_PAST + " s of media:\n" + played.report());
-      assertTrue(played.totalFrames() > 0, "no video frame decoded:\n" + played.report());
+      BrowserPlayback.assertPlayedPast(played, MUST_PLAY_PAST);
 
       Probe probe = FfprobeOverHttp.probe(playlist);
       System.out.printf(Locale.ROOT, "ffprobe over HTTP of the ledger's %s: %s%n", playlist, probe);
       assertEquals(BROADCAST.toSeconds(), probe.duration(), 0.5, "ffprobe's duration of " + playlist);
       assertEquals(BROADCAST.toSeconds(), probe.videoSeconds(), 0.5, "video ffprobe read through " + playlist);
     }
-  }
-
-  private static String get(URI url) throws Exception {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, response.statusCode(), "GET " + url);
-    return response.body();
   }
 
   private static double seconds(long since) {

@@ -10,7 +10,6 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.ffmpeg.Cli;
@@ -20,14 +19,10 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
-import dev.segmentledger.testkit.LedgerEvents;
 import dev.segmentledger.testkit.PlaybackBucketServer;
 import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.TestMedia;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,8 +31,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
@@ -81,34 +74,14 @@ class NonTsOriginalsOverHttpTest {
       assertEquals(0, r.exit(), r.stderr());
       mp4.add(out);
     }
-    FfmpegRepackager repackager = FfmpegRepackager.builder()
-        .ffmpeg(Cli.FFMPEG).ffprobe(Cli.FFPROBE).timeout(Duration.ofSeconds(60)).build();
     JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
 
-    try (PlaybackBucketServer server = BrowserPlaybackTest.bucketServer();
+    try (PlaybackBucketServer server = PlaybackBucket.start();
         S3Client s3 = S3ProxyServer.client(server.signedEndpoint(), Duration.ofSeconds(30))) {
       String bucket = server.createBucket("ledger-mp4");
       S3ObjectSink sink = S3ObjectSink.builder().client(s3).bucket(bucket).build();
-      LedgerEvents events = new LedgerEvents();
-      Set<String> finals = ConcurrentHashMap.newKeySet();
-      try (Ledger ledger = Ledger.builder()
-          .stateStore(store)
-          .objectSink(sink)
-          .allowedRoot(root)
-          .repackager(repackager, root.resolve("playback"))
-          .sweepInterval(Duration.ofMillis(100))
-          .workers(2)
-          .listener(events)
-          .listener(new LedgerListener() {
-            @Override
-            public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
-              if (complete) {
-                finals.add(rendition == null ? "master" : rendition);
-              }
-            }
-          })
-          .build()) {
-        ledger.start();
+      try (PublishingLedger publishing = new PublishingLedger(store, sink, root)) {
+        Ledger ledger = publishing.ledger();
         List<ClosedFile> files = new ArrayList<>();
         for (int i = 0; i < mp4.size(); i++) {
           files.add(ClosedFile.of(ItemId.original(BROADCAST_ID, RENDITION, i, MediaFormat.MP4), mp4.get(i),
@@ -116,9 +89,7 @@ class NonTsOriginalsOverHttpTest {
         }
         ledger.registerAll(files);
         ledger.endBroadcast(BROADCAST_ID);
-        events.awaitUntil("the broadcast is complete and its final playlists are published",
-            () -> ledger.broadcastStatus(BROADCAST_ID).phase() == BroadcastStatus.Phase.COMPLETE
-                && finals.containsAll(Set.of("master", RENDITION)), Duration.ofSeconds(120));
+        publishing.awaitFinalPlaylists(BROADCAST_ID, RENDITION, Duration.ofSeconds(120));
         BroadcastStatus status = ledger.broadcastStatus(BROADCAST_ID);
         assertEquals(mp4.size(), status.count(Axis.ORIGINAL, ItemState.CONFIRMED), "originals confirmed");
         assertEquals(mp4.size(), status.count(Axis.PLAYBACK, ItemState.CONFIRMED),
@@ -135,9 +106,9 @@ class NonTsOriginalsOverHttpTest {
       expectedTypes.put(BROADCAST_ID + "/" + RENDITION + "/original/0000000003.mp4", "video/mp4");
       expectedTypes.put(ObjectKeys.keyOf(ItemId.playback(BROADCAST_ID, RENDITION, 0)), "video/iso.segment");
       expectedTypes.put(mediaKey, "application/vnd.apple.mpegurl");
-      BrowserPlaybackTest.assertServedAnonymously(server, bucket, expectedTypes);
+      PlaybackBucket.assertServedAnonymously(server, bucket, expectedTypes);
 
-      String media = get(server.url(bucket, mediaKey));
+      String media = PlaybackBucket.get(server.url(bucket, mediaKey));
       System.out.println("media playlist " + server.url(bucket, mediaKey) + ":\n" + media);
       Matcher m = Pattern.compile("#EXT-X-PROGRAM-DATE-TIME:(\\S+)\n#EXTINF:[0-9.]+,\n(playback/\\d+\\.m4s)\n")
           .matcher(media);
@@ -155,12 +126,5 @@ class NonTsOriginalsOverHttpTest {
       assertEquals(BROADCAST.toSeconds(), probe.duration(), 0.5, "ffprobe's duration of " + playlist);
       assertTrue(probe.videoPackets() > 0, probe.toString());
     }
-  }
-
-  private static String get(URI url) throws Exception {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, response.statusCode(), "GET " + url);
-    return response.body();
   }
 }
