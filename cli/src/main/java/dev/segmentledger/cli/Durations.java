@@ -1,6 +1,6 @@
 package dev.segmentledger.cli;
 
-import dev.segmentledger.console.DurationSyntax;
+import dev.segmentledger.console.internal.DurationSyntax;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;

@@ -1,5 +1,6 @@
 package dev.segmentledger.console;
 
+import dev.segmentledger.console.internal.DurationSyntax;
 import dev.segmentledger.core.Identifiers;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.segmentledger.console;
+package dev.segmentledger.console.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

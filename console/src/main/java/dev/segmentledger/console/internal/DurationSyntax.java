@@ -1,4 +1,4 @@
-package dev.segmentledger.console;
+package dev.segmentledger.console.internal;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * options (the command line depends on this module) read an age such as "registered more than 2h
  * ago" the same way. A whole number of seconds, minutes, hours or days ({@code 90s}, {@code 15m},
  * {@code 2h}, {@code 3d}) or ISO-8601 ({@code PT1H30M}); never negative. Stateless and
- * thread-safe.
+ * thread-safe. Not API: this package is not exported; the command line uses it from the class path.
  */
 public final class DurationSyntax {
   private static final Pattern SHORT = Pattern.compile("(\\d{1,9})([smhd])");
