@@ -1,8 +1,9 @@
 /**
  * Segment Ledger core: the ledger contract, its engine, and the extension points.
  *
- * <p>Only {@code dev.segmentledger.core} (the API) and {@code dev.segmentledger.core.spi}
- * (what store and sink adapters implement) are exported; the engine stays internal.
+ * <p>Only {@code dev.segmentledger.core} and {@code dev.segmentledger.core.query} (the API) and
+ * {@code dev.segmentledger.core.spi} (what store, sink and tracing adapters implement) are
+ * exported; the engine stays internal.
  */
 module dev.segmentledger.core {
   requires dev.failsafe.core;
