@@ -42,6 +42,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -133,11 +135,11 @@ class ConsoleBrowserTest {
         driver.get(base + "rows?broadcast=" + REJECTS + "&limit=25");
         List<String> first = rowIds(driver);
         assertEquals(25, first.size());
-        driver.findElement(By.id("next")).click();
+        follow(driver, By.id("next"), By.id("rows"));
         List<String> second = rowIds(driver);
         assertEquals(25, second.size());
         assertTrue(second.stream().noneMatch(first::contains), "the next page starts after the last row");
-        driver.findElement(By.id("next")).click();
+        follow(driver, By.id("next"), By.id("rows"));
         assertEquals(10, rowIds(driver).size(), "60 rows: 25 + 25 + 10");
 
         driver.get(base + "rows?broadcast=" + REJECTS + "&limit=100");
@@ -147,11 +149,10 @@ class ConsoleBrowserTest {
         assertFalse(driver.getTitle().contains("owned"), "no script from a row's text ran");
         shot(driver, "rows.png");
 
-        driver.findElement(By.cssSelector("tr[data-row='" + hostileRow + "'] a.reopen")).click();
+        follow(driver, By.cssSelector("tr[data-row='" + hostileRow + "'] a.reopen"), By.id("confirm"));
         assertTrue(driver.findElement(By.tagName("h1")).getText().contains("Re-open row " + hostileRow + "?"));
         assertEquals(ItemState.REJECTED, state(store, hostileRow), "the confirmation page changes nothing");
-        driver.findElement(By.id("confirm")).click();
-        assertTrue(driver.findElement(By.id("reopened")).getText().contains("PENDING again"));
+        assertTrue(follow(driver, By.id("confirm"), By.id("reopened")).getText().contains("PENDING again"));
         assertEquals(ItemState.PENDING, state(store, hostileRow));
 
         driver.get(base + "broadcast?id=" + PLAYED);
@@ -161,8 +162,8 @@ class ConsoleBrowserTest {
         shot(driver, "console.png");
         assertTrue(position > 10.0, "the player got to " + position + " s: " + player(driver));
 
-        driver.findElement(By.linkText("Reconcile with the bucket")).click();
-        driver.findElement(By.id("reconcile")).click();
+        follow(driver, By.linkText("Reconcile with the bucket"), By.id("reconcile"));
+        follow(driver, By.id("reconcile"), By.id("summary"));
         assertTrue(driver.findElement(By.id("summary")).getText().contains("0 differences; the pass is complete"),
             driver.findElement(By.id("summary")).getText());
 
@@ -209,6 +210,19 @@ class ConsoleBrowserTest {
       Thread.sleep(100);
     }
     throw new AssertionError("the console printed no URL: " + Files.readString(dir.resolve("stderr")));
+  }
+
+  /**
+   * Clicks what {@code click} finds and waits for the page it leads to: a click returns once the
+   * event is dispatched, not once the next page is loaded, so the old page must go stale and the
+   * next one hold {@code expected} before anything is read from it.
+   */
+  private static WebElement follow(ChromeDriver driver, By click, By expected) {
+    WebElement clicked = driver.findElement(click);
+    clicked.click();
+    WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+    wait.until(ExpectedConditions.stalenessOf(clicked));
+    return wait.until(ExpectedConditions.presenceOfElementLocated(expected));
   }
 
   private static List<String> rowIds(ChromeDriver driver) {
