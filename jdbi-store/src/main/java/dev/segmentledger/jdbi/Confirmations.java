@@ -189,8 +189,8 @@ final class Confirmations {
    * whatever its size, planned for its arrays: a conditional {@code UPDATE ... FROM unnest(...)}
    * whose join carries each row's expected state and size, with the playlist increments in the same
    * statement, and, if it confirmed INIT rows, the
-   * release of the waiting PLAYBACK rows of their renditions. A transaction PostgreSQL aborts as a
-   * deadlock victim is run again.
+   * release of the waiting PLAYBACK rows of their renditions. Its rows are updated in row-id order
+   * ({@link Deadlocks#inRowOrder}). A transaction PostgreSQL aborts as a deadlock victim is run again.
    */
   boolean[] confirmAll(List<Confirmation> confirmations) {
     Objects.requireNonNull(confirmations, "confirmations");
@@ -200,7 +200,8 @@ final class Confirmations {
     if (confirmations.size() == 1) {
       return new boolean[] {confirm(confirmations.get(0))};
     }
-    Set<Long> confirmed = anInit(confirmations) ? confirmWithInits(confirmations) : confirmPlain(confirmations);
+    List<Confirmation> ordered = Deadlocks.inRowOrder(confirmations, Confirmation::rowId);
+    Set<Long> confirmed = anInit(ordered) ? confirmWithInits(ordered) : confirmPlain(ordered);
     boolean[] results = new boolean[confirmations.size()];
     for (int i = 0; i < results.length; i++) {
       results[i] = confirmed.remove(confirmations.get(i).rowId());

@@ -103,7 +103,8 @@ final class Leases {
    * A single renewal is a {@link #renew} (or nothing, for one that does not cover an attempt: see
    * below). A batch is one transaction planned for its arrays ({@link Sql#planForTheseArrays}) with
    * one conditional {@code UPDATE ... FROM unnest(...)} ({@code renew-batch.sql}) whose join carries
-   * each row's held lease. A transaction PostgreSQL aborts as a deadlock victim is run again.
+   * each row's held lease, its rows in row-id order ({@link Deadlocks#inRowOrder}). A transaction
+   * PostgreSQL aborts as a deadlock victim is run again.
    */
   boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
     Objects.requireNonNull(owner, "owner");
@@ -120,8 +121,9 @@ final class Leases {
     Boolean[] attempts = new Boolean[n];
     Long[] storeds = new Long[n];
     Boolean[] isolateds = new Boolean[n];
+    List<LeaseRenewal> ordered = Deadlocks.inRowOrder(renewals, LeaseRenewal::rowId);
     for (int i = 0; i < n; i++) {
-      LeaseRenewal r = renewals.get(i);
+      LeaseRenewal r = ordered.get(i);
       ids[i] = r.rowId();
       broadcastIds[i] = r.broadcastId();
       helds[i] = epochMicros(r.heldUntil());
