@@ -49,22 +49,6 @@ final class Deadlocks {
     }
   }
 
-  /**
-   * What PostgreSQL said: the SQLSTATE and the first line of the message of the first
-   * {@link SQLException} among the causes (Jdbi's own message also lists every bound argument,
-   * whole arrays of them), else the exception's type.
-   */
-  static String describe(Throwable e) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof SQLException sql) {
-        String message = String.valueOf(sql.getMessage());
-        int end = message.indexOf('\n');
-        return "SQLSTATE " + sql.getSQLState() + " " + (end < 0 ? message : message.substring(0, end));
-      }
-    }
-    return e.getClass().getName();
-  }
-
   static boolean isDeadlock(Throwable e) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
       if (cause instanceof SQLException sql && DEADLOCK_DETECTED.equals(sql.getSQLState())) {

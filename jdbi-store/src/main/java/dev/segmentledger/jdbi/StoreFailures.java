@@ -37,7 +37,7 @@ final class StoreFailures {
   /** The {@link StoreException} for {@code e}, a failure of {@code what}, with its outcome and cause. */
   static StoreException of(String what, JdbiException e, boolean commitSent) {
     Outcome outcome = outcome(e, commitSent);
-    return new StoreException(what + " failed in PostgreSQL: " + Deadlocks.describe(e) + " ("
+    return new StoreException(what + " failed in PostgreSQL: " + describe(e) + " ("
         + explain(e, commitSent, outcome) + ")", e, outcome);
   }
 
@@ -71,7 +71,23 @@ final class StoreFailures {
         : "nothing written: the transaction failed before its commit was sent";
   }
 
-  private static SQLException firstSqlException(Throwable e) {
+  /**
+   * What PostgreSQL said: the SQLSTATE and the first line of the message of the first
+   * {@link SQLException} among the causes (Jdbi's own message also lists every bound argument,
+   * whole arrays of them), else the exception's type.
+   */
+  private static String describe(Throwable e) {
+    SQLException sql = firstSqlException(e);
+    if (sql == null) {
+      return e.getClass().getName();
+    }
+    String message = String.valueOf(sql.getMessage());
+    int end = message.indexOf('\n');
+    return "SQLSTATE " + sql.getSQLState() + " " + (end < 0 ? message : message.substring(0, end));
+  }
+
+  /** The first {@link SQLException} among {@code e} and its causes, or null. */
+  static SQLException firstSqlException(Throwable e) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
       if (cause instanceof SQLException sql) {
         return sql;
