@@ -13,7 +13,6 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.testkit.PostgresExtension;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -112,7 +111,8 @@ class BatchRowOrderTest {
       holder.begin();
       lock(holder, highest, "");
       result = CompletableFuture.supplyAsync(() -> batch.apply(descending));
-      awaitALockWait();
+      ServerSessions.await(PG.dataSource(), "datname = current_database() AND wait_event_type = 'Lock'",
+          Duration.ofSeconds(30), "the batch to wait for the held row");
       holder.execute("SAVEPOINT probe");
       JdbiException refused = null;
       try {
@@ -121,7 +121,7 @@ class BatchRowOrderTest {
         refused = e;
         holder.execute("ROLLBACK TO SAVEPOINT probe");
       }
-      assertTrue(refused != null && LOCK_NOT_AVAILABLE.equals(sqlState(refused)),
+      assertEquals(LOCK_NOT_AVAILABLE, refused == null ? null : StoreFailures.firstSqlException(refused).getSQLState(),
           "the waiting batch holds the lowest row already: it locks in row order, whatever its entries' order");
       holder.rollback();
     }
@@ -131,32 +131,6 @@ class BatchRowOrderTest {
   private static void lock(Handle handle, long rowId, String wait) {
     assertEquals(1, handle.createQuery("SELECT id FROM segment_ledger_item WHERE id = :id FOR UPDATE" + wait)
         .bind("id", rowId).mapTo(Long.class).list().size());
-  }
-
-  /**
-   * Waits until some backend of this database waits for a lock another one holds. Asked on a
-   * connection of its own each time: a transaction sees the activity as it was at its first look.
-   */
-  private static void awaitALockWait() throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (System.nanoTime() < deadline) {
-      int waiting = jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-          + " AND wait_event_type = 'Lock'").mapTo(Integer.class).one());
-      if (waiting > 0) {
-        return;
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("the batch never waited for the held row");
-  }
-
-  private static String sqlState(Throwable e) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof SQLException sql) {
-        return sql.getSQLState();
-      }
-    }
-    return null;
   }
 
   private static boolean[] allTrue() {

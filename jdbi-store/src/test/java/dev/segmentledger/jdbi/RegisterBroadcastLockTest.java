@@ -11,8 +11,7 @@ import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -118,25 +117,9 @@ class RegisterBroadcastLockTest {
   }
 
   /** Returns once the registering session waits on a lock (the other transaction's insert). */
-  private static void awaitRegistrationWaitingOnALock() throws SQLException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-    try (Connection watcher = PG.dataSource().getConnection();
-        PreparedStatement waiting = watcher.prepareStatement("SELECT count(*) FROM pg_stat_activity"
-            + " WHERE application_name = ? AND wait_event_type = 'Lock'")) {
-      waiting.setString(1, APPLICATION_NAME);
-      while (true) {
-        try (ResultSet rs = waiting.executeQuery()) {
-          rs.next();
-          if (rs.getInt(1) > 0) {
-            return;
-          }
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("the registration never waited on the other transaction's lock");
-        }
-        Thread.onSpinWait(); // polling the server's view of the session: the event itself
-      }
-    }
+  private static void awaitRegistrationWaitingOnALock() {
+    ServerSessions.await(PG.dataSource(), "application_name = '" + APPLICATION_NAME + "' AND wait_event_type = 'Lock'",
+        Duration.ofMinutes(1), "the registration to wait on the other transaction's lock");
   }
 
   private static List<NewItem> rows(String broadcast, int n) {

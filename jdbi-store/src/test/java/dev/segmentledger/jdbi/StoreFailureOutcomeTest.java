@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -174,16 +175,8 @@ class StoreFailureOutcomeTest {
   }
 
   private static void awaitWaitingOnALock() {
-    await("a session waiting on a lock", () -> {
-      try (Connection c = PG.dataSource().getConnection(); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-              + " AND query LIKE '%FOR SHARE%'")) {
-        rs.next();
-        return rs.getInt(1) > 0;
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    ServerSessions.await(PG.dataSource(), "wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'",
+        Duration.ofMinutes(1), "a session waiting on a lock");
   }
 
   private static StoreException failureOf(CompletableFuture<?> call) {
@@ -219,16 +212,8 @@ class StoreFailureOutcomeTest {
   }
 
   private static void awaitSession(String condition) {
-    await("the registering session: " + condition, () -> {
-      try (Connection c = PG.dataSource().getConnection(); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
-              + APPLICATION_NAME + "' AND state = 'active' AND " + condition)) {
-        rs.next();
-        return rs.getInt(1) > 0;
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    ServerSessions.await(PG.dataSource(), "application_name = '" + APPLICATION_NAME + "' AND state = 'active' AND "
+        + condition, Duration.ofMinutes(1), "the registering session: " + condition);
   }
 
   /** Polls what the server says until {@code condition} holds (the event itself, not a sleep). */
