@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A user's {@link Tracing} with every call guarded: a tracer that throws costs a span, never an
- * upload. The first failure is logged with its stack trace, later ones are counted silently.
+ * upload. The first failure is logged with its stack trace, later ones are not logged.
  * Thread-safe if the guarded tracing is.
  */
 final class GuardedTracing implements Tracing {
