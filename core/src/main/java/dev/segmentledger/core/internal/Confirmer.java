@@ -182,7 +182,10 @@ final class Confirmer {
     boolean initReleased = false;
     for (int i = 0; i < batch.size(); i++) {
       LedgerItem item = batch.get(i).item();
-      batch.get(i).span().tag("verdict", verdicts[i].name()).tag("batch", String.valueOf(batch.size())).end();
+      Span span = batch.get(i).span();
+      if (span != Span.NONE) {
+        span.tag("verdict", verdicts[i].name()).tag("batch", String.valueOf(batch.size())).end();
+      }
       if (verdicts[i] == Verdict.CONFIRMED) {
         events.onConfirmed(item);
         initReleased |= item.id().axis() == Axis.INIT;

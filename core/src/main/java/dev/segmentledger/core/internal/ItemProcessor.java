@@ -131,8 +131,10 @@ final class ItemProcessor {
       if (verdict == Verdict.REJECT) {
         return confirmIdenticalOrReject(item, held);
       }
-      Span span = tracing.upload(item.traceContext(), "segment-ledger.upload").tag("item", item.id().toString())
-          .tag("attempt", String.valueOf(item.attempts() + 1));
+      Span span = tracing.upload(item.traceContext(), "segment-ledger.upload");
+      if (span != Span.NONE) { // the tags' text is not built when nothing records them
+        span.tag("item", item.id().toString()).tag("attempt", String.valueOf(item.attempts() + 1));
+      }
       work.traced(span);
       attempt = heartbeat.begin(item, held.until(), span);
       work.onRelease(ended(attempt, span));

@@ -185,9 +185,9 @@ final class PathGuard implements AutoCloseable {
         if (!before.isRegularFile()) {
           throw whyNotOpened(file, null, null);
         }
-        registered.requireMatches(before.size(), RegisteredFile.identityOf(before));
-        seen[0] = new Checked(root.resolve(relative), before.size(), before.fileKey(),
-            RegisteredFile.identityOf(before));
+        String identity = RegisteredFile.identityOf(before);
+        registered.requireMatches(before.size(), identity);
+        seen[0] = new Checked(root.resolve(relative), before.size(), before.fileKey(), identity);
         beforeOpen.run();
       });
       VerifiedFile verified = verifyOpened(file, channel, seen[0], registered);

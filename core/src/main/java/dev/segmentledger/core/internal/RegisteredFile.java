@@ -19,7 +19,7 @@ record RegisteredFile(String shownName, long size, String identity) {
    */
   static String identityOf(BasicFileAttributes attributes) {
     Object key = attributes.fileKey();
-    return key == null ? null : key + "@" + attributes.lastModifiedTime().toInstant();
+    return key == null ? null : key + "@" + InstantText.of(attributes.lastModifiedTime().toInstant());
   }
 
   /**

@@ -55,8 +55,10 @@ final class Uploader {
    *     (recorded on the row, or not attempted while the breaker is open)
    */
   StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt) {
-    Span put = attempt.span().child("segment-ledger.put").tag("key", item.objectKey())
-        .tag("bytes", String.valueOf(item.sizeBytes()));
+    Span put = attempt.span().child("segment-ledger.put");
+    if (put != Span.NONE) {
+      put.tag("key", item.objectKey()).tag("bytes", String.valueOf(item.sizeBytes()));
+    }
     try {
       StoredObjectInfo stored = upload(item, mayExist, attempt, put);
       put.tag("outcome", stored == null ? "not stored" : "stored").end();
