@@ -164,7 +164,7 @@ final class PathGuard implements AutoCloseable {
     Path path = absolute(file);
     if (opener.holdsRoot() && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
       try {
-        return openRegisteredPath(file, root.relativize(path), registered);
+        return openRegisteredPath(file, belowRoot(path), registered);
       } catch (ClosedDirectoryStreamException e) {
         // the guard was closed (the ledger is shutting down): take the full path below
       }
@@ -209,7 +209,7 @@ final class PathGuard implements AutoCloseable {
     beforeOpen.run();
     FileChannel channel = null;
     try {
-      channel = opener.openFromFreshRoot(root.relativize(checked.realPath()));
+      channel = opener.openFromFreshRoot(belowRoot(checked.realPath()));
       VerifiedFile verified = verifyOpened(file, channel, checked, registered);
       channel = null;
       return verified;
@@ -268,9 +268,20 @@ final class PathGuard implements AutoCloseable {
     return new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
   }
 
+  /**
+   * {@code path} relative to the root: its names after the root's when it lies below the root (the
+   * same path as {@code root.relativize(path)}, which costs more: it looks for "." and ".." in
+   * both), else {@code root.relativize(path)}.
+   */
+  private Path belowRoot(Path path) {
+    int rootNames = root.getNameCount();
+    return path.startsWith(root) && path.getNameCount() > rootNames
+        ? path.subpath(rootNames, path.getNameCount()) : root.relativize(path);
+  }
+
   /** Whether every component of the checked real path is still a directory and the file the same one. */
   private boolean stillAsChecked(Checked checked) {
-    Path relative = root.relativize(checked.realPath());
+    Path relative = belowRoot(checked.realPath());
     Path current = root;
     try {
       for (int i = 0; i < relative.getNameCount() - 1; i++) {
