@@ -18,6 +18,10 @@ import java.util.Optional;
 final class DiscardingSink implements ObjectSink {
   /** What the confirm stores as the object's checksum: the length of a SHA-256 in hex. */
   static final String CHECKSUM = "0".repeat(64);
+  /** This sink as the throughput measures' conditions describe it. */
+  static final String DESCRIPTION = "DiscardingSink (zero latency; reads every byte, keeps nothing, reports a"
+      + " constant 64-hex checksum: no digest, which is the sink's cost; FakeObjectSink's SHA-256 and in-memory"
+      + " map of every object were 27 % of the workers' Java CPU samples and 2.6 us of their CPU per item)";
 
   @Override
   public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {

@@ -53,9 +53,7 @@ final class RegisterOneMeasure implements Measure {
     c.put("register_call", "register(id, path), one file per call");
     c.put("queue_capacity", items);
     c.put("pool_size", POOL);
-    c.put("sink", "DiscardingSink (zero latency; reads every byte, keeps nothing, reports a constant 64-hex"
-        + " checksum: no digest, which is the sink's cost; FakeObjectSink's SHA-256 and in-memory map were a"
-        + " quarter of the workers' CPU)");
+    c.put("sink", DiscardingSink.DESCRIPTION);
     c.put("warm_up_not_counted", items + " items on a schema of their own");
     c.put("register_only_items_per_s", o.registerPerSecond());
     c.put("jvm_cpu_us_per_item", cpuNanos / 1e3 / items);

@@ -100,13 +100,10 @@ final class ThroughputMeasure implements Measure {
     c.put("register_batch", REGISTER_BATCH);
     c.put("queue_capacity", items);
     c.put("pool_size", POOL);
-    c.put("sink", "DiscardingSink (zero latency; reads every byte, keeps nothing, reports a constant 64-hex"
-        + " checksum: no digest, which is the sink's cost; FakeObjectSink's SHA-256 and in-memory map were a"
-        + " quarter of the workers' CPU)");
+    c.put("sink", DiscardingSink.DESCRIPTION);
     c.put("pair_count", pairs);
     c.put("order", "untimed warm-up of ledger (twice), ceiling, per_row_floor; then " + pairs
-        + " rounds of ledger, ceiling,"
-        + " per_row_floor, each run on a fresh schema made by JdbiStateStore.migrate()");
+        + " rounds of ledger, ceiling, per_row_floor, each run on a fresh schema made by JdbiStateStore.migrate()");
     c.put("register_only_items_per_s", median(ledgerRuns, s -> s.ledger().registerPerSecond()));
     c.put("jvm_cpu_us_per_item", median(ledgerRuns, Side::jvmCpuUsPerItem));
     c.put("postgres_cpu_us_per_item", env.serverCpuNanos() < 0 ? "not measured (server not on this machine)"
