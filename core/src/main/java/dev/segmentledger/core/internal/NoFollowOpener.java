@@ -45,6 +45,19 @@ final class NoFollowOpener implements AutoCloseable {
   }
 
   /**
+   * The attributes of {@code relative} (normalized, below the root), read through the held root
+   * stream ({@code fstatat} on the root's descriptor, the final name's symlink not followed: it is
+   * reported as a symlink). An intermediate symlink would be followed: a caller that must not
+   * follow one reads each directory of the path first. Only where {@link #holdsRoot}.
+   *
+   * @throws java.nio.file.ClosedDirectoryStreamException if the opener was closed
+   */
+  BasicFileAttributes attributesBelowHeldRoot(Path relative) throws IOException {
+    return heldRoot.getFileAttributeView(relative, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+        .readAttributes();
+  }
+
+  /**
    * Walks from the held root stream to {@code relative} (normalized, below the root) and opens it;
    * {@code beforeOpen} first sees the final name's attributes ({@code fstatat}, no symlink
    * followed). Only where {@link #holdsRoot}.

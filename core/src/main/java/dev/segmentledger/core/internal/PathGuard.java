@@ -25,7 +25,11 @@ import java.util.Objects;
  * operating system, never lexically) lies inside the root <em>as a path</em> ({@link
  * Path#startsWith(Path)} compares whole name elements, so {@code /rec-evil} is not inside {@code
  * /rec}), and if {@code lstat} of that real path reports a regular file. Symlinks that stay inside
- * the root are followed; anything else is refused with a named {@link Reason}.
+ * the root are followed; anything else is refused with a named {@link Reason}. A path that is
+ * already absolute, normalized and below the root is not resolved: its directories below the root
+ * and the file are read through a directory stream held on the root without following symlinks,
+ * and if none is a symlink the path is its own real path (the usual registration saves a
+ * {@code readlink} per component of the whole path); if any is, the path is resolved as above.
  *
  * <p><b>Open.</b> {@link #open} repeats the check, then compares the size with the registered one
  * <em>before</em> opening, and opens the checked real path without following any symlink: where
@@ -114,7 +118,51 @@ final class PathGuard implements AutoCloseable {
    * @throws FileRejectedException with the reason, if the file must not be uploaded
    */
   Checked check(Path file) throws FileRejectedException {
+    Path path = absolute(file);
+    if (plainBelowHeldRoot(path)) {
+      Checked linkFree = checkLinkFree(path);
+      if (linkFree != null) {
+        return linkFree;
+      }
+    }
     return boundary.check(file);
+  }
+
+  /**
+   * Whether {@code path} is absolute, normalized (no {@code .} or {@code ..}) and below the root,
+   * and a held root stream can read it: the form of a registered real path, and of what recorders
+   * usually register.
+   */
+  private boolean plainBelowHeldRoot(Path path) {
+    return opener.holdsRoot() && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize());
+  }
+
+  /**
+   * The check of a plain path (see {@link #plainBelowHeldRoot}) without resolving it: each
+   * directory on it, read through the held root stream without following a symlink, is a
+   * directory, and the final name is a regular file. Then no component is a symlink and the path
+   * is its own real path: resolving it ({@link BoundaryCheck}) would return it unchanged, at the
+   * cost of a {@code readlink} per component of the whole path from {@code /}. Returns {@code null}
+   * if any component is anything else (a symlink, missing, not a directory, unreadable): the
+   * resolving check then decides and names it. The two agree on every path (PathGuardTest); like
+   * the resolving check, this one is a moment's answer, which the upload's open repeats.
+   */
+  private Checked checkLinkFree(Path path) {
+    Path relative = belowRoot(path);
+    try {
+      for (int names = 1; names < relative.getNameCount(); names++) {
+        if (!opener.attributesBelowHeldRoot(relative.subpath(0, names)).isDirectory()) {
+          return null;
+        }
+      }
+      BasicFileAttributes attributes = opener.attributesBelowHeldRoot(relative);
+      if (!attributes.isRegularFile()) {
+        return null;
+      }
+      return new Checked(path, attributes.size(), attributes.fileKey(), RegisteredFile.identityOf(attributes));
+    } catch (IOException | ClosedDirectoryStreamException e) {
+      return null;
+    }
   }
 
 
@@ -162,7 +210,7 @@ final class PathGuard implements AutoCloseable {
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
     RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
     Path path = absolute(file);
-    if (opener.holdsRoot() && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize())) {
+    if (plainBelowHeldRoot(path)) {
       try {
         return openRegisteredPath(file, belowRoot(path), registered);
       } catch (ClosedDirectoryStreamException e) {

@@ -234,6 +234,60 @@ class PathGuardTest {
     assertOpenReason(Reason.OUTSIDE_ROOT, outside, 6);
   }
 
+  /**
+   * The check of a plain path below the root reads it through the held root without resolving
+   * it; on every kind of path it must give what resolving gives: the same real path, size, file
+   * key and identity, or the same reason. A link-free check that followed an intermediate symlink
+   * would return the link's path instead of its target's real path.
+   */
+  @Test
+  void theLinkFreeCheckAgreesWithTheResolvingCheckOnEveryKindOfPath() throws Exception {
+    Path base = root.toRealPath();
+    Path outside = Files.createDirectories(temp.resolve("outdir"));
+    Files.writeString(outside.resolve("x.ts"), "outside");
+    Files.writeString(base.resolve("a.ts"), "hello");
+    Files.writeString(Files.createDirectories(base.resolve("d/e")).resolve("b.ts"), "nested");
+    Files.writeString(base.resolve("empty.ts"), "");
+    Files.createSymbolicLink(base.resolve("ln"), Path.of("d"));
+    Files.createSymbolicLink(base.resolve("fl.ts"), Path.of("a.ts"));
+    Files.createSymbolicLink(base.resolve("out.ts"), outside.resolve("x.ts"));
+    Files.createSymbolicLink(base.resolve("od"), outside);
+    Files.createSymbolicLink(base.resolve("dangling.ts"), Path.of("missing.ts"));
+    Files.createSymbolicLink(base.resolve("loop1"), Path.of("loop2"));
+    Files.createSymbolicLink(base.resolve("loop2"), Path.of("loop1"));
+    assertEquals(0, new ProcessBuilder("mkfifo", base.resolve("pipe.ts").toString()).start().waitFor());
+    String[] names = {"a.ts", "d/e/b.ts", "empty.ts", "ln/e/b.ts", "fl.ts", "out.ts", "od/x.ts", "d", "d/e",
+        "nope.ts", "nodir/x.ts", "a.ts/x", "pipe.ts", "dangling.ts", "loop1", "d/../a.ts", "ln/../a.ts"};
+    BoundaryCheck resolving = new BoundaryCheck(guard.root());
+    for (boolean closed : new boolean[] {false, true}) {
+      if (closed) {
+        guard.close(); // no held root: every check resolves
+      }
+      for (String name : names) {
+        Path path = Path.of(base + "/" + name); // as given: Path.of keeps "..", resolve would too
+        assertEquals(outcome(resolving, path), outcome(guard::check, path), name + (closed ? " (closed guard)" : ""));
+      }
+    }
+    assertEquals(base.resolve("d/e/b.ts"), guard.check(base.resolve("ln/e/b.ts")).realPath());
+  }
+
+  private interface Check {
+    BoundaryCheck.Checked check(Path file) throws FileRejectedException;
+  }
+
+  private static Object outcome(BoundaryCheck check, Path file) {
+    return outcome(check::check, file);
+  }
+
+  /** The check's result, or the reason it refused the file. */
+  private static Object outcome(Check check, Path file) {
+    try {
+      return check.check(file);
+    } catch (FileRejectedException e) {
+      return e.reason();
+    }
+  }
+
   @Test
   void aClosedGuardStillOpensThroughTheFullCheck() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "hello");
