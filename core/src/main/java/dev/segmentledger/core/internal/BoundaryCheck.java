@@ -43,7 +43,7 @@ final class BoundaryCheck {
       throw new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " is " + kind(attributes)
           + ", not a regular file");
     }
-    return new Checked(real, attributes.size(), attributes.fileKey(), RegisteredFile.identityOf(attributes));
+    return Checked.of(real, attributes);
   }
 
   private Path realPath(Path file) throws FileRejectedException {
@@ -96,5 +96,10 @@ final class BoundaryCheck {
    * A file that passed the checks: its real path, its size, its file key and its
    * {@linkplain RegisteredFile#identityOf identity} (both may be null).
    */
-  record Checked(Path realPath, long size, Object fileKey, String identity) {}
+  record Checked(Path realPath, long size, Object fileKey, String identity) {
+    /** {@code realPath} with the size, file key and identity of {@code attributes}, read from it without following a link. */
+    static Checked of(Path realPath, BasicFileAttributes attributes) {
+      return new Checked(realPath, attributes.size(), attributes.fileKey(), RegisteredFile.identityOf(attributes));
+    }
+  }
 }

@@ -159,7 +159,7 @@ final class PathGuard implements AutoCloseable {
       if (!attributes.isRegularFile()) {
         return null;
       }
-      return new Checked(path, attributes.size(), attributes.fileKey(), RegisteredFile.identityOf(attributes));
+      return Checked.of(path, attributes);
     } catch (IOException | ClosedDirectoryStreamException e) {
       return null;
     }
@@ -176,7 +176,9 @@ final class PathGuard implements AutoCloseable {
    * @throws UnsupportedFileNameException if either does not round-trip
    */
   void requireRepresentable(Path file, Path realPath) {
-    for (Path path : new Path[] {absolute(file), realPath}) {
+    Path given = absolute(file);
+    // A real path equal to the path given (the usual registration) is not decoded twice.
+    for (Path path : new Path[] {given, given.equals(realPath) ? null : realPath}) {
       if (path != null && !roundTrips(path)) {
         throw new UnsupportedFileNameException(show(file), System.getProperty("sun.jnu.encoding", "unknown"));
       }
@@ -233,9 +235,8 @@ final class PathGuard implements AutoCloseable {
         if (!before.isRegularFile()) {
           throw whyNotOpened(file, null, null);
         }
-        String identity = RegisteredFile.identityOf(before);
-        registered.requireMatches(before.size(), identity);
-        seen[0] = new Checked(root.resolve(relative), before.size(), before.fileKey(), identity);
+        seen[0] = Checked.of(root.resolve(relative), before);
+        registered.requireMatches(seen[0].size(), seen[0].identity());
         beforeOpen.run();
       });
       VerifiedFile verified = verifyOpened(file, channel, seen[0], registered);
