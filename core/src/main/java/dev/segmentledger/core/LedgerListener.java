@@ -1,5 +1,7 @@
 package dev.segmentledger.core;
 
+import java.nio.file.Path;
+
 /**
  * Receives the ledger's events: accepted, stored and confirmed are three separate events, never
  * one. Called synchronously on the thread doing the work (worker, sweeper or the registering
@@ -105,7 +107,7 @@ public interface LedgerListener {
    * @param root the allowed root's real path
    * @param change what changed (the file keys, device and inode, of the old and new directory)
    */
-  default void onAllowedRootReopened(java.nio.file.Path root, String change) {}
+  default void onAllowedRootReopened(Path root, String change) {}
 
   /** A listener that ignores everything. */
   static LedgerListener noop() {

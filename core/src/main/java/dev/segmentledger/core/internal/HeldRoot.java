@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -180,7 +181,7 @@ final class HeldRoot implements AutoCloseable {
   /** The attributes of the directory {@code stream} is open on ({@code fstat}), or {@code null} if unreadable. */
   private static BasicFileAttributes attributesOf(SecureDirectoryStream<Path> stream) {
     try {
-      return stream.getFileAttributeView(java.nio.file.attribute.BasicFileAttributeView.class).readAttributes();
+      return stream.getFileAttributeView(BasicFileAttributeView.class).readAttributes();
     } catch (IOException | RuntimeException e) {
       return null;
     }
