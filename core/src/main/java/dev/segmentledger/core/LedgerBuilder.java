@@ -96,6 +96,12 @@ public final class LedgerBuilder {
    * the recorder, on its own filesystem (a hard link cannot cross filesystems), and mount nothing
    * below it; the checks make mistakes and symlinks inside the root harmless, not a writer that
    * should not be there.
+   *
+   * <p>If the directory at the root's real path is replaced while the ledger runs (renamed away
+   * and re-created, remounted), the ledger re-opens it when the path names a directory without
+   * any symlink on the way, and reports it ({@link LedgerListener#onAllowedRootReopened}); if the
+   * path is missing, a symlink, or leads through one, every file is refused with
+   * {@link Reason#ROOT_REPLACED} until it is usable again.
    */
   public LedgerBuilder allowedRoot(Path allowedRoot) {
     this.allowedRoot = Objects.requireNonNull(allowedRoot, "allowedRoot");

@@ -1,5 +1,7 @@
 package dev.segmentledger.core;
 
+import java.nio.file.Path;
+
 /**
  * Receives the ledger's events: accepted, stored and confirmed are three separate events, never
  * one. Called synchronously on the thread doing the work (worker, sweeper or the registering
@@ -93,6 +95,19 @@ public interface LedgerListener {
    * @param problem what could not be read
    */
   default void onUnreadableRow(long rowId, String problem) {}
+
+  /**
+   * The directory at the {@linkplain LedgerBuilder#allowedRoot allowed root}'s path was replaced
+   * while the ledger ran (renamed away and re-created, remounted), and the ledger re-opened it:
+   * from now on every file, also of rows registered before, is judged against the directory now at
+   * that path. Only a directory reached without any symlink is re-opened; any other replacement is
+   * refused file by file with {@link Reason#ROOT_REPLACED}. Called once per re-opening, on the
+   * thread that found it.
+   *
+   * @param root the allowed root's real path
+   * @param change what changed (the file keys, device and inode, of the old and new directory)
+   */
+  default void onAllowedRootReopened(Path root, String change) {}
 
   /** A listener that ignores everything. */
   static LedgerListener noop() {

@@ -7,10 +7,11 @@ package dev.segmentledger.core;
  * moves the row to {@link ItemState#REJECTED} (kept, with its reason and detail, never deleted);
  * any other reason leaves it {@link ItemState#PENDING} and schedules a retry after backoff.
  *
- * <p>The file reasons ({@link #OUTSIDE_ROOT} to {@link #EMPTY_FILE}) are decided at the file
- * boundary, at registration and again when the file is opened for upload; a file rejected for
- * one of them is never PUT, except that {@link #FILE_GREW} and {@link #FILE_SHRANK} can also be
- * found by the re-check right after a PUT, in which case the row is not confirmed.
+ * <p>The file reasons ({@link #OUTSIDE_ROOT} to {@link #FILE_CHANGED}, and {@link #ROOT_REPLACED})
+ * are decided at the file boundary, at registration and again when the file is opened for upload;
+ * a file rejected for one of them is never PUT, except that {@link #FILE_GREW} and
+ * {@link #FILE_SHRANK} can also be found by the re-check right after a PUT, in which case the row
+ * is not confirmed.
  */
 public enum Reason {
   /**
@@ -135,7 +136,18 @@ public enum Reason {
    * attempt. If the disk comes back, {@link Ledger#reopen} the rows (and {@link Ledger#handOver}
    * them if it is now mounted on another group's host).
    */
-  STORAGE_LOST(true);
+  STORAGE_LOST(true),
+  /**
+   * The allowed root itself is no longer the directory the ledger opened, and the configured root
+   * path does not lead to a directory that may be taken in its place: it is now a symlink, is
+   * reached through one, is missing, or is not a directory (for example the root was renamed away
+   * and a symlink to somewhere else put at its path). No file is judged against such a root.
+   * Retried with backoff: once the path is again the held root, or a real directory reached without
+   * any symlink (a re-created root, a remount), the ledger re-opens it and the row is judged
+   * against that directory (docs/design.md, "The file boundary"). At registration it is refused
+   * like every boundary refusal: the row is written {@link ItemState#REJECTED}.
+   */
+  ROOT_REPLACED(false);
 
   private final boolean terminal;
 

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -51,7 +52,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code segment.ledger.put.duration} timer: each successful PUT, from the sink call to its
  *       answer (the confirm latency above also spans queueing and the confirm);
  *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight} and
- *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open).
+ *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open);
+ *   <li>{@code segment.ledger.root.reopened} counter (no axis tag): the allowed root was replaced
+ *       while running and re-opened ({@link LedgerListener#onAllowedRootReopened}); files refused
+ *       because it was replaced unsafely count in {@code segment.ledger.failures} with
+ *       {@code reason} = {@code root_replaced}.
  * </ul>
  *
  * <p>Counts are this process's events, like {@link Ledger#stats()}; the rows are the truth across
@@ -84,8 +89,11 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
     final Map<Axis, Timer> latency = new EnumMap<>(Axis.class);
     final Map<Axis, DistributionSummary> putBytes = new EnumMap<>(Axis.class);
     final Map<Axis, Timer> putDuration = new EnumMap<>(Axis.class);
+    final Counter rootReopened;
 
     Meters(MeterRegistry registry, AtomicReference<CircuitState> circuit) {
+      rootReopened = Counter.builder("segment.ledger.root.reopened")
+          .description("allowed roots replaced while running and re-opened").register(registry);
       for (Axis axis : Axis.values()) {
         Map<String, Counter> byEvent = new HashMap<>();
         for (String event : new String[] {"accepted", "saturated", "stored", "confirmed", "confirm_lost", "failed",
@@ -212,6 +220,14 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
       return;
     }
     registry.counter("segment.ledger.failures", "axis", tag(item.id().axis()), "reason", reason.name().toLowerCase(Locale.ROOT)).increment();
+  }
+
+  @Override
+  public void onAllowedRootReopened(Path root, String change) {
+    Meters m = meters;
+    if (m != null) {
+      m.rootReopened.increment();
+    }
   }
 
   @Override

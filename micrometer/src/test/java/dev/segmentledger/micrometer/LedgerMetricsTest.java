@@ -125,6 +125,33 @@ class LedgerMetricsTest {
     }
   }
 
+  /**
+   * The allowed root re-created while running is counted once when re-opened; a root replaced by a
+   * symlink is not re-opened, and each file refused for it counts as a ROOT_REPLACED failure.
+   */
+  @Test
+  void aReopenedRootAndFilesRefusedForAReplacedRootAreCounted() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("rec"));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ManualLedger ledger = Ledger.builder().stateStore(new InMemoryStateStore()).objectSink(new FakeObjectSink())
+        .allowedRoot(root).listener(LedgerMetrics.create(registry)).buildManual();
+    assertEquals(0, registry.get("segment.ledger.root.reopened").counter().count(), "present before any re-opening");
+    Files.move(root, temp.resolve("rec-old"));
+    Files.createDirectories(root);
+    for (int i = 0; i < 3; i++) {
+      ledger.register(ItemId.original("b1", "720p", i), Files.writeString(root.resolve(i + ".ts"), "segment"));
+    }
+    ledger.drainQueue();
+    assertEquals(3, count(registry, "original", "confirmed"));
+    assertEquals(1, registry.get("segment.ledger.root.reopened").counter().count());
+
+    Files.move(root, temp.resolve("rec-newer"));
+    Files.createSymbolicLink(root, temp.resolve("rec-newer"));
+    ledger.register(ItemId.original("b1", "720p", 3), root.resolve("0.ts"));
+    assertEquals(1, registry.get("segment.ledger.root.reopened").counter().count(), "a symlink is not re-opened");
+    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "root_replaced").counter().count());
+  }
+
   private static long count(SimpleMeterRegistry registry, String axis, String event) {
     return (long) registry.get("segment.ledger.items").tag("axis", axis).tag("event", event).counter().count();
   }

@@ -4,12 +4,15 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Objects;
 
 /**
  * The check of the {@link PathGuard}: a path is accepted only if the operating system resolves it
@@ -44,6 +47,31 @@ final class BoundaryCheck {
           + ", not a regular file");
     }
     return Checked.of(real, attributes);
+  }
+
+  /**
+   * The check of a plain path (absolute, normalized, below the root; {@code relative} is its part
+   * below the root) without resolving it: each directory on it, read through the held root stream
+   * {@code heldRoot} without following a symlink, is a directory, and the final name is a regular
+   * file. Then no component is a symlink and the path is its own real path: resolving it ({@link
+   * #check}) would return it unchanged, at the cost of a {@code readlink} per component of the
+   * whole path from {@code /}. Returns {@code null} if any component is anything else (a symlink,
+   * missing, not a directory, unreadable) or the stream is closed: the resolving check then decides
+   * and names it. The two agree on every path (PathGuardTest); like the resolving check, this one is
+   * a moment's answer, which the upload's open repeats.
+   */
+  static Checked checkLinkFree(SecureDirectoryStream<Path> heldRoot, Path path, Path relative) {
+    try {
+      for (int names = 1; names < relative.getNameCount(); names++) {
+        if (!NoFollowOpener.attributesBelow(heldRoot, relative.subpath(0, names)).isDirectory()) {
+          return null;
+        }
+      }
+      BasicFileAttributes attributes = NoFollowOpener.attributesBelow(heldRoot, relative);
+      return attributes.isRegularFile() ? Checked.of(path, attributes) : null;
+    } catch (IOException | ClosedDirectoryStreamException e) {
+      return null;
+    }
   }
 
   private Path realPath(Path file) throws FileRejectedException {
@@ -86,6 +114,36 @@ final class BoundaryCheck {
       return "a symlink"; // only if it was swapped in between resolving and lstat
     }
     return "a FIFO, socket or device";
+  }
+
+  /**
+   * {@code path} relative to the root: its names after the root's when it lies below the root (the
+   * same path as {@code root.relativize(path)}, which costs more: it looks for "." and ".." in
+   * both), else {@code root.relativize(path)}.
+   */
+  Path belowRoot(Path path) {
+    int rootNames = root.getNameCount();
+    return path.startsWith(root) && path.getNameCount() > rootNames
+        ? path.subpath(rootNames, path.getNameCount()) : root.relativize(path);
+  }
+
+  /** Whether every component of the checked real path is still a directory and the file the same one. */
+  boolean stillAsChecked(Checked checked) {
+    Path relative = belowRoot(checked.realPath());
+    Path current = root;
+    try {
+      for (int i = 0; i < relative.getNameCount() - 1; i++) {
+        current = current.resolve(relative.getName(i));
+        if (!Files.readAttributes(current, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isDirectory()) {
+          return false;
+        }
+      }
+      BasicFileAttributes file = Files.readAttributes(checked.realPath(), BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS);
+      return file.isRegularFile() && Objects.equals(file.fileKey(), checked.fileKey());
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static String show(Object value) {

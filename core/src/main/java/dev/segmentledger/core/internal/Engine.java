@@ -50,8 +50,8 @@ final class Engine {
     this.config = Objects.requireNonNull(config, "config");
     this.store = config.stateStore();
     this.clock = config.clock();
-    this.guard = new PathGuard(config.allowedRoot());
     this.events = new Events(config.listeners(), signals);
+    this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
     this.queue = new WorkQueue(config.queueCapacity());
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,

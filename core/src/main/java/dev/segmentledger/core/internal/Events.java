@@ -8,6 +8,7 @@ import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PrintableText;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -71,6 +72,14 @@ final class Events implements LedgerListener {
     log.warn("circuit breaker OPEN after {}: {}; uploads pause, rows stay PENDING{}", reason, detail,
         reason == Reason.SINK_CONFIGURATION ? " until the sink's configuration is fixed" : "");
     fanOut("circuit", "opening", l -> l.onCircuitOpened(reason, detail));
+  }
+
+  /** Logs a re-opened allowed root (a replaced root is worth an operator's look) and fans it out. */
+  @Override
+  public void onAllowedRootReopened(Path root, String change) {
+    log.warn("allowed root {} was replaced while running ({}) and is re-opened: files are judged against the"
+        + " directory now at that path", PrintableText.escape(root), change);
+    fanOut("allowed root", root, l -> l.onAllowedRootReopened(root, change));
   }
 
   @Override

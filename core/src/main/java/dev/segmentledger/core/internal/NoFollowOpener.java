@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -21,17 +22,15 @@ import java.util.Set;
  * walks from the root one name at a time with {@code openat(..., O_NOFOLLOW)}, so a symlink swapped
  * in for any component, intermediate or final, makes the open fail instead of redirecting it;
  * elsewhere it opens the path with {@link LinkOption#NOFOLLOW_LINKS}, which protects only the final
- * component. The walk starts from a stream on the root held open for the opener's lifetime, or from
- * a freshly opened one. It checks nothing else: the guard decides what may be opened. Thread-safe.
+ * component. The walk starts from a stream on the root held open by the {@link HeldRoot}, or from a
+ * freshly opened one that must be the held directory. It checks nothing else: the guard decides
+ * what may be opened. Thread-safe (stateless but for the root's path).
  */
-final class NoFollowOpener implements AutoCloseable {
+final class NoFollowOpener {
   private final Path root;
-  /** The root, open for walks; {@code null} where the platform has no secure streams. */
-  private final SecureDirectoryStream<Path> heldRoot;
 
   NoFollowOpener(Path root) {
     this.root = root;
-    this.heldRoot = openHeldRoot(root);
   }
 
   /** Runs right before the final open, with the final name's attributes read through its directory. */
@@ -39,32 +38,28 @@ final class NoFollowOpener implements AutoCloseable {
     void check(BasicFileAttributes attributes) throws FileRejectedException;
   }
 
-  /** Whether walks may start from a held root stream (secure streams, and the root could be opened). */
-  boolean holdsRoot() {
-    return heldRoot != null;
-  }
-
   /**
    * The attributes of {@code relative} (normalized, below the root), read through the held root
-   * stream ({@code fstatat} on the root's descriptor, the final name's symlink not followed: it is
-   * reported as a symlink). An intermediate symlink would be followed: a caller that must not
-   * follow one reads each directory of the path first. Only where {@link #holdsRoot}.
+   * stream {@code heldRoot} ({@code fstatat} on the root's descriptor, the final name's symlink not
+   * followed: it is reported as a symlink). An intermediate symlink would be followed: a caller that
+   * must not follow one reads each directory of the path first.
    *
-   * @throws java.nio.file.ClosedDirectoryStreamException if the opener was closed
+   * @throws java.nio.file.ClosedDirectoryStreamException if the stream was closed
    */
-  BasicFileAttributes attributesBelowHeldRoot(Path relative) throws IOException {
+  static BasicFileAttributes attributesBelow(SecureDirectoryStream<Path> heldRoot, Path relative) throws IOException {
     return heldRoot.getFileAttributeView(relative, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
         .readAttributes();
   }
 
   /**
-   * Walks from the held root stream to {@code relative} (normalized, below the root) and opens it;
-   * {@code beforeOpen} first sees the final name's attributes ({@code fstatat}, no symlink
-   * followed). Only where {@link #holdsRoot}.
+   * Walks from the held root stream {@code heldRoot} to {@code relative} (normalized, below the
+   * root) and opens it; {@code beforeOpen} first sees the final name's attributes ({@code fstatat},
+   * no symlink followed).
    *
-   * @throws java.nio.file.ClosedDirectoryStreamException if the opener was closed
+   * @throws java.nio.file.ClosedDirectoryStreamException if the stream was closed
    */
-  FileChannel openFromHeldRoot(Path relative, BeforeOpen beforeOpen) throws IOException, FileRejectedException {
+  FileChannel openFromHeldRoot(SecureDirectoryStream<Path> heldRoot, Path relative, BeforeOpen beforeOpen)
+      throws IOException, FileRejectedException {
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
       return walkAndOpen(heldRoot, relative, beforeOpen, opened);
@@ -73,14 +68,23 @@ final class NoFollowOpener implements AutoCloseable {
     }
   }
 
-  /** Walks from a freshly opened root stream to {@code relative} (below the root) and opens it. */
-  FileChannel openFromFreshRoot(Path relative) throws IOException, FileRejectedException {
+  /**
+   * Walks from a freshly opened root stream to {@code relative} (below the root) and opens it. The
+   * opened root must have the file key {@code rootKey} (the held root's; unchecked if {@code null}
+   * or where the platform has no secure streams): a root replaced since it was checked fails the
+   * open instead of redirecting it.
+   */
+  FileChannel openFromFreshRoot(Path relative, Object rootKey) throws IOException, FileRejectedException {
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
       DirectoryStream<Path> top = Files.newDirectoryStream(root);
       opened.push(top);
       if (!(top instanceof SecureDirectoryStream<Path> directory)) {
         return FileChannel.open(root.resolve(relative), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+      }
+      Object opensKey = directory.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+      if (rootKey != null && !rootKey.equals(opensKey)) {
+        throw new FileSystemException(root.toString(), null, "the root was replaced since it was checked");
       }
       return walkAndOpen(directory, relative, null, opened);
     } finally {
@@ -109,21 +113,16 @@ final class NoFollowOpener implements AutoCloseable {
     return FileChannel.open(root.resolve(relative), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
   }
 
-  /** Closes the held root stream; later walks from it throw {@code ClosedDirectoryStreamException}. */
-  @Override
-  public void close() {
-    closeQuietly(heldRoot);
-  }
-
-  private static SecureDirectoryStream<Path> openHeldRoot(Path root) {
+  /** A secure directory stream open on {@code directory}, or {@code null} where none can be opened. */
+  static SecureDirectoryStream<Path> openSecureDirectory(Path directory) {
     try {
-      DirectoryStream<Path> stream = Files.newDirectoryStream(root);
+      DirectoryStream<Path> stream = Files.newDirectoryStream(directory);
       if (stream instanceof SecureDirectoryStream<Path> secure) {
         return secure;
       }
       stream.close();
     } catch (IOException e) {
-      // no held root: every open walks from a freshly opened root
+      // none: every open walks from a freshly opened root
     }
     return null;
   }

@@ -1,7 +1,6 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.UnsupportedFileNameException;
 import dev.segmentledger.core.internal.BoundaryCheck.Checked;
 import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
@@ -10,12 +9,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * The file boundary (docs/design.md, principle 7 and "The file boundary"). Thread-safe.
@@ -31,6 +28,13 @@ import java.util.Objects;
  * and if none is a symlink the path is its own real path (the usual registration saves a
  * {@code readlink} per component of the whole path); if any is, the path is resolved as above.
  *
+ * <p><b>Root.</b> Every check and open first makes sure the root's path still leads to the directory
+ * held ({@link HeldRoot}: one {@code lstat}, file keys compared). A root replaced while running
+ * (renamed away, re-created, remounted) is re-opened if the path now names a directory without any
+ * symlink on the way, and files are then judged against it; otherwise every file is refused with
+ * ROOT_REPLACED, so that nothing is judged against a tree no longer at the root's path, nor read
+ * through a symlink put in the root's place.
+ *
  * <p><b>Open.</b> {@link #open} repeats the check, then compares the size with the registered one
  * <em>before</em> opening, and opens the checked real path without following any symlink: where
  * the platform offers a {@link SecureDirectoryStream} (Linux), it walks from the root directory
@@ -45,8 +49,8 @@ import java.util.Objects;
  *
  * <p><b>Open by the registered real path.</b> A row stores the real path its file was checked
  * under, so the upload usually opens a path that is absolute, normalized and below the root.
- * Such a path is opened without resolving it again: the walk starts from a directory stream on
- * the root held open for the guard's lifetime, the final name's attributes are read relative to
+ * Such a path is opened without resolving it again: the walk starts from the directory stream held
+ * on the root, the final name's attributes are read relative to
  * its directory ({@code fstatat}, no symlink followed) and must be a regular file of the
  * registered size before it is opened, and the checks after the open are the same as above.
  * Whatever fails on the way is named by a fresh {@link #check}. Any other path takes the full
@@ -56,8 +60,8 @@ import java.util.Objects;
  * open channel's file key. Hence: (1) the file key (and that every component is still a directory)
  * is checked by name just before and just after the open, not on the descriptor, so a regular file
  * swapped in and back out between those two checks is not seen; with the walk above that file
- * still lies below the root, and with the plain fallback an intermediate directory swapped for a symlink in the same window could point
- * elsewhere. (2) A FIFO swapped in for the regular file between the check and the open blocks the
+ * still lies below the root, and with the plain fallback an intermediate directory swapped for a
+ * symlink in the same window could point elsewhere. (2) A FIFO swapped in for the regular file between the check and the open blocks the
  * opening worker until a writer appears (only {@code lstat}-verified regular files are ever
  * opened, so this needs an adversary racing that window). (3) A directory on the path renamed
  * to outside the root after the walk opened it, a hard link, or a mount inside the root are not
@@ -67,22 +71,33 @@ import java.util.Objects;
  * is a compare-and-set on that size. Protection against these requires that no adversary can
  * write inside the allowed root; the checks make mistakes and symlink games inside it harmless.
  *
- * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the walk is {@link NoFollowOpener}'s; the
- * registered size, emptiness and identity rules are {@link RegisteredFile}'s; every failed open
- * is named in one place, {@code whyNotOpened}; names in messages are escaped by {@link dev.segmentledger.core.spi.Printable}.
+ * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the root held and its replacement are
+ * {@link HeldRoot}'s; the walk is {@link NoFollowOpener}'s; the registered size, emptiness, identity
+ * and name rules are {@link RegisteredFile}'s; every failed open is named in one place,
+ * {@code whyNotOpened}; names in messages are escaped by {@link dev.segmentledger.core.spi.Printable}.
  */
 final class PathGuard implements AutoCloseable {
   private final Path root;
   private final Runnable beforeOpen;
   private final BoundaryCheck boundary;
   private final NoFollowOpener opener;
+  private final HeldRoot heldRoot;
 
   PathGuard(Path allowedRoot) {
-    this(allowedRoot, () -> { });
+    this(allowedRoot, () -> { }, (root, change) -> { });
+  }
+
+  /** A guard that tells {@code onRootReopened} the root and what changed when it re-opens a replaced root. */
+  PathGuard(Path allowedRoot, BiConsumer<Path, String> onRootReopened) {
+    this(allowedRoot, () -> { }, onRootReopened);
   }
 
   /** For tests: {@code beforeOpen} runs between the re-check and the open, to stage a race there. */
   PathGuard(Path allowedRoot, Runnable beforeOpen) {
+    this(allowedRoot, beforeOpen, (root, change) -> { });
+  }
+
+  private PathGuard(Path allowedRoot, Runnable beforeOpen, BiConsumer<Path, String> onRootReopened) {
     try {
       this.root = allowedRoot.toRealPath();
     } catch (IOException e) {
@@ -94,12 +109,13 @@ final class PathGuard implements AutoCloseable {
     this.beforeOpen = beforeOpen;
     this.boundary = new BoundaryCheck(root);
     this.opener = new NoFollowOpener(root);
+    this.heldRoot = new HeldRoot(root, onRootReopened);
   }
 
   /** Closes the directory stream held on the root. */
   @Override
   public void close() {
-    opener.close();
+    heldRoot.close();
   }
 
   Path root() {
@@ -118,9 +134,10 @@ final class PathGuard implements AutoCloseable {
    * @throws FileRejectedException with the reason, if the file must not be uploaded
    */
   Checked check(Path file) throws FileRejectedException {
+    SecureDirectoryStream<Path> held = heldRoot.current();
     Path path = absolute(file);
-    if (plainBelowHeldRoot(path)) {
-      Checked linkFree = checkLinkFree(path);
+    if (held != null && plainBelowRoot(path)) {
+      Checked linkFree = BoundaryCheck.checkLinkFree(held, path, boundary.belowRoot(path));
       if (linkFree != null) {
         return linkFree;
       }
@@ -129,68 +146,16 @@ final class PathGuard implements AutoCloseable {
   }
 
   /**
-   * Whether {@code path} is absolute, normalized (no {@code .} or {@code ..}) and below the root,
-   * and a held root stream can read it: the form of a registered real path, and of what recorders
-   * usually register.
+   * Whether {@code path} is absolute, normalized (no {@code .} or {@code ..}) and below the root:
+   * the form of a registered real path, and of what recorders usually register.
    */
-  private boolean plainBelowHeldRoot(Path path) {
-    return opener.holdsRoot() && path.startsWith(root) && !path.equals(root) && path.equals(path.normalize());
+  private boolean plainBelowRoot(Path path) {
+    return path.startsWith(root) && !path.equals(root) && path.equals(path.normalize());
   }
 
-  /**
-   * The check of a plain path (see {@link #plainBelowHeldRoot}) without resolving it: each
-   * directory on it, read through the held root stream without following a symlink, is a
-   * directory, and the final name is a regular file. Then no component is a symlink and the path
-   * is its own real path: resolving it ({@link BoundaryCheck}) would return it unchanged, at the
-   * cost of a {@code readlink} per component of the whole path from {@code /}. Returns {@code null}
-   * if any component is anything else (a symlink, missing, not a directory, unreadable): the
-   * resolving check then decides and names it. The two agree on every path (PathGuardTest); like
-   * the resolving check, this one is a moment's answer, which the upload's open repeats.
-   */
-  private Checked checkLinkFree(Path path) {
-    Path relative = belowRoot(path);
-    try {
-      for (int names = 1; names < relative.getNameCount(); names++) {
-        if (!opener.attributesBelowHeldRoot(relative.subpath(0, names)).isDirectory()) {
-          return null;
-        }
-      }
-      BasicFileAttributes attributes = opener.attributesBelowHeldRoot(relative);
-      if (!attributes.isRegularFile()) {
-        return null;
-      }
-      return Checked.of(path, attributes);
-    } catch (IOException | ClosedDirectoryStreamException e) {
-      return null;
-    }
-  }
-
-
-  /**
-   * Refuses a path that does not survive the trip to text and back: the ledger stores paths as
-   * text, so a name whose bytes are not valid in the platform's file name encoding (for example
-   * byte 0xFF under UTF-8) would be stored with U+FFFD in its place and, read back, name another
-   * file, or none. Checked on the path as given and on its real path (a symlink may lead to such
-   * a name).
-   *
-   * @throws UnsupportedFileNameException if either does not round-trip
-   */
+  /** {@link RegisteredFile#requireRepresentable} of {@code file} (relative paths are taken from the root). */
   void requireRepresentable(Path file, Path realPath) {
-    Path given = absolute(file);
-    // A real path equal to the path given (the usual registration) is not decoded twice.
-    for (Path path : new Path[] {given, given.equals(realPath) ? null : realPath}) {
-      if (path != null && !roundTrips(path)) {
-        throw new UnsupportedFileNameException(show(file), System.getProperty("sun.jnu.encoding", "unknown"));
-      }
-    }
-  }
-
-  private static boolean roundTrips(Path path) {
-    try {
-      return path.equals(path.getFileSystem().getPath(path.toString()));
-    } catch (InvalidPathException e) {
-      return false; // the decoded text has characters the encoding cannot map back
-    }
+    RegisteredFile.requireRepresentable(absolute(file), realPath, show(file));
   }
 
   /**
@@ -211,10 +176,11 @@ final class PathGuard implements AutoCloseable {
    */
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
     RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
+    SecureDirectoryStream<Path> held = heldRoot.current();
     Path path = absolute(file);
-    if (plainBelowHeldRoot(path)) {
+    if (held != null && plainBelowRoot(path)) {
       try {
-        return openRegisteredPath(file, belowRoot(path), registered);
+        return openRegisteredPath(held, file, boundary.belowRoot(path), registered);
       } catch (ClosedDirectoryStreamException e) {
         // the guard was closed (the ledger is shutting down): take the full path below
       }
@@ -226,12 +192,12 @@ final class PathGuard implements AutoCloseable {
    * Opens {@code relative} (normalized, below the root) by walking from the held root stream,
    * after reading the final name's attributes through its directory, without resolving it again.
    */
-  private VerifiedFile openRegisteredPath(Path file, Path relative, RegisteredFile registered)
-      throws FileRejectedException {
+  private VerifiedFile openRegisteredPath(SecureDirectoryStream<Path> held, Path file, Path relative,
+      RegisteredFile registered) throws FileRejectedException {
     Checked[] seen = new Checked[1];
     FileChannel channel = null;
     try {
-      channel = opener.openFromHeldRoot(relative, before -> {
+      channel = opener.openFromHeldRoot(held, relative, before -> {
         if (!before.isRegularFile()) {
           throw whyNotOpened(file, null, null);
         }
@@ -258,7 +224,7 @@ final class PathGuard implements AutoCloseable {
     beforeOpen.run();
     FileChannel channel = null;
     try {
-      channel = opener.openFromFreshRoot(belowRoot(checked.realPath()));
+      channel = opener.openFromFreshRoot(boundary.belowRoot(checked.realPath()), heldRoot.fileKey());
       VerifiedFile verified = verifyOpened(file, channel, checked, registered);
       channel = null;
       return verified;
@@ -277,7 +243,7 @@ final class PathGuard implements AutoCloseable {
    */
   private VerifiedFile verifyOpened(Path file, FileChannel channel, Checked checked, RegisteredFile registered)
       throws FileRejectedException, IOException {
-    if (!stillAsChecked(checked)) {
+    if (!boundary.stillAsChecked(checked)) {
       throw whyNotOpened(file, null, null);
     }
     VerifiedFile.requireSize(registered.shownName(), channel.size(), registered.size());
@@ -294,7 +260,7 @@ final class PathGuard implements AutoCloseable {
    * checked (not a regular file, another file).
    */
   private FileRejectedException whyNotOpened(Path file, Checked checked, IOException cause) {
-    if (cause != null && checked != null && stillAsChecked(checked)) {
+    if (cause != null && checked != null && boundary.stillAsChecked(checked)) {
       return unreadable(file, cause);
     }
     try {
@@ -316,37 +282,6 @@ final class PathGuard implements AutoCloseable {
   private static FileRejectedException permissionDenied(Path file) {
     return new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
   }
-
-  /**
-   * {@code path} relative to the root: its names after the root's when it lies below the root (the
-   * same path as {@code root.relativize(path)}, which costs more: it looks for "." and ".." in
-   * both), else {@code root.relativize(path)}.
-   */
-  private Path belowRoot(Path path) {
-    int rootNames = root.getNameCount();
-    return path.startsWith(root) && path.getNameCount() > rootNames
-        ? path.subpath(rootNames, path.getNameCount()) : root.relativize(path);
-  }
-
-  /** Whether every component of the checked real path is still a directory and the file the same one. */
-  private boolean stillAsChecked(Checked checked) {
-    Path relative = belowRoot(checked.realPath());
-    Path current = root;
-    try {
-      for (int i = 0; i < relative.getNameCount() - 1; i++) {
-        current = current.resolve(relative.getName(i));
-        if (!Files.readAttributes(current, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isDirectory()) {
-          return false;
-        }
-      }
-      BasicFileAttributes file = Files.readAttributes(checked.realPath(), BasicFileAttributes.class,
-          LinkOption.NOFOLLOW_LINKS);
-      return file.isRegularFile() && Objects.equals(file.fileKey(), checked.fileKey());
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
 
   /** Outside input in messages (a newline in a file name could forge a log line): escaped. */
   private static String show(Object value) {

@@ -15,6 +15,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,11 +26,13 @@ class PathGuardTest {
   @TempDir Path temp;
   private Path root;
   private PathGuard guard;
+  /** What {@link #guard} reported re-opening: the change of each re-opened root. */
+  private final List<String> reopenings = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void setUp() throws IOException {
     root = Files.createDirectories(temp.resolve("rec"));
-    guard = new PathGuard(root);
+    guard = new PathGuard(root, (reopened, change) -> reopenings.add(change));
   }
 
   @Test
@@ -293,6 +298,96 @@ class PathGuardTest {
       assertEquals("hello", new String(verified.openStream().readAllBytes()));
     }
     assertOpenReason(Reason.FILE_SHRANK, file.toRealPath(), 6);
+  }
+
+  /**
+   * The allowed root renamed away and a symlink to a directory outside put at its path: the held
+   * root still holds the old tree, but the path now leads outside. Nothing is accepted or opened
+   * below it, by any form of path, and the reason names the root. Once the held directory is back
+   * at the path, files are accepted again.
+   */
+  @Test
+  void aRootReplacedByASymlinkToADirectoryOutsideIsRefusedAsReplaced() throws Exception {
+    Path inside = Files.writeString(Files.createDirectories(root.resolve("b/720p")).resolve("2.ts"), "inside");
+    Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
+    Files.writeString(Files.createDirectories(elsewhere.resolve("b/720p")).resolve("2.ts"), "secret");
+    Path old = Files.move(root, temp.resolve("rec-old"));
+    Files.createSymbolicLink(root, elsewhere);
+    for (Path file : new Path[] {inside, Path.of("b/720p/2.ts"), root.resolve("b/../b/720p/2.ts")}) {
+      assertReason(Reason.ROOT_REPLACED, file);
+      assertOpenReason(Reason.ROOT_REPLACED, file, 6);
+    }
+    Files.delete(root);
+    Files.move(old, root);
+    assertEquals(inside, guard.check(inside).realPath(), "the held directory is back at the root's path");
+    assertEquals(List.of(), reopenings, "a symlink is never re-opened, nor the held directory come back");
+  }
+
+  /** The root replaced by a symlink between the check and the open: the open never walks from it. */
+  @Test
+  void aRootReplacedBetweenCheckAndOpenIsRefused() throws Exception {
+    Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
+    Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
+    Files.writeString(Files.createDirectories(elsewhere.resolve("b1")).resolve("a.ts"), "secret");
+    PathGuard racing = new PathGuard(root, swap(() -> {
+      Files.move(root, temp.resolve("rec-old"));
+      Files.createSymbolicLink(root, elsewhere);
+    }));
+    assertRaceReason(Reason.ROOT_REPLACED, racing, root.resolve("b1/../b1/a.ts"), 6);
+  }
+
+  /** The root's path reached through a symlinked parent is not a safe root, even if it is a real directory there. */
+  @Test
+  void aRootPathLeadingThroughASymlinkedParentIsRefusedAsReplaced() throws Exception {
+    Path parent = Files.createDirectories(temp.resolve("p"));
+    Path nested = Files.createDirectories(parent.resolve("rec"));
+    Path file = Files.writeString(nested.resolve("a.ts"), "inside");
+    PathGuard nestedGuard = new PathGuard(nested);
+    Path other = Files.createDirectories(temp.resolve("q/rec"));
+    Files.writeString(other.resolve("a.ts"), "secret");
+    Files.move(parent, temp.resolve("p-old"));
+    Files.createSymbolicLink(parent, temp.resolve("q"));
+    FileRejectedException e = assertThrows(FileRejectedException.class, () -> nestedGuard.check(file));
+    assertEquals(Reason.ROOT_REPLACED, e.reason(), e.getMessage());
+    e = assertThrows(FileRejectedException.class, () -> nestedGuard.open(file, 6));
+    assertEquals(Reason.ROOT_REPLACED, e.reason(), e.getMessage());
+    nestedGuard.close();
+  }
+
+  /** A root renamed away with nothing in its place: refused as replaced (retried), not as a missing file (terminal). */
+  @Test
+  void aRootGoneFromItsPathIsRefusedAsReplaced() throws Exception {
+    Path file = Files.writeString(root.resolve("a.ts"), "inside");
+    Files.move(root, temp.resolve("rec-old"));
+    assertReason(Reason.ROOT_REPLACED, file);
+    assertOpenReason(Reason.ROOT_REPLACED, file, 6);
+  }
+
+  /**
+   * The root re-created at its path (renamed away, a new directory made): the guard re-opens it, so
+   * a new file is checked and opened in the new tree, and a file of the same name is never judged
+   * against the old one: a row registered before the change meets the new file as another file.
+   */
+  @Test
+  void aRecreatedRootIsReopenedAndNothingIsJudgedAgainstTheOldTree() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("b/720p")).resolve("2.ts"), "old tree");
+    String registeredBefore = guard.check(file).identity();
+    Files.move(root, temp.resolve("rec-old"));
+    Files.writeString(Files.createDirectories(root.resolve("b/720p")).resolve("2.ts"), "new tree");
+    Path fresh = Files.writeString(root.resolve("b/720p/3.ts"), "fresh");
+
+    BoundaryCheck.Checked checked = guard.check(file);
+    assertEquals(Files.readAttributes(file, BasicFileAttributes.class).fileKey(), checked.fileKey(),
+        "checked in the new tree");
+    try (VerifiedFile verified = guard.open(file, 8, checked.identity())) {
+      assertEquals("new tree", new String(verified.openStream().readAllBytes()));
+    }
+    try (VerifiedFile verified = guard.open(fresh, 5)) {
+      assertEquals("fresh", new String(verified.openStream().readAllBytes()), "a file only in the new tree");
+    }
+    FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 8, registeredBefore));
+    assertEquals(Reason.FILE_CHANGED, e.reason(), e.getMessage());
+    assertEquals(1, reopenings.size(), "re-opened once, reported once: " + reopenings);
   }
 
   private interface IoAction {

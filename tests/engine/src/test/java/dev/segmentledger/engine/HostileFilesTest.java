@@ -159,6 +159,15 @@ class HostileFilesTest {
           Files.writeString(t.f.root.resolve("b1"), "x");
           return t.f.root.resolve("b1/7.ts");
         }, Expect.refusedAtRegistration(Reason.UNREADABLE)),
+        // The root itself replaced while the ledger runs.
+        row("the root renamed away and a symlink to outside put in its place", t -> {
+          Path file = segment(t);
+          t.replaceRootWithSymlinkOutside();
+          return file;
+        }, Expect.refusedAtRegistration(Reason.ROOT_REPLACED)),
+        tampered("the root replaced by a symlink to outside after registration (retried)",
+            HostileFilesTest::segment, (t, file) -> t.replaceRootWithSymlinkOutside(),
+            Expect.refusedAtUpload(Reason.ROOT_REPLACED)),
         // Changed after registration, before the upload (TOCTOU).
         tampered("symlink to outside swapped in after registration", HostileFilesTest::segment,
             (t, file) -> replaceWithSymlink(file, t.outside.resolve("secret.ts")),
@@ -321,6 +330,42 @@ class HostileFilesTest {
   }
 
   /**
+   * The root re-created at its path while the ledger runs (renamed away and a new directory made,
+   * as after a remount): the ledger re-opens it, a file only in the new tree is uploaded, and a file
+   * whose name is also in the old tree is uploaded with the new tree's bytes, never judged against
+   * the old tree.
+   */
+  @Test
+  void aRecreatedRootIsReopenedAndNewFilesUploadFromIt() throws Exception {
+    List<String> reopenings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ManualLedger ledger = f.builder().objectSink(sink).listener(new LedgerListener() {
+      @Override
+      public void onAllowedRootReopened(Path root, String change) {
+        reopenings.add(change);
+      }
+    }).buildManual();
+    ItemId before = ItemId.original("b1", "720p", 1);
+    assertFalse(ledger.register(before, f.record("b1/720p/1.ts", "uploaded before")).rejected());
+    LedgerFixture.settle(ledger);
+    assertEquals(ItemState.CONFIRMED, ledger.find(before).orElseThrow().state());
+    f.record("b1/720p/2.ts", "old tree");
+    Files.move(f.root, temp.resolve("recordings-old"));
+    Files.createDirectories(f.root);
+    Map<ItemId, Path> files = new LinkedHashMap<>();
+    files.put(ItemId.original("b1", "720p", 2), f.record("b1/720p/2.ts", "new tree"));
+    files.put(ItemId.original("b1", "720p", 3), f.record("b1/720p/3.ts", "only in the new tree"));
+    files.forEach((id, file) -> assertFalse(ledger.register(id, file).rejected(), id.toString()));
+    LedgerFixture.settle(ledger);
+    for (Map.Entry<ItemId, Path> entry : files.entrySet()) {
+      LedgerItem row = ledger.find(entry.getKey()).orElseThrow();
+      assertEquals(ItemState.CONFIRMED, row.state(), entry.getKey() + ": " + row.reason() + " " + row.lastError());
+      assertArrayEquals(Files.readAllBytes(entry.getValue()), f.sink.bytes(entry.getKey().objectKey()).orElseThrow(),
+          "the new tree's bytes");
+    }
+    assertEquals(1, reopenings.size(), "the root re-opened once, and reported: " + reopenings);
+  }
+
+  /**
    * A started ledger with one worker meets a queue of hostile rows mixed with good ones: every
    * row reaches its outcome (awaited through listener events), the good ones are confirmed, the
    * bad ones are never PUT, and the same worker then still uploads a new registration.
@@ -402,6 +447,16 @@ class HostileFilesTest {
     Path file = f.root.resolve(name);
     Files.createDirectories(file.getParent());
     return Files.writeString(file, CONTENT, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Renames the root away and puts a symlink to {@link #outside} at its path; outside holds a file
+   * of the segment's size at the segment's place, so only the root check can tell.
+   */
+  private void replaceRootWithSymlinkOutside() throws IOException {
+    Files.writeString(Files.createDirectories(outside.resolve("b1/720p")).resolve("7.ts"), CONTENT);
+    Files.move(f.root, temp.resolve("recordings-moved"));
+    Files.createSymbolicLink(f.root, outside);
   }
 
   private static Path mkfifo(Path path) throws IOException, InterruptedException {
