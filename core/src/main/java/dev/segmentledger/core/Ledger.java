@@ -244,9 +244,10 @@ public interface Ledger extends AutoCloseable {
    * kept, instead of waiting for ever for a node of that group. Explicit by design: no node ever
    * rejects a row because it cannot see its file. If the disk comes back, {@link #reopen(String,
    * Reason) re-open} the rows ({@code STORAGE_LOST}), then {@link #handOver} them if needed. Any
-   * node may run it.
+   * node may run it. A row under a live lease is left alone (a node is still uploading it, so the
+   * disk is not lost); once its lease has run out, a later call marks it if it is still open.
    *
-   * @return the number of rows marked
+   * @return the number of rows marked (rows under a live lease are not)
    * @throws IllegalArgumentException if {@code group} is not a valid identifier
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
    *     transactions marked stays marked

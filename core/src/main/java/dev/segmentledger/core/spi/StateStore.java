@@ -355,7 +355,9 @@ public interface StateStore {
   /**
    * Makes the unconfirmed rows of storage group {@code group} terminal: {@link ItemState#REJECTED}
    * with {@link Reason#STORAGE_LOST} and {@code detail}, lease cleared, at most {@code limit} rows
-   * per call: for a host that is gone for good with its disk. Leased rows are included (their
+   * per call: for a host that is gone for good with its disk. A row under a lease still valid at
+   * {@code at} is left alone (a node is working on it, so its disk is not lost): it is marked by a
+   * call after its lease has run out, if it is still open then. An expired lease is included (its
    * owner is gone; a late confirm of such a row fails its compare-and-set). The rows keep their
    * group and can be {@linkplain #reopen re-opened}. Call it again until it returns 0.
    *
