@@ -207,8 +207,11 @@ public interface Ledger extends AutoCloseable {
   /**
    * Re-opens a {@link ItemState#REJECTED} or {@link ItemState#EXCLUDED} row once its cause is
    * fixed (a bucket policy, credentials, a restored file): back to {@link ItemState#PENDING} with
-   * {@link Reason#REOPENED}, due at once, attempts kept. A compare-and-set: a row that changed
-   * meanwhile is left alone.
+   * {@link Reason#REOPENED}, due at once. Its attempts start over at 0, as do its counts of abandoned
+   * and blamed attempts: every cap on attempts and the backoff then see only the attempts since the
+   * cause was fixed, so the row is not rejected again by its first failure. Its last error names the
+   * attempts before ({@code re-opened after REJECTED (SINK_PERMANENT); attempts before: 9}). A
+   * compare-and-set: a row that changed meanwhile is left alone.
    *
    * @return whether the row was re-opened ({@code false} if unknown or not rejected or excluded)
    */
