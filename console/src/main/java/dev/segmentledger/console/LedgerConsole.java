@@ -3,6 +3,7 @@ package dev.segmentledger.console;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.spi.QueryTimeoutException;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
@@ -13,6 +14,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -35,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
  * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
- * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks. A bad parameter is answered 400 with what is allowed; a failing
+ * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks, and each read of the
+ * database in time ({@link Builder#queryTimeout}, 5 s unless set: a filter no row matches would
+ * otherwise walk a large ledger; the page then says so, 503). A bad parameter is answered 400 with what is allowed; a failing
  * database or bucket 503, with the page saying so. It never throws from {@link #handle}. Writes:
  * only the re-open (a compare-and-set on the row's state, {@link StateStore#reopen}) and a repair
  * step of reconcile, and only when {@linkplain Builder#reopenEnabled enabled}.
@@ -55,7 +59,8 @@ public final class LedgerConsole {
     this.hlsJs = b.hlsJs;
     this.hlsJsUrl = b.hlsJsUrl;
     String playerScript = hlsJs != null ? null : hlsJsUrl;
-    this.pages = new Pages(b.store, b.sink, b.clock, b.reopenEnabled, media != null, playerScript);
+    this.pages = new Pages(b.store.withReadTimeout(b.queryTimeout), b.sink, b.clock, b.reopenEnabled, media != null,
+        playerScript);
   }
 
   /** A builder; {@link Builder#store} and {@link Builder#clock} are required. */
@@ -77,6 +82,13 @@ public final class LedgerConsole {
       return pages.page(request);
     } catch (BadInput e) {
       return pages.problem(request, 400, "Not a valid request", e.getMessage());
+    } catch (QueryTimeoutException e) {
+      log.warn("console: a read took longer than its bound of {} ms: {} {}", e.bound().toMillis(),
+          request.method(), Printable.escape(path));
+      return pages.problem(request, 503, "The query took too long", "The ledger's database took longer than "
+          + e.bound().toMillis() + " ms, this console's bound, to answer, and the read was cancelled. A filter that"
+          + " matches few rows of a large ledger reads many of them: narrow it with a broadcast, a state other than"
+          + " CONFIRMED, a reason or an age.");
     } catch (StoreException e) {
       log.warn("console: the ledger's database failed: {}", e.getMessage());
       return pages.problem(request, 503, "The ledger's database failed", e.getMessage());
@@ -155,7 +167,11 @@ public final class LedgerConsole {
 
   /** Collects the settings of a {@link LedgerConsole}. Not thread-safe. */
   public static final class Builder {
+    /** The default {@link #queryTimeout}: 5 seconds. */
+    public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
+
     private StateStore store;
+    private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private ObjectSink sink;
     private Clock clock;
     private boolean reopenEnabled;
@@ -168,6 +184,22 @@ public final class LedgerConsole {
     /** The ledger's rows. Required. */
     public Builder store(StateStore store) {
       this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * How long one read of the ledger's database may take ({@link StateStore#withReadTimeout});
+     * default 5 s ({@link #DEFAULT_QUERY_TIMEOUT}). A page whose read takes longer is answered
+     * 503 with a page that says so and how to narrow the filter.
+     *
+     * @throws IllegalArgumentException if it is not from 1 ms to 5 minutes
+     */
+    public Builder queryTimeout(Duration queryTimeout) {
+      Objects.requireNonNull(queryTimeout, "queryTimeout");
+      if (queryTimeout.toMillis() < 1 || queryTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new IllegalArgumentException("queryTimeout must be from 1 ms to 5 minutes, got " + queryTimeout);
+      }
+      this.queryTimeout = queryTimeout;
       return this;
     }
 
