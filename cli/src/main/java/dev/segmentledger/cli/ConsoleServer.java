@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.segmentledger.console.ConsoleRequest;
 import dev.segmentledger.console.ConsoleResponse;
 import dev.segmentledger.console.LedgerConsole;
+import dev.segmentledger.console.StreamedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -31,7 +32,7 @@ import java.util.concurrent.Executors;
  * send it from another site) and by refusing a POST whose {@code Origin} is another origin, or
  * {@code null} (a sandboxed frame, a redirected form); a POST without {@code Origin} (a script with
  * the token in its {@code Authorization} header) is served. Bodies
- * are limited to 64 KiB. Four threads serve requests. Thread-safe.
+ * are limited to 64 KiB. A media object is copied through as it arrives, never held whole. Four threads serve requests. Thread-safe.
  */
 final class ConsoleServer {
   static final String COOKIE = "segment_ledger_console";
@@ -119,6 +120,16 @@ final class ConsoleServer {
       response.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
       exchange.getResponseHeaders().add("Content-Type", response.contentType());
       boolean head = exchange.getRequestMethod().equals("HEAD");
+      if (response.streamed() != null) {
+        try (StreamedBody streamed = response.streamed()) {
+          long length = streamed.length();
+          exchange.sendResponseHeaders(response.status(), head || length == 0 ? -1 : Math.max(0, length));
+          if (!head) {
+            streamed.writeTo(exchange.getResponseBody()); // chunked when the length is unknown
+          }
+        }
+        return;
+      }
       exchange.sendResponseHeaders(response.status(), head || response.body().length == 0 ? -1
           : response.body().length);
       if (!head) {

@@ -1,5 +1,6 @@
 package dev.segmentledger.console;
 
+import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Printable;
@@ -9,6 +10,7 @@ import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * command, or your own). It shows the backlog per axis with the age of the oldest row; stuck and
  * rejected rows, keyset-paged and filtered by state, reason, axis, broadcast, age and attempts; one
  * broadcast with its counts, its published playlists, its rows (paged) and a player (hls.js) of its
- * multivariant playlist read through the host; bounded reconcile steps; and, when enabled, the
+ * multivariant playlist read through the host (playlists, init and playback segments only, streamed,
+ * each with the type of its kind and a Content-Security-Policy); bounded reconcile steps; and, when enabled, the
  * re-open of a terminal row after a confirmation page.
  *
  * <p><b>What the host must do.</b> Authenticate and authorise every request before handing it to
@@ -123,25 +126,63 @@ public final class LedgerConsole {
     }
   }
 
-  /** A playlist, init or segment of a broadcast through the host, only at the ledger's keys. */
+  /**
+   * A playlist, init or playback segment of a broadcast through the host: only the keys a player
+   * reads (never an original, which may be a file of gigabytes), each with the type of its kind
+   * (never the bucket's, which could make an object a page of this origin), copied through as it
+   * arrives, under a policy that lets nothing in it run.
+   */
   private ConsoleResponse media(String key) {
-    boolean ledgerKey = ObjectKeys.idOf(key).isPresent() || isPlaylistKey(key);
-    if (media == null || !ledgerKey) {
-      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8",
-          bytes(media == null ? "no media source configured" : "not a key of the ledger"), "no-store");
+    String type = playerType(key);
+    if (media == null || type == null) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes(media == null
+          ? "no media source configured" : "not a key the player reads (playlists, init and playback segments)"),
+          "no-store");
     }
+    Optional<MediaSource.MediaStream> object;
     try {
-      Optional<MediaSource.Media> object = media.read(key);
-      if (object.isEmpty()) {
-        return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
-      }
-      String type = key.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : object.get().contentType();
-      return ConsoleResponse.bytes(200, type, object.get().bytes(), key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+      object = media.open(key);
     } catch (IOException e) {
       log.warn("console: could not read {} from the media source: {}", Printable.escape(key), e.getMessage());
       return ConsoleResponse.bytes(502, "text/plain; charset=utf-8", bytes("the media source failed"),
           "no-store");
     }
+    if (object.isEmpty()) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
+    }
+    MediaSource.MediaStream stream = object.get();
+    return ConsoleResponse.streamed(type, new StreamedBody() {
+      @Override
+      public long length() {
+        return stream.length();
+      }
+
+      @Override
+      public void writeTo(OutputStream out) throws IOException {
+        stream.body().transferTo(out);
+      }
+
+      @Override
+      public void close() throws IOException {
+        stream.close();
+      }
+    }, key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+  }
+
+  /** The type a player needs for {@code key}, or {@code null} if no player reads it. */
+  private static String playerType(String key) {
+    if (isPlaylistKey(key)) {
+      return "application/vnd.apple.mpegurl";
+    }
+    Optional<ItemId> id = ObjectKeys.idOf(key);
+    if (id.isEmpty()) {
+      return null;
+    }
+    return switch (id.get().axis()) {
+      case PLAYBACK -> "video/iso.segment";
+      case INIT -> "video/mp4";
+      case ORIGINAL -> null;
+    };
   }
 
   private static byte[] bytes(String text) {
