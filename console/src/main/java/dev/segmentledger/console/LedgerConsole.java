@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>What the host must do.</b> Authenticate and authorise every request before handing it to
  * {@link #handle} (the console itself checks nothing about who asks); protect forms against
  * cross-site requests (pass its CSRF token as {@link ConsoleRequest#formFields()}, or accept POSTs
- * only from its own origin); and write the {@link ConsoleResponse} as it is (its headers carry a
- * strict Content-Security-Policy: no inline script or style).
+ * only from its own origin, never from {@code Origin: null}); and write the {@link ConsoleResponse} as
+ * it is (its headers carry a strict Content-Security-Policy: no inline script or style), copying a
+ * {@linkplain ConsoleResponse#streamed() streamed body} through and closing it.
  *
  * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
  * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
