@@ -7,8 +7,6 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -17,12 +15,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code console}: serves the operations console ({@link LedgerConsole}) over HTTP with the JDK's
- * own server, for hosts without Spring. Every request needs the access token (printed at start, or
- * {@code $SEGMENT_LEDGER_CONSOLE_TOKEN}); it binds to the loopback address unless told otherwise.
+ * own server, for hosts without Spring. Every request needs the access token: {@code
+ * $SEGMENT_LEDGER_CONSOLE_TOKEN}, never printed, or one made up and printed at start ({@link
+ * ConsoleToken}); it binds to the loopback address unless told otherwise.
  * Runs until the process is stopped.
  */
 @Command(name = "console", description = "Serve the operations console on http://BIND:PORT/ until stopped (Ctrl-C). "
-    + "Open the URL it prints: the access token in it is required (a cookie keeps it for the session).")
+    + "Open the URL it prints: the access token in it is required (a cookie keeps it for the session). A token "
+    + "in $SEGMENT_LEDGER_CONSOLE_TOKEN is never printed: add ?token=<it> to the URL yourself.")
 final class ConsoleCommand extends LedgerCommand {
   @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
       description = "The address to listen on (default ${DEFAULT-VALUE}; 0.0.0.0 for every interface: put TLS in "
@@ -57,14 +57,7 @@ final class ConsoleCommand extends LedgerCommand {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("--port must be from 0 to 65535, got " + port);
     }
-    String token = System.getenv("SEGMENT_LEDGER_CONSOLE_TOKEN");
-    if (token == null || token.isBlank()) {
-      byte[] random = new byte[24];
-      new SecureRandom().nextBytes(random);
-      token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-    } else if (token.length() < 16) {
-      throw new CliFailure("SEGMENT_LEDGER_CONSOLE_TOKEN must be at least 16 characters");
-    }
+    ConsoleToken token = ConsoleToken.from(System.getenv(ConsoleToken.VARIABLE));
     if (hlsJs != null && !java.nio.file.Files.isRegularFile(hlsJs)) {
       throw new CliFailure("--hls-js: no such file: " + Printable.escape(hlsJs));
     }
@@ -78,7 +71,8 @@ final class ConsoleCommand extends LedgerCommand {
     if (mediaBaseUrl != null) {
       builder.media(MediaSource.http(mediaBaseUrl));
     }
-    ConsoleServer server = ConsoleServer.start(builder.build(), new InetSocketAddress(bind, port), token);
+    ConsoleServer server = ConsoleServer.start(builder.build(), new InetSocketAddress(bind, port),
+        token.value());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.stop();
@@ -87,8 +81,7 @@ final class ConsoleCommand extends LedgerCommand {
       }
       stopped.countDown();
     }, "segment-ledger-console-stop"));
-    out().println("segment-ledger console on " + server.url() + "?token=" + token
-        + (reopenEnabled ? " (re-open enabled)" : "") + "; stop it with Ctrl-C");
+    out().println(token.startLine(server.url(), reopenEnabled));
     out().flush();
     stopped.await();
     return SegmentLedgerCli.EXIT_OK;

@@ -5,10 +5,12 @@ import com.sun.net.httpserver.HttpServer;
 import dev.segmentledger.console.ConsoleRequest;
 import dev.segmentledger.console.ConsoleResponse;
 import dev.segmentledger.console.LedgerConsole;
+import dev.segmentledger.console.StreamedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -27,8 +29,10 @@ import java.util.concurrent.Executors;
  * to the URL without it; afterwards the cookie (or an {@code Authorization: Bearer} header, for
  * scripts) is checked on every request in constant time. A request without it gets 401 and nothing
  * else. Forms are protected against cross-site requests by the strict cookie (a browser does not
- * send it from another site) and by refusing a POST whose {@code Origin} is another origin. Bodies
- * are limited to 64 KiB. Four threads serve requests. Thread-safe.
+ * send it from another site) and by refusing a POST whose {@code Origin} is another origin, or
+ * {@code null} (a sandboxed frame, a redirected form); a POST without {@code Origin} (a script with
+ * the token in its {@code Authorization} header) is served. Bodies
+ * are limited to 64 KiB. A media object is copied through as it arrives, never held whole. Four threads serve requests. Thread-safe.
  */
 final class ConsoleServer {
   static final String COOKIE = "segment_ledger_console";
@@ -95,10 +99,9 @@ final class ConsoleServer {
       }
       if (exchange.getRequestMethod().equals("POST")) {
         String origin = exchange.getRequestHeaders().getFirst("Origin");
-        String host = exchange.getRequestHeaders().getFirst("Host");
-        if (origin != null && !origin.equals("null") && (host == null || !URI.create(origin).getRawAuthority()
-            .equals(host))) {
-          send(exchange, 403, "a form of another site may not post to this console");
+        if (origin != null && !sameOrigin(origin, exchange.getRequestHeaders().getFirst("Host"))) {
+          send(exchange, 403, "refused: a POST from Origin " + (origin.equals("null") ? "null (a sandboxed or"
+              + " redirected form)" : "of another site") + "; only this console's own pages may post to it");
           return;
         }
         try (InputStream in = exchange.getRequestBody()) {
@@ -117,11 +120,40 @@ final class ConsoleServer {
       response.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
       exchange.getResponseHeaders().add("Content-Type", response.contentType());
       boolean head = exchange.getRequestMethod().equals("HEAD");
+      if (response.streamed() != null) {
+        try (StreamedBody streamed = response.streamed()) {
+          long length = streamed.length();
+          exchange.sendResponseHeaders(response.status(), head || length == 0 ? -1 : Math.max(0, length));
+          if (!head) {
+            streamed.writeTo(exchange.getResponseBody()); // chunked when the length is unknown
+          }
+        }
+        return;
+      }
       exchange.sendResponseHeaders(response.status(), head || response.body().length == 0 ? -1
           : response.body().length);
       if (!head) {
         exchange.getResponseBody().write(response.body());
       }
+    }
+  }
+
+  /**
+   * Whether {@code origin} is this console's own: http(s) at the request's {@code Host} (a TLS proxy
+   * in front keeps the host).
+   * {@code null}, which a sandboxed frame, a {@code data:} page or a form redirected across origins
+   * sends, is no origin of this console's, and neither is anything unparsable.
+   */
+  static boolean sameOrigin(String origin, String host) {
+    if (host == null || origin.equals("null")) {
+      return false;
+    }
+    try {
+      URI uri = new URI(origin);
+      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+      return web && host.equalsIgnoreCase(uri.getRawAuthority());
+    } catch (URISyntaxException e) {
+      return false;
     }
   }
 

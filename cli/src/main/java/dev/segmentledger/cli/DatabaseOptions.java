@@ -33,6 +33,15 @@ final class DatabaseOptions {
    * @throws CliFailure if the database cannot be reached or has no ledger tables
    */
   JdbiStateStore open() {
+    return JdbiStateStore.create(connect());
+  }
+
+  /**
+   * The database, as {@link #open()} checks it, for a command's own read of the ledger's tables.
+   *
+   * @throws CliFailure if the database cannot be reached or has no ledger tables
+   */
+  Jdbi connect() {
     if (!url.startsWith("jdbc:postgresql:")) {
       throw new CliFailure("--jdbc-url must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database), got: "
           + Redaction.url(url));
@@ -59,6 +68,6 @@ final class DatabaseOptions {
     } catch (SQLException e) {
       throw new CliFailure("cannot connect to PostgreSQL at " + Redaction.url(url) + ": " + Redaction.message(e));
     }
-    return JdbiStateStore.create(Jdbi.create(url, properties));
+    return Jdbi.create(url, properties);
   }
 }

@@ -15,19 +15,22 @@ import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code reopen <broadcast> (--reason R | --id ROW_ID...)}: puts REJECTED or EXCLUDED rows of a
- * broadcast back to PENDING, as {@link dev.segmentledger.core.Ledger#reopen(String, Reason)} does
- * (reason {@link Reason#REOPENED}, due at once, attempts kept), each with the store's
- * compare-and-set re-open: a row that changed meanwhile is left alone. A running ledger's sweeper
- * then uploads the rows.
+ * {@code reopen <broadcast> (--reason R | --id ROW_ID...) [--yes]}: puts REJECTED or EXCLUDED rows
+ * of a broadcast back to PENDING, as {@link dev.segmentledger.core.Ledger#reopen(String, Reason)}
+ * does (reason {@link Reason#REOPENED}, due at once, attempts starting over at 0, the attempts before
+ * named in its detail), each with the store's compare-and-set re-open: a row that changed meanwhile
+ * is left alone. Without {@code --yes} it lists the rows it would re-open and changes nothing. A
+ * running ledger's sweeper then uploads the rows.
  */
 @Command(name = "reopen", description = "Re-open a broadcast's REJECTED or EXCLUDED rows once their cause is "
-    + "fixed: all rows of a reason, or given row ids. A running ledger then uploads them. Exit 1 if a given "
-    + "row could not be re-opened.")
+    + "fixed: all rows of a reason, or given row ids. A running ledger then uploads them, with their attempts "
+    + "starting over. Lists the rows it would re-open unless --yes is given. Exit 1 if a given row could not be "
+    + "re-opened.")
 final class ReopenCommand extends LedgerCommand {
   @Parameters(index = "0", paramLabel = "BROADCAST", description = "The broadcast id.")
   String broadcastId;
@@ -45,6 +48,8 @@ final class ReopenCommand extends LedgerCommand {
         description = "These rows (row ids as `stuck` prints them; repeat or comma-separate).")
     List<Long> rowIds;
   }
+
+  @Mixin YesOption confirmation;
 
   @Override
   public Integer call() {
@@ -77,35 +82,48 @@ final class ReopenCommand extends LedgerCommand {
         }
       }
     }
+    if (!confirmation.yes) {
+      report(candidates, refused, true);
+      return refused.isEmpty() ? SegmentLedgerCli.EXIT_OK : SegmentLedgerCli.EXIT_DIFFERENCES;
+    }
     List<LedgerItem> reopened = new ArrayList<>();
     Instant now = now();
     for (LedgerItem row : candidates) {
       if (store.reopen(row.rowId(), row.state(), Reason.REOPENED,
-          "re-opened by segment-ledger-cli after " + row.state() + " (" + row.reason() + ")", now)) {
+          "re-opened by segment-ledger-cli after " + row.state() + " (" + row.reason() + ")"
+          + "; attempts before: " + row.attempts(), now)) {
         reopened.add(row);
       } else {
         refused.add(row.rowId() + ": changed meanwhile, left alone");
       }
     }
+    report(reopened, refused, false);
+    return refused.isEmpty() ? SegmentLedgerCli.EXIT_OK : SegmentLedgerCli.EXIT_DIFFERENCES;
+  }
+
+  private void report(List<LedgerItem> rows, List<String> refused, boolean dryRun) {
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("broadcast", broadcastId);
-      doc.put("reopened", reopened.stream().map(Rows::json).toList());
+      doc.put("dryRun", dryRun);
+      doc.put(dryRun ? "wouldReopen" : "reopened", rows.stream().map(Rows::json).toList());
       doc.put("notReopened", refused);
       out().println(Json.write(doc));
-    } else {
-      out().println("re-opened " + reopened.size() + " row" + (reopened.size() == 1 ? "" : "s") + " of "
-          + broadcastId);
-      if (!reopened.isEmpty()) {
-        Table table = Rows.table();
-        reopened.forEach(row -> Rows.add(table, row));
-        table.print(out());
-      }
-      for (String line : refused) {
-        out().println("not re-opened: " + line);
-      }
+      return;
     }
-    return refused.isEmpty() ? SegmentLedgerCli.EXIT_OK : SegmentLedgerCli.EXIT_DIFFERENCES;
+    out().println((dryRun ? "would re-open " : "re-opened ") + rows.size() + " row" + (rows.size() == 1 ? "" : "s")
+        + " of " + broadcastId);
+    if (!rows.isEmpty()) {
+      Table table = Rows.table();
+      rows.forEach(row -> Rows.add(table, row));
+      table.print(out());
+    }
+    for (String line : refused) {
+      out().println("not re-opened: " + line);
+    }
+    if (dryRun) {
+      out().println(YesOption.nothingChanged());
+    }
   }
 
   private static boolean isReopenable(LedgerItem row) {

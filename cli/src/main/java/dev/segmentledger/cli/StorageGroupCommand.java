@@ -4,8 +4,10 @@ import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jdbi.v3.core.Jdbi;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -13,12 +15,16 @@ import picocli.CommandLine.Parameters;
  * {@code storage-group <group> (--hand-over-to G | --lost)}: the explicit operations on a storage
  * group (a recorder host with a local disk) that is gone, as {@link
  * dev.segmentledger.core.Ledger#handOver} and {@link dev.segmentledger.core.Ledger#markStorageLost}
- * do: hand its open rows over to another group, or reject them as {@code STORAGE_LOST}. In batches of
- * 1,000 rows, each one short transaction, until none is left.
+ * do: hand its open rows over to another group, or reject them as {@code STORAGE_LOST}. Without
+ * {@code --yes} it only counts the rows it would change. With it, it works in batches of 1,000 rows,
+ * each one short transaction, until none is left. {@code --lost} leaves a row under a live lease
+ * alone (a node is still uploading it), says how many, and then exits {@value
+ * SegmentLedgerCli#EXIT_DIFFERENCES}. A dry run exits {@value SegmentLedgerCli#EXIT_OK}.
  */
 @Command(name = "storage-group", description = "A recorder host with a local disk is gone: hand its storage "
     + "group's open rows over to another group (its disk is mounted there now), or mark them REJECTED "
-    + "(STORAGE_LOST), re-openable with `reopen --reason STORAGE_LOST`.")
+    + "(STORAGE_LOST), re-openable with `reopen --reason STORAGE_LOST`. Shows what it would do unless --yes is "
+    + "given. --lost leaves rows under a live lease alone (exit 1 then).")
 final class StorageGroupCommand extends LedgerCommand {
   private static final int BATCH = 1_000;
 
@@ -39,6 +45,8 @@ final class StorageGroupCommand extends LedgerCommand {
     boolean lost;
   }
 
+  @Mixin YesOption confirmation;
+
   @Override
   public Integer call() {
     Identifiers.requireValid("group", group);
@@ -48,25 +56,55 @@ final class StorageGroupCommand extends LedgerCommand {
         throw new IllegalArgumentException("--hand-over-to names the group itself: " + group);
       }
     }
-    JdbiStateStore store = database.open();
-    long total = 0;
-    int batch;
-    do {
-      batch = action.toGroup != null ? store.handOver(group, action.toGroup, BATCH)
-          : store.markStorageLost(group, "storage group " + group + " declared lost by segment-ledger-cli", now(),
-              BATCH);
-      total += batch;
-    } while (batch > 0);
-    String what = action.toGroup != null ? "handed over to " + action.toGroup : "rejected as STORAGE_LOST";
+    Jdbi jdbi = database.connect();
+    JdbiStateStore store = JdbiStateStore.create(jdbi);
+    boolean lost = action.toGroup == null;
+    long rows;
+    long leftAlone;
+    if (!confirmation.yes) {
+      GroupRows before = GroupRows.of(jdbi, group, now());
+      leftAlone = lost ? before.leased() : 0;
+      rows = before.open() - leftAlone;
+    } else {
+      rows = 0;
+      int batch;
+      do {
+        batch = lost ? store.markStorageLost(group, "storage group " + group + " declared lost by segment-ledger-cli",
+            now(), BATCH) : store.handOver(group, action.toGroup, BATCH);
+        rows += batch;
+      } while (batch > 0);
+      leftAlone = lost ? GroupRows.of(jdbi, group, now()).leased() : 0;
+    }
+    report(lost, rows, leftAlone);
+    return confirmation.yes && leftAlone > 0 ? SegmentLedgerCli.EXIT_DIFFERENCES : SegmentLedgerCli.EXIT_OK;
+  }
+
+  private void report(boolean lost, long rows, long leftAlone) {
+    boolean dryRun = !confirmation.yes;
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("group", group);
-      doc.put(action.toGroup != null ? "handedOverTo" : "lost", action.toGroup != null ? action.toGroup : true);
-      doc.put("rows", total);
+      doc.put(lost ? "lost" : "handedOverTo", lost ? true : action.toGroup);
+      doc.put("dryRun", dryRun);
+      doc.put("rows", rows);
+      if (lost) {
+        doc.put("leftAloneUnderLease", leftAlone);
+      }
       out().println(Json.write(doc));
-    } else {
-      out().println(total + " open row" + (total == 1 ? "" : "s") + " of storage group " + group + " " + what);
+      return;
     }
-    return SegmentLedgerCli.EXIT_OK;
+    String open = rows + " open row" + (rows == 1 ? "" : "s") + " of storage group " + group;
+    String what = lost ? "as STORAGE_LOST" : "over to " + action.toGroup;
+    String line = dryRun ? "would " + (lost ? "reject " : "hand ") + open + " " + what
+        : open + " " + (lost ? "rejected " : "handed ") + what;
+    if (leftAlone > 0) {
+      line += "; " + GroupRows.rows(leftAlone) + " under a live lease " + (dryRun ? "would be " : "") + "left alone"
+          + " (a node is still uploading " + (leftAlone == 1 ? "it" : "them") + ": run again once "
+          + (leftAlone == 1 ? "its lease has" : "their leases have") + " run out, if the host is really gone)";
+    }
+    out().println(line);
+    if (dryRun) {
+      out().println(YesOption.nothingChanged());
+    }
   }
 }

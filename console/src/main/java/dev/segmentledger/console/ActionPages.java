@@ -105,7 +105,8 @@ final class ActionPages {
     Html h = new Html(request.basePath());
     h.raw("<h1>Re-open row ").t(row.rowId()).raw("?</h1><p>").t(row.objectKey()).raw(" is ").t(row.state())
         .raw(" (").t(row.reason()).raw(") after ").t(row.attempts()).raw(" attempts. Re-opening puts it back to"
-            + " PENDING, due at once; a running ledger then uploads it again. Do it once the cause is fixed.</p>")
+            + " PENDING, due at once, with its attempts starting over at 0 (the count before is kept in its last"
+            + " error); a running ledger then uploads it again. Do it once the cause is fixed.</p>")
         .raw("<p class=\"error\">").t(row.lastError()).raw("</p>")
         .raw("<form method=\"post\" action=\"").raw(h.href("/reopen", Map.of())).raw("\">")
         .raw(Pages.hiddenFields(request))
@@ -131,7 +132,8 @@ final class ActionPages {
       return notReopenable(request, row);
     }
     boolean reopened = pages.store.reopen(row.rowId(), row.state(), Reason.REOPENED, "re-opened from the console by "
-        + request.user() + " after " + row.state() + " (" + row.reason() + ")", pages.clock.instant());
+        + request.user() + " after " + row.state() + " (" + row.reason() + "); attempts before: " + row.attempts(),
+        pages.clock.instant());
     if (!reopened) {
       return pages.problem(request, 409, "Not re-opened", "row " + row.rowId() + " changed meanwhile; left alone");
     }

@@ -7,18 +7,27 @@ import java.util.Objects;
 
 /**
  * What the console answers: a status, a content type, headers (security headers included) and the
- * body. The host writes it out as it is. Immutable (the body array is not copied: do not change it).
+ * body. The host writes it out as it is: {@link #body()}, or, when {@link #streamed()} is not
+ * {@code null} (a media object), that body copied as it arrives, after which the host closes it.
+ * Immutable (the body array is not copied: do not change it).
  *
  * @param status the HTTP status
  * @param contentType the {@code Content-Type}
  * @param headers further headers, in order
- * @param body the bytes of the body
+ * @param body the bytes of the body; empty when {@code streamed} is given
+ * @param streamed a body to copy to the client instead of {@code body}, or {@code null}
  */
-public record ConsoleResponse(int status, String contentType, Map<String, String> headers, byte[] body) {
+public record ConsoleResponse(int status, String contentType, Map<String, String> headers, byte[] body,
+    StreamedBody streamed) {
   public ConsoleResponse {
     Objects.requireNonNull(contentType, "contentType");
     Objects.requireNonNull(body, "body");
     headers = Map.copyOf(headers);
+  }
+
+  /** A response whose whole body is {@code body}. */
+  public ConsoleResponse(int status, String contentType, Map<String, String> headers, byte[] body) {
+    this(status, contentType, headers, body, null);
   }
 
   static ConsoleResponse html(int status, String html, String scriptOrigin) {
@@ -36,6 +45,19 @@ public record ConsoleResponse(int status, String contentType, Map<String, String
   static ConsoleResponse redirect(String location) {
     return new ConsoleResponse(303, "text/plain; charset=utf-8", Map.of("Location", location, "Cache-Control",
         "no-store"), new byte[0]);
+  }
+
+  /**
+   * A media object copied through as it arrives, with a policy under which nothing in it runs or
+   * loads (a playlist or segment is data: opened directly in a browser, it must never act as a page
+   * of the console's origin).
+   */
+  static ConsoleResponse streamed(String contentType, StreamedBody body, String cacheControl) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Content-Security-Policy", "default-src 'none'; sandbox; frame-ancestors 'none'");
+    headers.put("X-Content-Type-Options", "nosniff");
+    headers.put("Cache-Control", cacheControl);
+    return new ConsoleResponse(200, contentType, headers, new byte[0], body);
   }
 
   static ConsoleResponse bytes(int status, String contentType, byte[] body, String cacheControl) {

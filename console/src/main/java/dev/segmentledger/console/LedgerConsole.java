@@ -1,18 +1,22 @@
 package dev.segmentledger.console;
 
+import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.spi.QueryTimeoutException;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -24,18 +28,22 @@ import org.slf4j.LoggerFactory;
  * command, or your own). It shows the backlog per axis with the age of the oldest row; stuck and
  * rejected rows, keyset-paged and filtered by state, reason, axis, broadcast, age and attempts; one
  * broadcast with its counts, its published playlists, its rows (paged) and a player (hls.js) of its
- * multivariant playlist read through the host; bounded reconcile steps; and, when enabled, the
+ * multivariant playlist read through the host (playlists, init and playback segments only, streamed,
+ * each with the type of its kind and a Content-Security-Policy); bounded reconcile steps; and, when enabled, the
  * re-open of a terminal row after a confirmation page.
  *
  * <p><b>What the host must do.</b> Authenticate and authorise every request before handing it to
  * {@link #handle} (the console itself checks nothing about who asks); protect forms against
  * cross-site requests (pass its CSRF token as {@link ConsoleRequest#formFields()}, or accept POSTs
- * only from its own origin); and write the {@link ConsoleResponse} as it is (its headers carry a
- * strict Content-Security-Policy: no inline script or style).
+ * only from its own origin, never from {@code Origin: null}); and write the {@link ConsoleResponse} as
+ * it is (its headers carry a strict Content-Security-Policy: no inline script or style), copying a
+ * {@linkplain ConsoleResponse#streamed() streamed body} through and closing it.
  *
  * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
  * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
- * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks. A bad parameter is answered 400 with what is allowed; a failing
+ * keyset, counts instead of rows, reconcile in steps of at most 10,000 checks, and each read of the
+ * database in time ({@link Builder#queryTimeout}, 5 s unless set: a filter no row matches would
+ * otherwise walk a large ledger; the page then says so, 503). A bad parameter is answered 400 with what is allowed; a failing
  * database or bucket 503, with the page saying so. It never throws from {@link #handle}. Writes:
  * only the re-open (a compare-and-set on the row's state, {@link StateStore#reopen}) and a repair
  * step of reconcile, and only when {@linkplain Builder#reopenEnabled enabled}.
@@ -55,7 +63,8 @@ public final class LedgerConsole {
     this.hlsJs = b.hlsJs;
     this.hlsJsUrl = b.hlsJsUrl;
     String playerScript = hlsJs != null ? null : hlsJsUrl;
-    this.pages = new Pages(b.store, b.sink, b.clock, b.reopenEnabled, media != null, playerScript);
+    this.pages = new Pages(b.store.withReadTimeout(b.queryTimeout), b.sink, b.clock, b.reopenEnabled, media != null,
+        playerScript);
   }
 
   /** A builder; {@link Builder#store} and {@link Builder#clock} are required. */
@@ -77,6 +86,13 @@ public final class LedgerConsole {
       return pages.page(request);
     } catch (BadInput e) {
       return pages.problem(request, 400, "Not a valid request", e.getMessage());
+    } catch (QueryTimeoutException e) {
+      log.warn("console: a read took longer than its bound of {} ms: {} {}", e.bound().toMillis(),
+          request.method(), Printable.escape(path));
+      return pages.problem(request, 503, "The query took too long", "The ledger's database took longer than "
+          + e.bound().toMillis() + " ms, this console's bound, to answer, and the read was cancelled. A filter that"
+          + " matches few rows of a large ledger reads many of them: narrow it with a broadcast, a state other than"
+          + " CONFIRMED, a reason or an age.");
     } catch (StoreException e) {
       log.warn("console: the ledger's database failed: {}", e.getMessage());
       return pages.problem(request, 503, "The ledger's database failed", e.getMessage());
@@ -111,25 +127,63 @@ public final class LedgerConsole {
     }
   }
 
-  /** A playlist, init or segment of a broadcast through the host, only at the ledger's keys. */
+  /**
+   * A playlist, init or playback segment of a broadcast through the host: only the keys a player
+   * reads (never an original, which may be a file of gigabytes), each with the type of its kind
+   * (never the bucket's, which could make an object a page of this origin), copied through as it
+   * arrives, under a policy that lets nothing in it run.
+   */
   private ConsoleResponse media(String key) {
-    boolean ledgerKey = ObjectKeys.idOf(key).isPresent() || isPlaylistKey(key);
-    if (media == null || !ledgerKey) {
-      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8",
-          bytes(media == null ? "no media source configured" : "not a key of the ledger"), "no-store");
+    String type = playerType(key);
+    if (media == null || type == null) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes(media == null
+          ? "no media source configured" : "not a key the player reads (playlists, init and playback segments)"),
+          "no-store");
     }
+    Optional<MediaSource.MediaStream> object;
     try {
-      Optional<MediaSource.Media> object = media.read(key);
-      if (object.isEmpty()) {
-        return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
-      }
-      String type = key.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : object.get().contentType();
-      return ConsoleResponse.bytes(200, type, object.get().bytes(), key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+      object = media.open(key);
     } catch (IOException e) {
       log.warn("console: could not read {} from the media source: {}", Printable.escape(key), e.getMessage());
       return ConsoleResponse.bytes(502, "text/plain; charset=utf-8", bytes("the media source failed"),
           "no-store");
     }
+    if (object.isEmpty()) {
+      return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
+    }
+    MediaSource.MediaStream stream = object.get();
+    return ConsoleResponse.streamed(type, new StreamedBody() {
+      @Override
+      public long length() {
+        return stream.length();
+      }
+
+      @Override
+      public void writeTo(OutputStream out) throws IOException {
+        stream.body().transferTo(out);
+      }
+
+      @Override
+      public void close() throws IOException {
+        stream.close();
+      }
+    }, key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+  }
+
+  /** The type a player needs for {@code key}, or {@code null} if no player reads it. */
+  private static String playerType(String key) {
+    if (isPlaylistKey(key)) {
+      return "application/vnd.apple.mpegurl";
+    }
+    Optional<ItemId> id = ObjectKeys.idOf(key);
+    if (id.isEmpty()) {
+      return null;
+    }
+    return switch (id.get().axis()) {
+      case PLAYBACK -> "video/iso.segment";
+      case INIT -> "video/mp4";
+      case ORIGINAL -> null;
+    };
   }
 
   private static byte[] bytes(String text) {
@@ -155,7 +209,11 @@ public final class LedgerConsole {
 
   /** Collects the settings of a {@link LedgerConsole}. Not thread-safe. */
   public static final class Builder {
+    /** The default {@link #queryTimeout}: 5 seconds. */
+    public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
+
     private StateStore store;
+    private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private ObjectSink sink;
     private Clock clock;
     private boolean reopenEnabled;
@@ -168,6 +226,22 @@ public final class LedgerConsole {
     /** The ledger's rows. Required. */
     public Builder store(StateStore store) {
       this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * How long one read of the ledger's database may take ({@link StateStore#withReadTimeout});
+     * default 5 s ({@link #DEFAULT_QUERY_TIMEOUT}). A page whose read takes longer is answered
+     * 503 with a page that says so and how to narrow the filter.
+     *
+     * @throws IllegalArgumentException if it is not from 1 ms to 5 minutes
+     */
+    public Builder queryTimeout(Duration queryTimeout) {
+      Objects.requireNonNull(queryTimeout, "queryTimeout");
+      if (queryTimeout.toMillis() < 1 || queryTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new IllegalArgumentException("queryTimeout must be from 1 ms to 5 minutes, got " + queryTimeout);
+      }
+      this.queryTimeout = queryTimeout;
       return this;
     }
 

@@ -117,7 +117,8 @@ class LedgerConsoleTest {
   void theMediaRouteServesOnlyTheLedgersKeys() {
     assertEquals(404, get(console, "/media/../../etc/passwd").status());
     assertEquals(404, get(console, "/media/b1/notes.txt").status());
-    assertTrue(body(get(console, "/media/b1/notes.txt")).contains("not a key of the ledger"));
+    assertTrue(body(get(console, "/media/b1/notes.txt")).contains("not a key the player reads"));
+    assertEquals(404, get(console, "/media/b1/720p/original/0000000001.ts").status(), "an original is no player's");
     assertEquals(404, get(console, "/media/b1/master.m3u8").status());
     assertTrue(body(get(console, "/media/b1/master.m3u8")).contains("no such object"));
     assertEquals(200, get(console, "/assets/player.js").status());

@@ -207,8 +207,11 @@ public interface Ledger extends AutoCloseable {
   /**
    * Re-opens a {@link ItemState#REJECTED} or {@link ItemState#EXCLUDED} row once its cause is
    * fixed (a bucket policy, credentials, a restored file): back to {@link ItemState#PENDING} with
-   * {@link Reason#REOPENED}, due at once, attempts kept. A compare-and-set: a row that changed
-   * meanwhile is left alone.
+   * {@link Reason#REOPENED}, due at once. Its attempts start over at 0, as do its counts of abandoned
+   * and blamed attempts: every cap on attempts and the backoff then see only the attempts since the
+   * cause was fixed, so the row is not rejected again by its first failure. Its last error names the
+   * attempts before ({@code re-opened after REJECTED (SINK_PERMANENT); attempts before: 9}). A
+   * compare-and-set: a row that changed meanwhile is left alone.
    *
    * @return whether the row was re-opened ({@code false} if unknown or not rejected or excluded)
    */
@@ -244,9 +247,10 @@ public interface Ledger extends AutoCloseable {
    * kept, instead of waiting for ever for a node of that group. Explicit by design: no node ever
    * rejects a row because it cannot see its file. If the disk comes back, {@link #reopen(String,
    * Reason) re-open} the rows ({@code STORAGE_LOST}), then {@link #handOver} them if needed. Any
-   * node may run it.
+   * node may run it. A row under a live lease is left alone (a node is still uploading it, so the
+   * disk is not lost); once its lease has run out, a later call marks it if it is still open.
    *
-   * @return the number of rows marked
+   * @return the number of rows marked (rows under a live lease are not)
    * @throws IllegalArgumentException if {@code group} is not a valid identifier
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
    *     transactions marked stays marked

@@ -26,7 +26,8 @@ import java.time.Duration;
  *
  * <p><b>Repair.</b> {@link #reconcileAndRepair} re-opens every confirmed row whose object is
  * missing or different: {@link StateStore#reopen} back to {@link ItemState#PENDING} with
- * {@link Reason#OBJECT_MISSING} or {@link Reason#OBJECT_MISMATCH}, due at once, attempts kept. The
+ * {@link Reason#OBJECT_MISSING} or {@link Reason#OBJECT_MISMATCH}, due at once, its attempts
+ * starting over at 0 (the detail names the attempts before), as {@link StateStore#reopen} does. The
  * sweeper then uploads the row again from its file to the same key and confirms it by
  * compare-and-set, as for any unconfirmed row. If the file is gone by then, the row ends
  * {@link ItemState#REJECTED} with {@link Reason#MISSING_FILE}: reported, never silently confirmed.

@@ -65,20 +65,36 @@ public final class JdbiStateStore implements StateStore {
   private final Retention retention;
   private final Playlists playlists;
 
-  private JdbiStateStore(Jdbi jdbi) {
+  private JdbiStateStore(Jdbi jdbi, Duration readTimeout) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
     this.registration = new Registration(jdbi);
     this.confirmations = new Confirmations(jdbi);
     this.transitions = new Transitions(jdbi);
     this.leases = new Leases(jdbi);
-    this.queries = new Queries(jdbi);
+    this.queries = new Queries(jdbi, readTimeout);
     this.retention = new Retention(jdbi);
     this.playlists = new Playlists(jdbi);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
   public static JdbiStateStore create(Jdbi jdbi) {
-    return new JdbiStateStore(jdbi);
+    return new JdbiStateStore(jdbi, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Each bounded read runs in a transaction of its own that starts with {@code SET LOCAL
+   * statement_timeout}, so the bound ends with the read and a pooled connection goes back as it
+   * came; the server cancels a read that outlasts it (SQLSTATE {@code 57014}), which becomes the
+   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read.
+   */
+  @Override
+  public JdbiStateStore withReadTimeout(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return new JdbiStateStore(jdbi, timeout);
   }
 
   /**

@@ -20,6 +20,9 @@ import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.DuePage.UnreadableRow;
 import dev.segmentledger.core.spi.DuePage;
+import dev.segmentledger.core.spi.QueryTimeoutException;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -29,13 +32,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * The queries part of {@link JdbiStateStore}: the sweep page ({@code findDue}), single rows, the
  * operations views ({@code findRows}, {@code backlog}, {@code count}) and broadcasts. Reads only;
- * each is one statement. Stateless over its {@link Jdbi} (each call runs on a handle of its own);
+ * each is one statement. Built with a read timeout ({@link JdbiStateStore#withReadTimeout}), every
+ * read but the sweep's runs in a transaction of its own under {@code SET LOCAL statement_timeout}. Stateless over its {@link Jdbi} (each call runs on a handle of its own);
  * thread-safe.
  */
 final class Queries {
@@ -67,11 +73,47 @@ final class Queries {
    */
   static final String BACKLOG = Sql.load("backlog.sql");
 
+  /** SQLSTATE {@code query_canceled}: what a statement timeout ends a statement with. */
+  private static final String QUERY_CANCELED = "57014";
+
   private final Jdbi jdbi;
+  private final Duration readTimeout;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
 
+  /** Queries whose operator reads take as long as they take. */
   Queries(Jdbi jdbi) {
+    this(jdbi, null);
+  }
+
+  /** Queries whose operator reads are cancelled after {@code readTimeout} ({@code null}: never). */
+  Queries(Jdbi jdbi, Duration readTimeout) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+    this.readTimeout = readTimeout;
+  }
+
+  /**
+   * Runs one operator read. Without a bound, on a handle of its own; with one, in a transaction of
+   * its own that first sets {@code statement_timeout} for itself only ({@code SET LOCAL}: the
+   * connection goes back to its pool as it came), and a read the server cancels for it becomes a
+   * {@link QueryTimeoutException}.
+   */
+  private <R> R read(HandleCallback<R, RuntimeException> callback) {
+    if (readTimeout == null) {
+      return jdbi.withHandle(callback);
+    }
+    try {
+      return jdbi.inTransaction(handle -> {
+        handle.execute("SET LOCAL statement_timeout = " + Math.max(1, readTimeout.toMillis()));
+        return callback.withHandle(handle);
+      });
+    } catch (JdbiException e) {
+      SQLException sql = StoreFailures.firstSqlException(e);
+      if (sql != null && QUERY_CANCELED.equals(sql.getSQLState())) {
+        throw new QueryTimeoutException("the read took longer than its bound of " + readTimeout.toMillis()
+            + " ms and was cancelled", e, readTimeout);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -108,7 +150,7 @@ final class Queries {
   }
 
   Optional<LedgerItem> findByRowId(long rowId) {
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE id = :id")
+    return read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE id = :id")
         .bind("id", rowId)
         .map(mapper)
         .findOne());
@@ -129,7 +171,7 @@ final class Queries {
 
   Optional<LedgerItem> find(ItemId id) {
     Objects.requireNonNull(id, "id");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
+    return read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE " + IDENTITY)
         .bindMap(identity(id))
         .map(mapper)
         .findOne());
@@ -137,7 +179,7 @@ final class Queries {
 
   List<LedgerItem> findByBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
+    return read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + TABLE
             + " WHERE broadcast_id = :broadcastId ORDER BY id")
         .bind("broadcastId", broadcastId)
         .map(mapper)
@@ -146,7 +188,7 @@ final class Queries {
 
   List<RowCount> countByBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT axis, state, reason, count(*) AS n,"
+    return read(handle -> handle.createQuery("SELECT axis, state, reason, count(*) AS n,"
             + " min(registered_at) AS oldest FROM " + TABLE + " WHERE broadcast_id = :broadcastId"
             + " GROUP BY axis, state, reason")
         .bind("broadcastId", broadcastId)
@@ -166,7 +208,7 @@ final class Queries {
    */
   Page<LedgerItem> findRows(RowQuery query) {
     Objects.requireNonNull(query, "query");
-    List<LedgerItem> rows = jdbi.withHandle(handle -> bindRowQuery(handle.createQuery(rowQuerySql(query)), query)
+    List<LedgerItem> rows = read(handle -> bindRowQuery(handle.createQuery(rowQuerySql(query)), query)
         .map(mapper)
         .list());
     if (rows.size() <= query.limit()) {
@@ -221,18 +263,19 @@ final class Queries {
     Objects.requireNonNull(now, "now");
     Instant at = micros(now);
     Map<Axis, Backlog.AxisBacklog> axes = new EnumMap<>(Axis.class);
-    jdbi.useHandle(handle -> handle.createQuery(BACKLOG)
+    read(handle -> handle.createQuery(BACKLOG)
         .bind("now", at)
         .map((rs, ctx) -> Map.entry(Axis.valueOf(rs.getString("axis")), new Backlog.AxisBacklog(
             rs.getLong("unconfirmed"), rs.getObject("oldest", OffsetDateTime.class).toInstant(), rs.getLong("due"),
             rs.getLong("leased"), rs.getLong("backoff"), rs.getLong("waiting"))))
-        .forEach(entry -> axes.put(entry.getKey(), entry.getValue())));
+        .list())
+        .forEach(entry -> axes.put(entry.getKey(), entry.getValue()));
     return new Backlog(at, axes);
   }
 
   Optional<BroadcastRecord> findBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at FROM "
+    return read(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at FROM "
             + BROADCASTS + " WHERE broadcast_id = :id")
         .bind("id", broadcastId)
         .map((rs, ctx) -> new BroadcastRecord(rs.getString("broadcast_id"),
@@ -245,7 +288,7 @@ final class Queries {
   long count(Axis axis, ItemState state) {
     Objects.requireNonNull(axis, "axis");
     Objects.requireNonNull(state, "state");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM " + TABLE
+    return read(handle -> handle.createQuery("SELECT count(*) FROM " + TABLE
             + " WHERE axis = :axis AND state = :state")
         .bind("axis", axis.name())
         .bind("state", state.name())

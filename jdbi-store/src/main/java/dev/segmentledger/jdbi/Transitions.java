@@ -27,6 +27,9 @@ final class Transitions {
   /** The row carries no lease, or the caller's ({@code :leaseOwner}): a taken-over holder changes nothing. */
   private static final String HELD_BY_CALLER = " AND (lease_owner IS NULL OR lease_owner = :leaseOwner)";
 
+  /** The row carries no lease valid at {@code :at}: none, or one that has run out. */
+  private static final String NO_LIVE_LEASE = " AND (lease_until IS NULL OR lease_until <= :at)";
+
   private static final String EXCLUDE_REGISTERED_BEFORE = Sql.load("exclude-registered-before.sql");
 
   private final Jdbi jdbi;
@@ -153,7 +156,8 @@ final class Transitions {
 
   /**
    * Rejects up to {@code limit} unconfirmed rows of {@code group} with {@code STORAGE_LOST}, ending
-   * their leases, and bumps the playlists they belong to, in one statement.
+   * their expired leases, and bumps the playlists they belong to, in one statement. A row under a
+   * lease still valid at {@code :at} is left alone, in the locking read and again on the locked row.
    */
   int markStorageLost(String group, String detail, Instant at, int limit) {
     Objects.requireNonNull(group, "group");
@@ -162,8 +166,8 @@ final class Transitions {
     return jdbi.withHandle(handle -> handle.createQuery("WITH changed AS (UPDATE " + TABLE
             + " SET state = 'REJECTED', reason = 'STORAGE_LOST', last_error = :detail, terminal_at = :at, "
             + NO_LEASE + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING')"
-            + " AND storage_group = :fromGroup LIMIT :limit FOR UPDATE)"
-            + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup"
+            + " AND storage_group = :fromGroup" + NO_LIVE_LEASE + " LIMIT :limit FOR UPDATE)"
+            + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup" + NO_LIVE_LEASE
             + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed")
         .bind("fromGroup", group)
         .bind("detail", detail)

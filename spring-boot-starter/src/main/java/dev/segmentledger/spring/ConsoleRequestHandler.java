@@ -3,6 +3,7 @@ package dev.segmentledger.spring;
 import dev.segmentledger.console.ConsoleRequest;
 import dev.segmentledger.console.ConsoleResponse;
 import dev.segmentledger.console.LedgerConsole;
+import dev.segmentledger.console.StreamedBody;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -66,6 +67,17 @@ final class ConsoleRequestHandler implements HttpRequestHandler {
     response.setStatus(answer.status());
     answer.headers().forEach(response::setHeader);
     response.setContentType(answer.contentType());
+    if (answer.streamed() != null) {
+      try (StreamedBody streamed = answer.streamed()) {
+        if (streamed.length() >= 0) {
+          response.setContentLengthLong(streamed.length());
+        }
+        if (!"HEAD".equals(request.getMethod())) {
+          streamed.writeTo(response.getOutputStream()); // a media object, copied through as it arrives
+        }
+      }
+      return;
+    }
     response.setContentLength(answer.body().length);
     response.getOutputStream().write(answer.body());
   }

@@ -1,8 +1,10 @@
 package dev.segmentledger.spring;
 
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -57,15 +59,15 @@ public class SegmentLedgerActuatorAutoConfiguration {
     @ConditionalOnMissingBean(SegmentLedgerEndpoint.class)
     @ConditionalOnBooleanProperty(name = SegmentLedgerProperties.PREFIX + ".endpoint.reopen-enabled",
         havingValue = false, matchIfMissing = true)
-    SegmentLedgerEndpoint segmentLedgerEndpoint(Ledger ledger) {
-      return new SegmentLedgerEndpoint(ledger);
+    SegmentLedgerEndpoint segmentLedgerEndpoint(Ledger ledger, ObjectProvider<StateStore> store) {
+      return new SegmentLedgerEndpoint(ledger, store.getIfUnique());
     }
 
     @Bean
     @ConditionalOnMissingBean(SegmentLedgerEndpoint.class)
     @ConditionalOnBooleanProperty(name = SegmentLedgerProperties.PREFIX + ".endpoint.reopen-enabled")
-    SegmentLedgerReopenEndpoint segmentLedgerReopenEndpoint(Ledger ledger) {
-      return new SegmentLedgerReopenEndpoint(ledger);
+    SegmentLedgerReopenEndpoint segmentLedgerReopenEndpoint(Ledger ledger, ObjectProvider<StateStore> store) {
+      return new SegmentLedgerReopenEndpoint(ledger, store.getIfUnique());
     }
   }
 }

@@ -11,6 +11,8 @@ import dev.segmentledger.core.ReconcileStep;
 import dev.segmentledger.core.query.Page;
 import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.spi.QueryTimeoutException;
+import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +44,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       1,000), {@code maxSeconds} (default 20), {@code cursor} (the {@code next} of the previous
  *       step) and, only where re-open is enabled, {@code repair}. A GET of it answers 400 and says so.
  * </ul>
- * Lists show at most {@value #LAST_ERROR_IN_LISTS} characters of a row's {@code lastError}, cut
+ * A rows page built with the ledger's store is bounded in time ({@link #QUERY_TIMEOUT}; the
+ * auto-configuration does so). Lists show at most {@value #LAST_ERROR_IN_LISTS} characters of a row's {@code lastError}, cut
  * with a marker that says how many were left out. With {@code
  * segment-ledger.endpoint.reopen-enabled=true} it is a {@link SegmentLedgerReopenEndpoint}, which
  * also re-opens rows and repairs.
@@ -59,12 +62,30 @@ public class SegmentLedgerEndpoint {
   static final List<ItemState> STUCK = List.of(ItemState.PENDING, ItemState.WAITING, ItemState.REJECTED,
       ItemState.EXCLUDED);
 
+  /** How long the read of one rows page may take, with a store bounded in time: 5 seconds. */
+  public static final Duration QUERY_TIMEOUT = Duration.ofSeconds(5);
+
   /** The ledger the operations read. */
   protected final Ledger ledger;
 
-  /** Operations on {@code ledger}. */
+  /** Where rows pages are read from, bounded in time; {@code null}: through {@link #ledger}. */
+  private final @Nullable StateStore rowReads;
+
+  /** Operations on {@code ledger}; its rows pages take as long as its store takes. */
   public SegmentLedgerEndpoint(Ledger ledger) {
+    this(ledger, null);
+  }
+
+  /**
+   * Operations on {@code ledger}, whose rows pages are read from {@code store} bounded to {@link
+   * #QUERY_TIMEOUT} ({@link StateStore#withReadTimeout}): a page whose read takes longer is refused
+   * with a message that says so and how to narrow the filter.
+   *
+   * @param store the ledger's own store; {@code null}: as {@link #SegmentLedgerEndpoint(Ledger)}
+   */
+  public SegmentLedgerEndpoint(Ledger ledger, @Nullable StateStore store) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.rowReads = store == null ? null : store.withReadTimeout(QUERY_TIMEOUT);
   }
 
   /** One page of rows not confirmed (or of the states asked for). */
@@ -174,7 +195,15 @@ public class SegmentLedgerEndpoint {
     } catch (IllegalArgumentException e) {
       throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
     }
-    Page<LedgerItem> page = ledger.items(query);
+    Page<LedgerItem> page;
+    try {
+      page = rowReads != null ? rowReads.findRows(query) : ledger.items(query);
+    } catch (QueryTimeoutException e) {
+      String message = "the query took longer than " + e.bound().toMillis() + " ms and was cancelled: a filter that"
+          + " matches few rows of a large ledger reads many of them; narrow it with a broadcast, a state other than"
+          + " confirmed, or a reason";
+      throw new InvalidEndpointRequestException(message, message);
+    }
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("items", page.items().stream().map(SegmentLedgerEndpoint::row).toList());
     doc.put("next", page.hasNext() ? page.next().getAsLong() : null);

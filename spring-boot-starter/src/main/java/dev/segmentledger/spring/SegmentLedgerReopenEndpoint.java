@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.StateStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,11 @@ public class SegmentLedgerReopenEndpoint extends SegmentLedgerEndpoint {
   /** Operations on {@code ledger}, re-opening included. */
   public SegmentLedgerReopenEndpoint(Ledger ledger) {
     super(ledger);
+  }
+
+  /** Operations on {@code ledger}, re-opening included, rows pages bounded in time (see the superclass). */
+  public SegmentLedgerReopenEndpoint(Ledger ledger, @Nullable StateStore store) {
+    super(ledger, store);
   }
 
   /** {@code true}: this endpoint's reconcile steps may repair. */

@@ -2,12 +2,16 @@ package dev.segmentledger.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -140,4 +144,39 @@ class SegmentLedgerEndpointTest {
               .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("give reason");
         });
   }
+
+  /**
+   * A rows page is bounded in time: a filter no row matches walks a large ledger, and an open
+   * transaction holding the table's ACCESS EXCLUSIVE lock stands in for that walk here (a statement
+   * timeout counts the wait for a lock as it counts a scan). The endpoint answers, after its bound,
+   * that the query took too long and how to narrow it.
+   */
+  @Test
+  void aRowsPageThatOutlastsItsBoundIsRefusedWithWhatToNarrow() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("bounded-root"));
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class,
+            SegmentLedgerRuntimeAutoConfiguration.class, SegmentLedgerActuatorAutoConfiguration.class))
+        .withBean(DataSource.class, POSTGRES::dataSource)
+        .withPropertyValues(s3.properties())
+        .withPropertyValues("segment-ledger.allowed-root=" + root, "segment-ledger.migrate=true",
+            "management.endpoints.web.exposure.include=segmentledger")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          SegmentLedgerEndpoint endpoint = context.getBean(SegmentLedgerEndpoint.class);
+          try (Connection walker = POSTGRES.dataSource().getConnection(); Statement statement = walker.createStatement()) {
+            walker.setAutoCommit(false);
+            statement.execute("LOCK TABLE segment_ledger_item IN ACCESS EXCLUSIVE MODE");
+            try {
+              assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(
+                  () -> endpoint.rows(null, null, "confirmed", null, null, null, null))
+                  .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("took longer than")
+                  .hasMessageContaining("narrow"));
+            } finally {
+              walker.rollback();
+            }
+          }
+        });
+  }
+
 }

@@ -373,7 +373,10 @@ public final class InMemoryStateStore implements StateStore {
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(at, "at");
     StoreArguments.requirePositiveLimit(limit);
-    List<LedgerItem> open = openRowsOf(group, limit);
+    List<LedgerItem> open = rows.values().stream()
+        .filter(row -> !row.state().isTerminal() && group.equals(row.storageGroup()) && !leasedAt(row.rowId(), at))
+        .limit(limit)
+        .toList();
     for (LedgerItem row : open) {
       leases.remove(row.rowId());
       rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.STORAGE_LOST, detail));

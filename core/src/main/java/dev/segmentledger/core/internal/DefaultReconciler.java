@@ -255,7 +255,7 @@ public final class DefaultReconciler implements Reconciler {
     for (Difference d : differences) {
       Reason reason = d.kind() == Kind.OBJECT_MISSING ? Reason.OBJECT_MISSING : Reason.OBJECT_MISMATCH;
       boolean reopened = store.reopen(d.row().rowId(), ItemState.CONFIRMED, reason,
-          "reconciler: " + d.describe(), clock.instant());
+          "reconciler: " + d.describe() + "; attempts before: " + d.row().attempts(), clock.instant());
       repaired.add(new Difference(d.kind(), d.key(), d.row(), d.object(), reopened));
     }
     return repaired;

@@ -56,7 +56,7 @@ final class Reopener {
       return false;
     }
     boolean done = store.reopen(row.rowId(), row.state(), Reason.REOPENED,
-        "re-opened after " + row.state() + " (" + row.reason() + ")", clock.instant());
+        "re-opened after " + row.state() + " (" + row.reason() + "); attempts before: " + row.attempts(), clock.instant());
     if (done) {
       log.info("{} re-opened after {} ({})", row.id(), row.state(), row.reason());
     }

@@ -275,6 +275,26 @@ public interface StateStore {
   long count(Axis axis, ItemState state);
 
   /**
+   * This store with every read bounded in time, for the operations views (a console, an endpoint):
+   * {@link #findRows}, {@link #countByBroadcast}, {@link #backlog}, {@link #findByRowId}, {@link #find},
+   * {@link #findByBroadcast}, {@link #findBroadcast} and {@link #count} each end with a {@link
+   * QueryTimeoutException} once they take longer than {@code timeout}, and the bound applies to
+   * those reads only: the sweep's reads and every write are as in this store. A store on a database
+   * applies it as a statement timeout of each read's own transaction. The default returns this
+   * store: one whose reads are bounded by their nature (in memory) needs no more.
+   *
+   * @param timeout how long one read may take; positive
+   * @return a store on the same rows; this store is unchanged
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  default StateStore withReadTimeout(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    }
+    return this;
+  }
+
+  /**
    * Compare-and-set re-open of a terminal row: puts it back to {@link ItemState#PENDING}, only if
    * it is in {@code expectedState}. Used by the {@link dev.segmentledger.core.Reconciler}'s repair
    * (a CONFIRMED row whose object was found missing or different) and by
@@ -355,7 +375,9 @@ public interface StateStore {
   /**
    * Makes the unconfirmed rows of storage group {@code group} terminal: {@link ItemState#REJECTED}
    * with {@link Reason#STORAGE_LOST} and {@code detail}, lease cleared, at most {@code limit} rows
-   * per call: for a host that is gone for good with its disk. Leased rows are included (their
+   * per call: for a host that is gone for good with its disk. A row under a lease still valid at
+   * {@code at} is left alone (a node is working on it, so its disk is not lost): it is marked by a
+   * call after its lease has run out, if it is still open then. An expired lease is included (its
    * owner is gone; a late confirm of such a row fails its compare-and-set). The rows keep their
    * group and can be {@linkplain #reopen re-opened}. Call it again until it returns 0.
    *

@@ -16,6 +16,7 @@ import dev.segmentledger.core.query.RowCount;
 import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,6 +66,19 @@ abstract class OperationsQueriesGroup extends ContractGroup {
       next = query.after(page.next().getAsLong());
     }
     throw new AssertionError("more than 1000 pages");
+  }
+
+  @Test
+  void aStoreBoundedInTimeReadsAndWritesTheSameRows() {
+    StateStore bounded = store.withReadTimeout(Duration.ofSeconds(5));
+    LedgerItem row = registerAt(ItemId.original("bounded", "720p", 0), T0);
+    assertEquals(row, bounded.findByRowId(row.rowId()).orElseThrow(), "a read of the bounded view");
+    assertEquals(List.of(row), bounded.findRows(RowQuery.builder().broadcastId("bounded").build()).items());
+    assertTrue(bounded.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED,
+        Reason.SINK_PERMANENT, "denied", T0), "a write through it");
+    assertEquals(ItemState.REJECTED, store.findByRowId(row.rowId()).orElseThrow().state(), "seen by the store");
+    assertThrows(IllegalArgumentException.class, () -> store.withReadTimeout(Duration.ZERO));
+    assertThrows(IllegalArgumentException.class, () -> store.withReadTimeout(Duration.ofSeconds(-1)));
   }
 
   @Test

@@ -12,6 +12,7 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.PlaylistRecord;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -152,9 +153,10 @@ abstract class StorageGroupsGroup extends ContractGroup {
     LedgerItem noGroup = registerIn(null, original(3));
     long wantedBefore = wantedOfMediaPlaylist();
 
-    assertEquals(2, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 2), "at most the limit");
-    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10));
-    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10));
+    Instant afterTheLease = LEASE_END.plusSeconds(1); // the lost host's lease ran out
+    assertEquals(2, store.markStorageLost("host-a", "host-a is gone", afterTheLease, 2), "at most the limit");
+    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", afterTheLease, 10));
+    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", afterTheLease, 10));
 
     for (LedgerItem row : List.of(leased, init, waiting)) {
       LedgerItem lost = store.findByRowId(row.rowId()).orElseThrow();
@@ -168,11 +170,31 @@ abstract class StorageGroupsGroup extends ContractGroup {
     assertEquals(ItemState.PENDING, store.findByRowId(otherGroup.rowId()).orElseThrow().state());
     assertEquals(ItemState.PENDING, store.findByRowId(noGroup.rowId()).orElseThrow().state());
 
-    assertTrue(store.reopen(leased.rowId(), ItemState.REJECTED, Reason.REOPENED, "disk back", T0.plusSeconds(2)),
+    Instant later = afterTheLease.plusSeconds(1);
+    assertTrue(store.reopen(leased.rowId(), ItemState.REJECTED, Reason.REOPENED, "disk back", later),
         "re-opened like any rejected row");
-    assertTrue(store.claim(leased.rowId(), "node-a2", T0.plusSeconds(200), T0.plusSeconds(2)).held(),
-        "its old lease is gone");
+    assertTrue(store.claim(leased.rowId(), "node-a2", later.plusSeconds(200), later).held(), "its old lease is gone");
     assertEquals("host-a", store.findByRowId(leased.rowId()).orElseThrow().storageGroup());
+  }
+
+  @Test
+  void markStorageLostLeavesARowUnderALiveLeaseAloneUntilTheLeaseEnds() {
+    LedgerItem leased = store.register(NewItem.pending(original(0), "/rec/0.ts", 10, T0).inStorageGroup("host-a")
+        .leasedTo("node-a", LEASE_END)).item();
+    LedgerItem idle = registerIn("host-a", original(1));
+
+    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10),
+        "a node still holds a lease on a row: its disk is not lost");
+    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10), "and the loop ends");
+    assertEquals(ItemState.PENDING, store.findByRowId(leased.rowId()).orElseThrow().state());
+    assertEquals(ItemState.REJECTED, store.findByRowId(idle.rowId()).orElseThrow().state());
+    assertTrue(store.renew(leased.rowId(), "node-a", LEASE_END, LEASE_END.plusSeconds(60)),
+        "the lease holder goes on as before");
+
+    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", LEASE_END.plusSeconds(1), 10), "renewed");
+    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", LEASE_END.plusSeconds(61), 10),
+        "once the lease has run out, the row is marked");
+    assertEquals(ItemState.REJECTED, store.findByRowId(leased.rowId()).orElseThrow().state());
   }
 
   private long wantedOfMediaPlaylist() {

@@ -184,11 +184,11 @@ class CommandLineTest {
   @Test
   void reopenPutsRejectedRowsBackAndReportsTheRowsItCouldNot() {
     long confirmed = row(0).rowId();
-    assertEquals(1, cli("reopen", broadcast, "--id", Long.toString(confirmed)), "a confirmed row is not re-opened");
+    assertEquals(1, cli("reopen", broadcast, "--id", Long.toString(confirmed), "--yes"), "a confirmed row is not re-opened");
     assertTrue(out.toString().contains("not re-opened: " + confirmed + ": CONFIRMED"), out.toString());
     assertEquals(ItemState.CONFIRMED, row(0).state());
 
-    assertEquals(0, cli("reopen", broadcast, "--reason", "MISSING_FILE", "--json"), err::toString);
+    assertEquals(0, cli("reopen", broadcast, "--reason", "MISSING_FILE", "--json", "--yes"), err::toString);
     assertTrue(out.toString().contains("\"rowId\":" + row(3).rowId()), out.toString());
     assertEquals(ItemState.PENDING, row(3).state());
     assertEquals(Reason.REOPENED, row(3).reason());
@@ -198,16 +198,16 @@ class CommandLineTest {
   void storageGroupHandsAGroupsOpenRowsOverOrRejectsThemAsLost() {
     String lost = "a-" + broadcast; // groups of this test only: the database is shared by the tests
     String other = "b-" + broadcast;
-    assertEquals(0, cli("reopen", broadcast, "--reason", "MISSING_FILE"), err::toString);
+    assertEquals(0, cli("reopen", broadcast, "--reason", "MISSING_FILE", "--yes"), err::toString);
     Jdbi.create(PG.dataSource()).useHandle(h -> h.createUpdate("UPDATE segment_ledger_item SET storage_group = :g"
         + " WHERE broadcast_id = :b").bind("g", lost).bind("b", broadcast).execute());
 
-    assertEquals(0, cli("storage-group", lost, "--hand-over-to", other), err::toString);
+    assertEquals(0, cli("storage-group", lost, "--hand-over-to", other, "--yes"), err::toString);
     assertEquals("1 open row of storage group " + lost + " handed over to " + other, out.toString().strip());
     assertEquals(other, row(3).storageGroup());
     assertEquals(lost, row(0).storageGroup(), "confirmed rows are not touched");
 
-    assertEquals(0, cli("storage-group", other, "--lost", "--json"), err::toString);
+    assertEquals(0, cli("storage-group", other, "--lost", "--json", "--yes"), err::toString);
     assertTrue(out.toString().contains("\"rows\":1"), out.toString());
     assertEquals(ItemState.REJECTED, row(3).state());
     assertEquals(Reason.STORAGE_LOST, row(3).reason());
@@ -262,7 +262,7 @@ class CommandLineTest {
     List<LedgerItem> before = store.findByBroadcast(broadcast);
     for (String command : new String[] {"status", "reopen", "reconcile"}) {
       String[] args = switch (command) {
-        case "reopen" -> new String[] {command, "nobody-" + broadcast, "--reason", "MISSING_FILE"};
+        case "reopen" -> new String[] {command, "nobody-" + broadcast, "--reason", "MISSING_FILE", "--yes"};
         case "reconcile" -> concat(new String[] {command, "nobody-" + broadcast}, s3Options());
         default -> new String[] {command, "nobody-" + broadcast};
       };
@@ -277,12 +277,12 @@ class CommandLineTest {
   @Test
   void aWrongDatabaseIsAnErrorAndChangesNothing() {
     List<LedgerItem> before = store.findByBroadcast(broadcast);
-    assertEquals(2, cliAsIs("reopen", broadcast, "--reason", "MISSING_FILE", "--jdbc-url",
+    assertEquals(2, cliAsIs("reopen", broadcast, "--reason", "MISSING_FILE", "--yes", "--jdbc-url",
         "jdbc:postgresql://127.0.0.1:1/ledger"));
     assertOneLineError("cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/ledger: ");
 
     String otherSchema = PG.jdbcUrl().replace("currentSchema=" + PG.schema(), "currentSchema=no_ledger_here");
-    List<String> args = new ArrayList<>(List.of("reopen", broadcast, "--reason", "MISSING_FILE", "--jdbc-url",
+    List<String> args = new ArrayList<>(List.of("reopen", broadcast, "--reason", "MISSING_FILE", "--yes", "--jdbc-url",
         otherSchema));
     if (PG.user() != null) {
       args.addAll(List.of("--jdbc-user", PG.user()));

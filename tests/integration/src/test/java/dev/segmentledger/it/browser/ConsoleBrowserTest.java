@@ -49,7 +49,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * The operations console in headless Chromium, served as shipped: the command line's runnable jar
  * runs {@code console} in a process of its own, on a ledger in PostgreSQL and S3Proxy. The browser
- * opens the printed URL (its token becomes the session's cookie), reads the backlog, pages through
+ * opens the printed URL with the token it was given (which becomes the session's cookie), reads the backlog, pages through
  * 60 rejected rows with the keyset link, finds a last error holding markup and a bidi control shown
  * as text, re-opens a row through its confirmation page, runs a reconcile step, and plays a 15 s
  * broadcast's multivariant playlist with hls.js past 10 s through the console's host. A second
@@ -199,12 +199,15 @@ class ConsoleBrowserTest {
     builder.redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
     Process process = builder.start();
     started.add(process);
-    Pattern url = Pattern.compile("segment-ledger console on (http://\\S+\\?token=\\S+)");
+    Pattern url = Pattern.compile("segment-ledger console on (http://\\S+/) ");
+    String token = env.get("SEGMENT_LEDGER_CONSOLE_TOKEN");
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline) {
-      Matcher m = url.matcher(Files.readString(dir.resolve("stdout"), StandardCharsets.UTF_8));
+      String stdout = Files.readString(dir.resolve("stdout"), StandardCharsets.UTF_8);
+      Matcher m = url.matcher(stdout);
       if (m.find()) {
-        return m.group(1);
+        assertFalse(stdout.contains(token), "a token from the environment is never printed: " + stdout);
+        return m.group(1) + "?token=" + token;
       }
       assertTrue(process.isAlive(), "the console exited: " + Files.readString(dir.resolve("stderr")));
       Thread.sleep(100);
