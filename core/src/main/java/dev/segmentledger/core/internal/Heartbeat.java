@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.LeaseRenewal;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,9 +35,12 @@ import org.slf4j.LoggerFactory;
  * the whole node, the leases that have less than half the lease duration left and those whose
  * attempt has evidence to write (more bytes stored, isolation; an attempt that stores more asks
  * for a round at once, so that the evidence is written before a death could lose it); and it
- * cancels the attempts whose renewal the store refused (their lease was taken over while this node was frozen, or the row was
- * finished by another node). An expired lease therefore means a dead or frozen node, never a slow
- * one. A store failure is logged (once per minute) and the next tick tries again. Thread-safe.
+ * cancels the attempts whose renewal the store refused and whose lease, read back, is not this
+ * node's either (it was taken over while this node was frozen, or the row was finished by another
+ * node): a renewal that was written but whose answer was lost moved the lease without this node
+ * knowing, and must not cancel a healthy attempt. An expired lease therefore means a dead or frozen
+ * node, never a slow one. A store failure is logged (once per minute) and the next tick tries
+ * again. Thread-safe.
  */
 final class Heartbeat {
   private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
@@ -129,7 +134,7 @@ final class Heartbeat {
         stalled(attempt, idle);
       }
     }
-    List<Attempt> lost = new ArrayList<>();
+    List<Attempt> lost;
     synchronized (renewing) { // with isolate(): a renewal is made from the lease as the last one left it
       List<Attempt> due = new ArrayList<>();
       List<LeaseRenewal> renewals = new ArrayList<>();
@@ -154,15 +159,70 @@ final class Heartbeat {
         }
         return;
       }
+      List<Attempt> refused = new ArrayList<>();
       for (int i = 0; i < renewed.length; i++) {
         if (renewed[i]) {
           due.get(i).renewed(renewals.get(i));
         } else {
-          lost.add(due.get(i));
+          refused.add(due.get(i));
         }
       }
+      lost = judgedAgain(refused, now);
     }
     lost.forEach(this::leaseLost);
+  }
+
+  /**
+   * Of the attempts whose renewal the store refused, those whose lease is no longer theirs. A
+   * refusal names the lease end this node last knew of; an earlier renewal whose answer was lost (a
+   * socket timeout, a failover) may have moved it. So each row is read back (durably, as a confirm
+   * of unknown outcome is judged), and a PENDING row whose lease now ends elsewhere is renewed once
+   * more from that end: the store extends it only if this node still owns it. An attempt whose row
+   * cannot be read now is kept, and judged at the next round. Called under {@link #renewing}.
+   */
+  private List<Attempt> judgedAgain(List<Attempt> refused, Instant now) {
+    List<Attempt> lost = new ArrayList<>();
+    List<Attempt> again = new ArrayList<>();
+    List<LeaseRenewal> renewals = new ArrayList<>();
+    for (Attempt attempt : refused) {
+      Optional<LedgerItem> row;
+      try {
+        row = store.findByRowIdDurably(attempt.rowId());
+      } catch (RuntimeException e) {
+        log.debug("{}: the lease could not be read back; judged at the next heartbeat", attempt.item().id(), e);
+        continue;
+      }
+      LeaseRenewal renewal = row.filter(r -> r.state() == ItemState.PENDING)
+          .map(r -> attempt.renewalFrom(r.nextAttemptAt(), now.plus(leaseDuration)))
+          .filter(r -> !r.heldUntil().equals(attempt.leaseUntil()))
+          .orElse(null);
+      if (renewal == null) {
+        lost.add(attempt);
+      } else {
+        again.add(attempt);
+        renewals.add(renewal);
+      }
+    }
+    if (renewals.isEmpty()) {
+      return lost;
+    }
+    boolean[] renewed;
+    try {
+      renewed = store.renewAll(owner, renewals);
+    } catch (RuntimeException e) {
+      log.debug("the leases of {} attempts could not be renewed again; judged at the next heartbeat", again.size(), e);
+      return lost;
+    }
+    for (int i = 0; i < renewed.length; i++) {
+      if (renewed[i]) {
+        log.info("{}: the lease was found renewed by a renewal whose answer was lost; the attempt goes on",
+            again.get(i).item().id());
+        again.get(i).renewed(renewals.get(i));
+      } else {
+        lost.add(again.get(i));
+      }
+    }
+    return lost;
   }
 
   /**
