@@ -227,11 +227,11 @@ final class Attempt {
   }
 
   /**
-   * The store extended the lease as {@code renewal} asked. The heartbeat makes one renewal of an
-   * attempt at a time, so this is the lease the attempt holds now.
+   * The store extended the lease as {@code renewal} asked, to {@code end} (as the store keeps it).
+   * The heartbeat makes one renewal of an attempt at a time, so this is the lease it holds now.
    */
-  synchronized void renewed(LeaseRenewal renewal) {
-    leaseUntil = renewal.leaseUntil();
+  synchronized void renewed(LeaseRenewal renewal, Instant end) {
+    leaseUntil = end;
     storedSent = Math.max(storedSent, renewal.storedBytes());
     isolationSent = renewal.isolated();
   }

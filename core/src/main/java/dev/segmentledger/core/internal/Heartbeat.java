@@ -6,7 +6,6 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing.Span;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +48,7 @@ final class Heartbeat {
   private static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
   private final StateStore store;
-  private final Clock clock;
+  private final StoreClock clock;
   private final String owner;
   private final Duration leaseDuration;
   private final Duration renewBelow;
@@ -63,7 +62,8 @@ final class Heartbeat {
   private volatile ScheduledExecutorService thread;
   private Instant lastFailureLogged;
 
-  Heartbeat(StateStore store, Clock clock, String owner, Duration leaseDuration, Duration stallTimeout,
+  /** @param clock the store's time as this node estimates it: lease ends are compared with it */
+  Heartbeat(StateStore store, StoreClock clock, String owner, Duration leaseDuration, Duration stallTimeout,
       Failures failures, Events events) {
     this.store = store;
     this.clock = clock;
@@ -108,10 +108,12 @@ final class Heartbeat {
   boolean isolate(Attempt attempt) {
     attempt.isolate();
     synchronized (renewing) {
-      LeaseRenewal renewal = attempt.renewal(clock.instant().plus(leaseDuration));
+      Instant now = clock.instant();
+      LeaseRenewal renewal = attempt.renewal(now.plus(leaseDuration));
       try {
-        if (store.renewAll(owner, List.of(renewal))[0]) {
-          attempt.renewed(renewal);
+        Instant end = store.renewAllFor(owner, List.of(renewal), now)[0];
+        if (end != null) {
+          attempt.renewed(renewal, end);
           return true;
         }
       } catch (RuntimeException e) {
@@ -123,6 +125,7 @@ final class Heartbeat {
 
   /** One round: stalls, then the renewals due, in one statement. */
   void tick() {
+    clock.measureIfDue();
     Instant now = clock.instant();
     for (Attempt attempt : attempts.values()) {
       if (attempt.phase() == Attempt.Phase.ENDED) {
@@ -148,9 +151,9 @@ final class Heartbeat {
       if (renewals.isEmpty()) {
         return;
       }
-      boolean[] renewed;
+      Instant[] ends;
       try {
-        renewed = store.renewAll(owner, renewals);
+        ends = store.renewAllFor(owner, renewals, now);
       } catch (RuntimeException e) {
         if (lastFailureLogged == null || !now.isBefore(lastFailureLogged.plus(FAILURE_LOG_INTERVAL))) {
           lastFailureLogged = now;
@@ -160,9 +163,9 @@ final class Heartbeat {
         return;
       }
       List<Attempt> refused = new ArrayList<>();
-      for (int i = 0; i < renewed.length; i++) {
-        if (renewed[i]) {
-          due.get(i).renewed(renewals.get(i));
+      for (int i = 0; i < ends.length; i++) {
+        if (ends[i] != null) {
+          due.get(i).renewed(renewals.get(i), ends[i]);
         } else {
           refused.add(due.get(i));
         }
@@ -206,18 +209,18 @@ final class Heartbeat {
     if (renewals.isEmpty()) {
       return lost;
     }
-    boolean[] renewed;
+    Instant[] ends;
     try {
-      renewed = store.renewAll(owner, renewals);
+      ends = store.renewAllFor(owner, renewals, now);
     } catch (RuntimeException e) {
       log.debug("the leases of {} attempts could not be renewed again; judged at the next heartbeat", again.size(), e);
       return lost;
     }
-    for (int i = 0; i < renewed.length; i++) {
-      if (renewed[i]) {
+    for (int i = 0; i < ends.length; i++) {
+      if (ends[i] != null) {
         log.info("{}: the lease was found renewed by a renewal whose answer was lost; the attempt goes on",
             again.get(i).item().id());
-        again.get(i).renewed(renewals.get(i));
+        again.get(i).renewed(renewals.get(i), ends[i]);
       } else {
         lost.add(again.get(i));
       }

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A lease only saves duplicate work; it guards nothing: the confirm stays a compare-and-set on
  * state and size. If this instance dies, its leases expire after the lease duration and the rows
- * are due again for every instance's sweeper. Thread-safe: lease extensions run one at a time, and
+ * are due again for every instance's sweeper. Claims and renewals are judged by the store's clock,
+ * and the lease ends are the store's; the clock given here is the store's time as this instance
+ * estimates it ({@link StoreClock}), so that the ends it writes or compares itself agree with them. Thread-safe: lease extensions run one at a time, and
  * only they change the lease of queued work.
  */
 final class Leases {
@@ -68,23 +70,25 @@ final class Leases {
    *     longer PENDING; the caller must then leave the item alone
    */
   Held claim(LedgerItem item) {
-    Instant now = clock.instant();
-    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
-    Claim claim = store.claim(item.rowId(), owner, until, now);
-    logIfRefused(item, claim);
-    return claim.held() ? new Held(claim, item, until) : Held.REFUSED;
+    Held held = claimRow(item);
+    return held.held() ? new Held(held.claim(), item, held.until()) : held;
   }
 
   /**
-   * {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}): for a row from
-   * a sweep page, which may be stale.
+   * {@link #claim}, with the row as the claim left it: for a row from a sweep page, which may be
+   * stale. The claim is judged by the store's clock ({@link StateStore#claimFor}), and the lease
+   * ends where the store says.
    */
   Held claimRow(LedgerItem item) {
     Instant now = clock.instant();
-    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
-    ClaimedRow claimed = store.claimRow(item.rowId(), owner, until, now);
+    ClaimedRow claimed = store.claimFor(item.rowId(), owner, duration, now);
     logIfRefused(item, claimed.claim());
-    return claimed.claim().held() ? new Held(claimed.claim(), claimed.row(), until) : Held.REFUSED;
+    if (!claimed.claim().held()) {
+      return Held.REFUSED;
+    }
+    Instant until = claimed.row() != null ? claimed.row().nextAttemptAt()
+        : now.plus(duration).truncatedTo(ChronoUnit.MICROS); // the row is gone since
+    return new Held(claimed.claim(), claimed.row(), until);
   }
 
   private void logIfRefused(LedgerItem item, Claim claim) {
@@ -157,13 +161,13 @@ final class Leases {
         }
       });
     }
-    boolean[] renewed = store.renewAll(owner, renewals);
-    for (int i = 1; i < renewed.length; i++) {
-      if (renewed[i]) {
-        queued.get(i - 1).leaseExtended(waitUntil);
+    Instant[] ends = store.renewAllFor(owner, renewals, now);
+    for (int i = 1; i < ends.length; i++) {
+      if (ends[i] != null) {
+        queued.get(i - 1).leaseExtended(ends[i]);
       }
     }
-    return renewed[0] ? attemptUntil : null;
+    return ends[0];
   }
 
   /**

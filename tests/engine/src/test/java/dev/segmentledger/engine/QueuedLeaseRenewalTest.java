@@ -97,8 +97,8 @@ class QueuedLeaseRenewalTest {
 
     assertEquals(20, ledger.drainQueue());
 
-    assertEquals(1, calls("renewAll"), "one store call for the lease of every queued row");
-    assertEquals(0, calls("renew") + calls("claim") + calls("claimRow"));
+    assertEquals(1, calls("renewAll") + calls("renewAllFor"), "one store call for the lease of every queued row");
+    assertEquals(0, calls("renew") + calls("claim") + calls("claimRow") + calls("claimFor"));
     assertEquals(late.plus(LEASE), dueWhileFirstUploads.get(0), "the taken item: a lease for its attempt");
     for (int i = 1; i < 20; i++) {
       assertEquals(late.plus(REGISTRATION_LEASE), dueWhileFirstUploads.get(i), "queued row " + i + ": its wait");
