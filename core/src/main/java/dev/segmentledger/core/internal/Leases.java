@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ClaimedRow;
@@ -111,7 +112,9 @@ final class Leases {
    * attempts, and they last no longer than a registration lease), so the workers that take them
    * later find them held and need no statement of their own. One extension runs at a time; a worker
    * whose item such an extension covered finds it held once the extension is over. A lease kept
-   * from registration becomes the lease of an attempt at the attempt's first heartbeat.
+   * from registration becomes the lease of an attempt at the attempt's first heartbeat. A refused
+   * extension is judged again against the row as it is now before the item is given up
+   * ({@link #renewAsFoundNow}).
    */
   Held acquire(LedgerItem item, InFlight work) {
     Instant leasedUntil = work.leasedUntil();
@@ -128,12 +131,38 @@ final class Leases {
         return new Held(Claim.HELD, item, leasedUntil); // extended meanwhile, with the queue, by another worker
       }
       renewedUntil = renewWithQueue(item, leasedUntil);
+      if (renewedUntil == null) {
+        renewedUntil = renewAsFoundNow(item, leasedUntil);
+      }
     }
     if (renewedUntil == null) {
       log.debug("{}: the lease taken at registration was taken over; skipped by {}", item.id(), owner);
       return Held.REFUSED;
     }
     return new Held(Claim.HELD, item, renewedUntil);
+  }
+
+  /**
+   * Judges a refused extension again: an earlier extension whose answer was lost (a socket timeout, a
+   * failover) may have moved the lease without this instance knowing. The row is read back
+   * (durably), and a PENDING row whose lease now ends elsewhere is renewed from that end, which the
+   * store grants only if this instance still owns it. Called under {@link #renewing}.
+   *
+   * @return the new end of {@code item}'s lease, or {@code null} if it is not this instance's
+   */
+  private Instant renewAsFoundNow(LedgerItem item, Instant leasedUntil) {
+    Instant foundUntil = store.findByRowIdDurably(item.rowId())
+        .filter(row -> row.state() == ItemState.PENDING)
+        .map(LedgerItem::nextAttemptAt)
+        .filter(until -> !until.equals(leasedUntil))
+        .orElse(null);
+    if (foundUntil == null) {
+      return null;
+    }
+    Instant now = clock.instant();
+    LeaseRenewal renewal = LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), foundUntil,
+        now.plus(duration).truncatedTo(ChronoUnit.MICROS), 0, false);
+    return store.renewAllFor(owner, List.of(renewal), now)[0];
   }
 
   /** Most rows one lease extension names: the item about to be attempted and the queued work. */
