@@ -64,15 +64,15 @@ final class Leases {
       PlainStatement.of(CLAIM_BY_DATABASE_CLOCK);
 
   /** The end of a lease in {@link #RENEW_ALL}, and as the database's clock computes it instead. */
-  private static final String HELD_UNTIL_GIVEN = "(timestamptz 'epoch' + v.until_us * interval '1 microsecond')";
-  private static final String HELD_UNTIL_BY_DATABASE_CLOCK = "(statement_timestamp() + v.until_us * interval '1 microsecond')";
+  private static final String LEASE_END_GIVEN = "(timestamptz 'epoch' + v.until_us * interval '1 microsecond')";
+  private static final String LEASE_END_BY_DATABASE_CLOCK = "(statement_timestamp() + v.until_us * interval '1 microsecond')";
 
   /**
    * {@link #RENEW_ALL} judged by the database's clock: the {@code untils} are lease durations, and
    * each lease ends that long after the statement's own time; returns each row's new lease end.
    */
-  private static final String RENEW_ALL_BY_DATABASE_CLOCK = requireContains(RENEW_ALL, HELD_UNTIL_GIVEN)
-      .replace(HELD_UNTIL_GIVEN, HELD_UNTIL_BY_DATABASE_CLOCK)
+  private static final String RENEW_ALL_BY_DATABASE_CLOCK = requireContains(RENEW_ALL, LEASE_END_GIVEN)
+      .replace(LEASE_END_GIVEN, LEASE_END_BY_DATABASE_CLOCK)
       .replace("RETURNING t.id", "RETURNING t.id, t.lease_until");
 
   private final Jdbi jdbi;

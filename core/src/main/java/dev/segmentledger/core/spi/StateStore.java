@@ -447,7 +447,7 @@ public interface StateStore {
    *
    * <p>A store on a database should run a batch as one statement: a ledger renews the leases of
    * all its attempts in flight, and the registration leases of a backlog in its queue, through this
-   * method, once per heartbeat.
+   * method (by way of {@link #renewAllFor}, whose default calls it), once per heartbeat.
    *
    * @return for each renewal, in order, whether this call extended its row's lease
    */
