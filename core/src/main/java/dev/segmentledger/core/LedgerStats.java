@@ -1,5 +1,6 @@
 package dev.segmentledger.core;
 
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -17,18 +18,30 @@ import java.util.Objects;
  *     ledger's playlist publisher (each publication round, about every sweep interval); 0 when
  *     playlist publication is off. Unlike the other figures it is read from the store, so it covers
  *     every node
+ * @param clockSkew how far this ledger's clock runs ahead of the store's (negative: behind), as last
+ *     measured (about every 30 s, {@link dev.segmentledger.core.spi.StateStore#currentTime()});
+ *     zero if the store has no clock of its own or it was not measured yet. Leases are judged by the
+ *     store's clock whatever it is; a skew beyond a tenth of the lease duration (at least 1 s) is
+ *     logged as a warning once, when it crosses that threshold
  */
 public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
-    long playlistsAwaitingPublication) {
+    long playlistsAwaitingPublication, Duration clockSkew) {
 
   public LedgerStats {
     Objects.requireNonNull(byAxis, "byAxis");
     Objects.requireNonNull(circuit, "circuit");
+    Objects.requireNonNull(clockSkew, "clockSkew");
     EnumMap<Axis, AxisStats> copy = new EnumMap<>(Axis.class);
     for (Axis axis : Axis.values()) {
       copy.put(axis, byAxis.getOrDefault(axis, AxisStats.ZERO));
     }
     byAxis = Map.copyOf(copy);
+  }
+
+  /** Stats without a measured clock skew (zero), as before the skew was reported. */
+  public LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
+      long playlistsAwaitingPublication) {
+    this(byAxis, queued, inFlight, circuit, playlistsAwaitingPublication, Duration.ZERO);
   }
 
   /** The counters of one axis. */

@@ -344,6 +344,18 @@ public final class JdbiStateStore implements StateStore {
     return leases.claim(rowId, owner, leaseUntil, now);
   }
 
+  /** One statement, as {@link #claimRow}, against the database's clock ({@code statement_timestamp()}). */
+  @Override
+  public ClaimedRow claimFor(long rowId, String owner, Duration lease, Instant now) {
+    return leases.claimFor(rowId, owner, lease);
+  }
+
+  /** The database's clock ({@code clock_timestamp()}): this store judges leases by it. */
+  @Override
+  public Optional<Instant> currentTime() {
+    return Optional.of(leases.currentTime());
+  }
+
   @Override
   public boolean renew(long rowId, String owner, Instant heldUntil, Instant leaseUntil) {
     return leases.renew(rowId, owner, heldUntil, leaseUntil);
@@ -352,6 +364,18 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
     return leases.renewAll(owner, renewals);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>As {@link #renewAll}, in the same statement, with each lease ending its duration after the
+   * database's clock ({@code statement_timestamp()}); the statement returns the new ends.
+   */
+  @Override
+  public Instant[] renewAllFor(String owner, List<LeaseRenewal> renewals, Instant now) {
+    Objects.requireNonNull(now, "now");
+    return leases.renewAll(owner, renewals, now);
   }
 
   @Override

@@ -12,18 +12,23 @@ import dev.segmentledger.core.spi.LeaseRenewal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * The leases part of {@link JdbiStateStore}: {@code claim}, {@code renew}, {@code renewAll},
- * {@code release} and {@code releaseAllOf}. A lease is two columns, {@code lease_owner} and {@code lease_until}, folded
+ * {@code release} and {@code releaseAllOf}; {@code claimFor} and {@code renewAllFor} judge expiry,
+ * and compute the new lease ends, by the database's clock ({@code statement_timestamp()}) instead of
+ * the instants the caller gives. A lease is two columns, {@code lease_owner} and {@code lease_until}, folded
  * into {@code next_attempt_at}, so the sweep page needs no condition of its own for it. Each call is
  * one conditional statement (a batch of renewals: with its plan setting, in one transaction). Stateless over its {@link Jdbi} (each call runs on a handle of its
  * own); thread-safe.
@@ -47,6 +52,29 @@ final class Leases {
       "SELECT set_config('synchronous_commit', 'off', true); " + CLAIM);
   private static final PlainStatement CLAIM_IN_TRANSACTION = PlainStatement.of(CLAIM);
 
+  /**
+   * {@link #CLAIM} judged by the database's clock: the row is due if its {@code next_attempt_at} has
+   * passed by the statement's own time, and the new lease ends {@code :leaseMicros} after it.
+   */
+  private static final String CLAIM_BY_DATABASE_CLOCK = CLAIM.replaceAll(":now\\b", "statement_timestamp()")
+      .replaceAll(":until\\b", "(statement_timestamp() + :leaseMicros * interval '1 microsecond')");
+  private static final PlainStatement CLAIM_BY_DATABASE_CLOCK_PLAIN = PlainStatement.of(
+      "SELECT set_config('synchronous_commit', 'off', true); " + CLAIM_BY_DATABASE_CLOCK);
+  private static final PlainStatement CLAIM_BY_DATABASE_CLOCK_IN_TRANSACTION =
+      PlainStatement.of(CLAIM_BY_DATABASE_CLOCK);
+
+  /** The end of a lease in {@link #RENEW_ALL}, and as the database's clock computes it instead. */
+  private static final String LEASE_END_GIVEN = "(timestamptz 'epoch' + v.until_us * interval '1 microsecond')";
+  private static final String LEASE_END_BY_DATABASE_CLOCK = "(statement_timestamp() + v.until_us * interval '1 microsecond')";
+
+  /**
+   * {@link #RENEW_ALL} judged by the database's clock: the {@code untils} are lease durations, and
+   * each lease ends that long after the statement's own time; returns each row's new lease end.
+   */
+  private static final String RENEW_ALL_BY_DATABASE_CLOCK = requireContains(RENEW_ALL, LEASE_END_GIVEN)
+      .replace(LEASE_END_GIVEN, LEASE_END_BY_DATABASE_CLOCK)
+      .replace("RETURNING t.id", "RETURNING t.id, t.lease_until");
+
   private final Jdbi jdbi;
 
   Leases(Jdbi jdbi) {
@@ -59,19 +87,37 @@ final class Leases {
    * longer due), and the conditional {@code UPDATE} reads the lease it replaces from that locked row.
    */
   ClaimedRow claim(long rowId, String owner, Instant leaseUntil, Instant now) {
-    Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(leaseUntil, "leaseUntil");
     Objects.requireNonNull(now, "now");
+    return claim(rowId, owner, false, claim -> claim
+        .set("until", micros(leaseUntil).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
+        .set("now", micros(now).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE));
+  }
+
+  /** {@link #claim}, judged by the database's clock: the lease ends {@code lease} after its now. */
+  ClaimedRow claimFor(long rowId, String owner, Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    long leaseMicros = TimeUnit.NANOSECONDS.toMicros(lease.toNanos());
+    return claim(rowId, owner, true, claim -> claim.set("leaseMicros", leaseMicros));
+  }
+
+  /** Binds the instants (or the duration) of a claim. */
+  private interface ClaimTimes {
+    void bind(PlainStatement.Bound claim) throws SQLException;
+  }
+
+  private ClaimedRow claim(long rowId, String owner, boolean byDatabaseClock, ClaimTimes times) {
+    Objects.requireNonNull(owner, "owner");
     return jdbi.withHandle(handle -> {
       // Inside a transaction the caller holds (a handle Jdbi reuses on this thread), the setting
       // would make the caller's whole commit asynchronous: then the claim is a statement of it.
       boolean ownTransaction = !handle.isInTransaction();
-      PlainStatement statement = ownTransaction ? CLAIM_PLAIN : CLAIM_IN_TRANSACTION;
+      PlainStatement statement = byDatabaseClock
+          ? (ownTransaction ? CLAIM_BY_DATABASE_CLOCK_PLAIN : CLAIM_BY_DATABASE_CLOCK_IN_TRANSACTION)
+          : (ownTransaction ? CLAIM_PLAIN : CLAIM_IN_TRANSACTION);
       try (PlainStatement.Bound claim = statement.prepare(handle.getConnection())) {
-        claim.set("owner", owner)
-            .set("until", micros(leaseUntil).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
-            .set("now", micros(now).atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE)
-            .set("id", rowId);
+        claim.set("owner", owner).set("id", rowId);
+        times.bind(claim);
         try (ResultSet rs = ownTransaction ? Confirmations.resultOfSecond(claim.statement())
             : claim.statement().executeQuery()) {
           return rs.next() ? new ClaimedRow(Claim.held(rs.getBoolean("abandoned"), rs.getInt("abandoned_attempts"),
@@ -107,9 +153,23 @@ final class Leases {
    * PostgreSQL aborts as a deadlock victim is run again.
    */
   boolean[] renewAll(String owner, List<LeaseRenewal> renewals) {
+    Instant[] ends = renewAll(owner, renewals, null);
+    boolean[] results = new boolean[ends.length];
+    for (int i = 0; i < ends.length; i++) {
+      results[i] = ends[i] != null;
+    }
+    return results;
+  }
+
+  /**
+   * {@link #renewAll} judged by the database's clock when {@code now} is given: each lease then ends
+   * {@code leaseUntil - now} after the statement's time. Returns each renewal's new lease end, or
+   * {@code null} if it was not renewed.
+   */
+  Instant[] renewAll(String owner, List<LeaseRenewal> renewals, Instant now) {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(renewals, "renewals");
-    boolean[] results = new boolean[renewals.size()];
+    Instant[] results = new Instant[renewals.size()];
     if (renewals.isEmpty()) {
       return results;
     }
@@ -127,16 +187,17 @@ final class Leases {
       ids[i] = r.rowId();
       broadcastIds[i] = r.broadcastId();
       helds[i] = epochMicros(r.heldUntil());
-      untils[i] = epochMicros(r.leaseUntil());
+      untils[i] = now == null ? epochMicros(r.leaseUntil())
+          : Math.max(0, epochMicros(r.leaseUntil()) - epochMicros(now)); // a duration: see RENEW_ALL_BY_DATABASE_CLOCK
       attempts[i] = r.attempt();
       storeds[i] = r.storedBytes();
       isolateds[i] = r.isolated();
     }
-    Set<Long> renewed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
+    Map<Long, Instant> renewed = Deadlocks.retry(() -> jdbi.inTransaction(handle -> {
       if (n > 1) {
         Sql.planForTheseArrays(handle);
       }
-      return handle.createQuery(RENEW_ALL)
+      return handle.createQuery(now == null ? RENEW_ALL : RENEW_ALL_BY_DATABASE_CLOCK)
           .bind("owner", owner)
           .bindArray("ids", Long.class, (Object[]) ids)
           .bindArray("broadcastIds", String.class, (Object[]) broadcastIds)
@@ -145,13 +206,29 @@ final class Leases {
           .bindArray("attempts", Boolean.class, (Object[]) attempts)
           .bindArray("storeds", Long.class, (Object[]) storeds)
           .bindArray("isolateds", Boolean.class, (Object[]) isolateds)
-          .mapTo(Long.class)
-          .collect(Collectors.toCollection(HashSet::new));
+          .map((rs, ctx) -> Map.entry(rs.getLong(1), now == null ? Instant.EPOCH
+              : rs.getObject(2, OffsetDateTime.class).toInstant()))
+          .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, HashMap::new));
     }));
     for (int i = 0; i < n; i++) {
-      results[i] = renewed.remove(renewals.get(i).rowId());
+      LeaseRenewal renewal = renewals.get(i);
+      Instant end = renewed.remove(renewal.rowId());
+      results[i] = end == null ? null : now == null ? micros(renewal.leaseUntil()) : end;
     }
     return results;
+  }
+
+  /** The database's clock now. */
+  Instant currentTime() {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT clock_timestamp()")
+        .mapTo(OffsetDateTime.class).one().toInstant());
+  }
+
+  private static String requireContains(String sql, String part) {
+    if (!sql.contains(part)) {
+      throw new IllegalStateException("renew-batch.sql no longer computes a lease end as " + part);
+    }
+    return sql;
   }
 
   boolean release(long rowId, String owner, Instant dueAt) {

@@ -7,7 +7,9 @@
 -- progress clears both: they count the deaths since the row last made progress. The new lease
 -- covers an attempt, not isolated, whose progress counts from the stored bytes now.
 -- Returns what it took over, the counts, and the row as claimed. Binds: id, owner, until, now
--- (instants truncated to microseconds).
+-- (instants truncated to microseconds). Leases.java derives from it the claim judged by the
+-- database's clock (StateStore.claimFor): :now becomes statement_timestamp(), :until that plus the
+-- lease duration.
 WITH old AS (SELECT id, lease_owner,
     (lease_owner IS NOT NULL AND lease_until <= :now AND lease_attempt) AS abandoned,
     (lease_owner IS NOT NULL AND lease_until <= :now AND lease_attempt AND stored_bytes <= lease_stored_from)

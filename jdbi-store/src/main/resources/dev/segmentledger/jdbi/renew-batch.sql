@@ -10,6 +10,8 @@
 -- key by itself, an unanalyzed table was read whole for a large batch).
 -- Instants come as microseconds since the epoch (bigint[]). Returns the extended rows' ids.
 -- Binds: owner, and the arrays ids, broadcastIds, helds, untils, attempts, storeds, isolateds.
+-- Leases.java derives from it the renewal judged by the database's clock (StateStore.renewAllFor):
+-- untils are then durations added to statement_timestamp(), and the new lease ends are returned.
 UPDATE segment_ledger_item t
 SET lease_until = (timestamptz 'epoch' + v.until_us * interval '1 microsecond'),
   next_attempt_at = (timestamptz 'epoch' + v.until_us * interval '1 microsecond'),

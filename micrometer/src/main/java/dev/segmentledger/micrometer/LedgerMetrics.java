@@ -51,8 +51,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code segment.ledger.put.bytes} distribution summary: the size of each stored object;
  *   <li>{@code segment.ledger.put.duration} timer: each successful PUT, from the sink call to its
  *       answer (the confirm latency above also spans queueing and the confirm);
- *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight} and
- *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open);
+ *   <li>gauges {@code segment.ledger.queue.depth}, {@code segment.ledger.in.flight},
+ *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open) and
+ *       {@code segment.ledger.clock.skew} (seconds this node's clock runs ahead of the store's,
+ *       {@link dev.segmentledger.core.LedgerStats#clockSkew()});
  *   <li>{@code segment.ledger.root.reopened} counter (no axis tag): the allowed root was replaced
  *       while running and re-opened ({@link LedgerListener#onAllowedRootReopened}); files refused
  *       because it was replaced unsafely count in {@code segment.ledger.failures} with
@@ -169,6 +171,9 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
         .description("items waiting in the in-memory queue").register(registry);
     Gauge.builder("segment.ledger.in.flight", ledger, l -> l.stats().inFlight())
         .description("items queued or being processed").register(registry);
+    Gauge.builder("segment.ledger.clock.skew", ledger, l -> l.stats().clockSkew().toNanos() / 1e9)
+        .description("how far this node's clock runs ahead of the store's (negative: behind), as last measured")
+        .baseUnit("seconds").register(registry);
   }
 
   private void count(LedgerItem item, String event) {

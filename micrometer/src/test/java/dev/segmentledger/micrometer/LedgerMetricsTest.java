@@ -8,6 +8,7 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.FakeRepackager;
@@ -16,10 +17,13 @@ import dev.segmentledger.testkit.SettableClock;
 import dev.segmentledger.testkit.SinkFault;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -154,5 +158,32 @@ class LedgerMetricsTest {
 
   private static long count(SimpleMeterRegistry registry, String axis, String event) {
     return (long) registry.get("segment.ledger.items").tag("axis", axis).tag("event", event).counter().count();
+  }
+
+  @Test
+  void theClockSkewGaugeIsHowFarTheNodesClockRunsAheadOfTheStores(@TempDir Path root) {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    SettableClock clock = SettableClock.atFixedStart();
+    InMemoryStateStore rows = new InMemoryStateStore();
+    StateStore storeBehind = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("currentTime")) {
+            return Optional.of(clock.instant().minusSeconds(90));
+          }
+          try {
+            return method.invoke(rows, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    LedgerMetrics metrics = LedgerMetrics.create(registry);
+    ManualLedger ledger = Ledger.builder().stateStore(storeBehind).objectSink(new FakeObjectSink()).clock(clock)
+        .allowedRoot(root).listener(metrics).buildManual();
+    metrics.bindGauges(ledger);
+
+    ledger.sweepRound();
+
+    assertEquals(Duration.ofSeconds(90), ledger.stats().clockSkew());
+    assertEquals(90.0, registry.get("segment.ledger.clock.skew").gauge().value());
   }
 }

@@ -212,13 +212,28 @@ final class Attempt {
         until.truncatedTo(ChronoUnit.MICROS), stored, isolated);
   }
 
-  /** The store extended the lease as {@code renewal} asked. */
-  synchronized void renewed(LeaseRenewal renewal) {
-    if (renewal.heldUntil().equals(leaseUntil)) {
-      leaseUntil = renewal.leaseUntil();
-      storedSent = Math.max(storedSent, renewal.storedBytes());
-      isolationSent = renewal.isolated();
-    }
+  /**
+   * The renewal to {@code until} of the lease the row was found to have, ending at {@code heldUntil},
+   * rather than the one this attempt knows of (a renewal whose answer was lost may have moved it).
+   */
+  synchronized LeaseRenewal renewalFrom(Instant heldUntil, Instant until) {
+    return LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), heldUntil,
+        until.truncatedTo(ChronoUnit.MICROS), stored, isolated);
+  }
+
+  /** The end of the lease as this attempt last knew it from the store. */
+  synchronized Instant leaseUntil() {
+    return leaseUntil;
+  }
+
+  /**
+   * The store extended the lease as {@code renewal} asked, to {@code end} (as the store keeps it).
+   * The heartbeat makes one renewal of an attempt at a time, so this is the lease it holds now.
+   */
+  synchronized void renewed(LeaseRenewal renewal, Instant end) {
+    leaseUntil = end;
+    storedSent = Math.max(storedSent, renewal.storedBytes());
+    isolationSent = renewal.isolated();
   }
 
   /** From now on the attempt runs alone in this process (its next renewal says so). */

@@ -167,13 +167,14 @@ public final class DefaultLedger implements ManualLedger {
   @Override
   public LedgerStats stats() {
     return engine.events.snapshot(engine.queue.size(), engine.queue.inFlight(), engine.breaker.state(),
-        engine.playlists == null ? 0 : engine.playlists.awaiting());
+        engine.playlists == null ? 0 : engine.playlists.awaiting(), engine.storeClock.skew());
   }
 
   @Override
   public void start() {
     if (manual) {
       engine.requireOpen(); // a manual ledger runs no threads: the caller drives it
+      engine.storeClock.measureIfDue(); // as a started ledger does, before it writes any lease
       return;
     }
     engine.start();
@@ -182,6 +183,7 @@ public final class DefaultLedger implements ManualLedger {
   @Override
   public SweepReport sweepRound() {
     engine.requireOpen();
+    engine.storeClock.measureIfDue();
     return engine.sweeper.round();
   }
 

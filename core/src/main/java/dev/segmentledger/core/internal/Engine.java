@@ -32,6 +32,7 @@ final class Engine {
   final Events events;
   final WorkQueue queue;
   final SinkBreaker breaker;
+  final StoreClock storeClock;
   final Leases leases;
   final Heartbeat heartbeat;
   final Registrar registrar;
@@ -56,22 +57,23 @@ final class Engine {
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
         events::onCircuitOpened);
-    this.leases = new Leases(store, clock, config.nodeId(), config.leaseDuration(), queue);
+    this.storeClock = new StoreClock(store, clock, StoreClock.warningThresholdFor(config.leaseDuration()));
+    this.leases = new Leases(store, storeClock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
         config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
-    Failures failures = new Failures(store, clock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
+    Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
         events);
     this.confirmer = new Confirmer(store, clock, events, failures, signals);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
         events);
-    this.heartbeat = new Heartbeat(store, clock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
+    this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
         failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
         events, clock);
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
-    this.sweeper = new Sweeper(store, clock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
+    this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         signals);
@@ -99,6 +101,7 @@ final class Engine {
       requireOpen();
       return false;
     }
+    storeClock.measureIfDue();
     leases.takeBackAll();
     heartbeat.start();
     workers.start();

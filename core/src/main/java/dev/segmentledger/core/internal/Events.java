@@ -38,10 +38,10 @@ final class Events implements LedgerListener {
     }
   }
 
-  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit, long playlistsAwaiting) {
+  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit, long playlistsAwaiting, Duration clockSkew) {
     Map<Axis, LedgerStats.AxisStats> byAxis = new EnumMap<>(Axis.class);
     counters.forEach((axis, c) -> byAxis.put(axis, c.snapshot()));
-    return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting);
+    return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting, clockSkew);
   }
 
   private void playlistsMayHaveChanged(LedgerItem item) {

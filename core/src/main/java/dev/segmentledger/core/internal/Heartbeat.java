@@ -1,16 +1,17 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing.Span;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,9 +34,12 @@ import org.slf4j.LoggerFactory;
  * the whole node, the leases that have less than half the lease duration left and those whose
  * attempt has evidence to write (more bytes stored, isolation; an attempt that stores more asks
  * for a round at once, so that the evidence is written before a death could lose it); and it
- * cancels the attempts whose renewal the store refused (their lease was taken over while this node was frozen, or the row was
- * finished by another node). An expired lease therefore means a dead or frozen node, never a slow
- * one. A store failure is logged (once per minute) and the next tick tries again. Thread-safe.
+ * cancels the attempts whose renewal the store refused and whose lease, read back, is not this
+ * node's either (it was taken over while this node was frozen, or the row was finished by another
+ * node): a renewal that was written but whose answer was lost moved the lease without this node
+ * knowing, and must not cancel a healthy attempt. An expired lease therefore means a dead or frozen
+ * node, never a slow one. A store failure is logged (once per minute) and the next tick tries
+ * again. Thread-safe.
  */
 final class Heartbeat {
   private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
@@ -44,7 +48,7 @@ final class Heartbeat {
   private static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
   private final StateStore store;
-  private final Clock clock;
+  private final StoreClock clock;
   private final String owner;
   private final Duration leaseDuration;
   private final Duration renewBelow;
@@ -58,7 +62,8 @@ final class Heartbeat {
   private volatile ScheduledExecutorService thread;
   private Instant lastFailureLogged;
 
-  Heartbeat(StateStore store, Clock clock, String owner, Duration leaseDuration, Duration stallTimeout,
+  /** @param clock the store's time as this node estimates it: lease ends are compared with it */
+  Heartbeat(StateStore store, StoreClock clock, String owner, Duration leaseDuration, Duration stallTimeout,
       Failures failures, Events events) {
     this.store = store;
     this.clock = clock;
@@ -103,10 +108,12 @@ final class Heartbeat {
   boolean isolate(Attempt attempt) {
     attempt.isolate();
     synchronized (renewing) {
-      LeaseRenewal renewal = attempt.renewal(clock.instant().plus(leaseDuration));
+      Instant now = clock.instant();
+      LeaseRenewal renewal = attempt.renewal(now.plus(leaseDuration));
       try {
-        if (store.renewAll(owner, List.of(renewal))[0]) {
-          attempt.renewed(renewal);
+        Instant end = store.renewAllFor(owner, List.of(renewal), now)[0];
+        if (end != null) {
+          attempt.renewed(renewal, end);
           return true;
         }
       } catch (RuntimeException e) {
@@ -118,6 +125,7 @@ final class Heartbeat {
 
   /** One round: stalls, then the renewals due, in one statement. */
   void tick() {
+    clock.measureIfDue();
     Instant now = clock.instant();
     for (Attempt attempt : attempts.values()) {
       if (attempt.phase() == Attempt.Phase.ENDED) {
@@ -129,7 +137,7 @@ final class Heartbeat {
         stalled(attempt, idle);
       }
     }
-    List<Attempt> lost = new ArrayList<>();
+    List<Attempt> lost;
     synchronized (renewing) { // with isolate(): a renewal is made from the lease as the last one left it
       List<Attempt> due = new ArrayList<>();
       List<LeaseRenewal> renewals = new ArrayList<>();
@@ -143,9 +151,9 @@ final class Heartbeat {
       if (renewals.isEmpty()) {
         return;
       }
-      boolean[] renewed;
+      Instant[] ends;
       try {
-        renewed = store.renewAll(owner, renewals);
+        ends = store.renewAllFor(owner, renewals, now);
       } catch (RuntimeException e) {
         if (lastFailureLogged == null || !now.isBefore(lastFailureLogged.plus(FAILURE_LOG_INTERVAL))) {
           lastFailureLogged = now;
@@ -154,15 +162,70 @@ final class Heartbeat {
         }
         return;
       }
-      for (int i = 0; i < renewed.length; i++) {
-        if (renewed[i]) {
-          due.get(i).renewed(renewals.get(i));
+      List<Attempt> refused = new ArrayList<>();
+      for (int i = 0; i < ends.length; i++) {
+        if (ends[i] != null) {
+          due.get(i).renewed(renewals.get(i), ends[i]);
         } else {
-          lost.add(due.get(i));
+          refused.add(due.get(i));
         }
       }
+      lost = judgedAgain(refused, now);
     }
     lost.forEach(this::leaseLost);
+  }
+
+  /**
+   * Of the attempts whose renewal the store refused, those whose lease is no longer theirs. A
+   * refusal names the lease end this node last knew of; an earlier renewal whose answer was lost (a
+   * socket timeout, a failover) may have moved it. So each row is read back (durably, as a confirm
+   * of unknown outcome is judged), and a PENDING row whose lease now ends elsewhere is renewed once
+   * more from that end: the store extends it only if this node still owns it. An attempt whose row
+   * cannot be read now is kept, and judged at the next round. Called under {@link #renewing}.
+   */
+  private List<Attempt> judgedAgain(List<Attempt> refused, Instant now) {
+    List<Attempt> lost = new ArrayList<>();
+    List<Attempt> again = new ArrayList<>();
+    List<LeaseRenewal> renewals = new ArrayList<>();
+    for (Attempt attempt : refused) {
+      Optional<LedgerItem> row;
+      try {
+        row = store.findByRowIdDurably(attempt.rowId());
+      } catch (RuntimeException e) {
+        log.debug("{}: the lease could not be read back; judged at the next heartbeat", attempt.item().id(), e);
+        continue;
+      }
+      LeaseRenewal renewal = row.filter(r -> r.state() == ItemState.PENDING)
+          .map(r -> attempt.renewalFrom(r.nextAttemptAt(), now.plus(leaseDuration)))
+          .filter(r -> !r.heldUntil().equals(attempt.leaseUntil()))
+          .orElse(null);
+      if (renewal == null) {
+        lost.add(attempt);
+      } else {
+        again.add(attempt);
+        renewals.add(renewal);
+      }
+    }
+    if (renewals.isEmpty()) {
+      return lost;
+    }
+    Instant[] ends;
+    try {
+      ends = store.renewAllFor(owner, renewals, now);
+    } catch (RuntimeException e) {
+      log.debug("the leases of {} attempts could not be renewed again; judged at the next heartbeat", again.size(), e);
+      return lost;
+    }
+    for (int i = 0; i < ends.length; i++) {
+      if (ends[i] != null) {
+        log.info("{}: the lease was found renewed by a renewal whose answer was lost; the attempt goes on",
+            again.get(i).item().id());
+        again.get(i).renewed(renewals.get(i), ends[i]);
+      } else {
+        lost.add(again.get(i));
+      }
+    }
+    return lost;
   }
 
   /**

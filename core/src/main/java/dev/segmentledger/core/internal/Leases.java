@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ClaimedRow;
@@ -21,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A lease only saves duplicate work; it guards nothing: the confirm stays a compare-and-set on
  * state and size. If this instance dies, its leases expire after the lease duration and the rows
- * are due again for every instance's sweeper. Thread-safe: lease extensions run one at a time, and
+ * are due again for every instance's sweeper. Claims and renewals are judged by the store's clock,
+ * and the lease ends are the store's; the clock given here is the store's time as this instance
+ * estimates it ({@link StoreClock}), so that the ends it writes or compares itself agree with them. Thread-safe: lease extensions run one at a time, and
  * only they change the lease of queued work.
  */
 final class Leases {
@@ -68,23 +71,25 @@ final class Leases {
    *     longer PENDING; the caller must then leave the item alone
    */
   Held claim(LedgerItem item) {
-    Instant now = clock.instant();
-    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
-    Claim claim = store.claim(item.rowId(), owner, until, now);
-    logIfRefused(item, claim);
-    return claim.held() ? new Held(claim, item, until) : Held.REFUSED;
+    Held held = claimRow(item);
+    return held.held() ? new Held(held.claim(), item, held.until()) : held;
   }
 
   /**
-   * {@link #claim}, with the row as the claim left it ({@link StateStore#claimRow}): for a row from
-   * a sweep page, which may be stale.
+   * {@link #claim}, with the row as the claim left it: for a row from a sweep page, which may be
+   * stale. The claim is judged by the store's clock ({@link StateStore#claimFor}), and the lease
+   * ends where the store says.
    */
   Held claimRow(LedgerItem item) {
     Instant now = clock.instant();
-    Instant until = now.plus(duration).truncatedTo(ChronoUnit.MICROS);
-    ClaimedRow claimed = store.claimRow(item.rowId(), owner, until, now);
+    ClaimedRow claimed = store.claimFor(item.rowId(), owner, duration, now);
     logIfRefused(item, claimed.claim());
-    return claimed.claim().held() ? new Held(claimed.claim(), claimed.row(), until) : Held.REFUSED;
+    if (!claimed.claim().held()) {
+      return Held.REFUSED;
+    }
+    Instant until = claimed.row() != null ? claimed.row().nextAttemptAt()
+        : now.plus(duration).truncatedTo(ChronoUnit.MICROS); // the row is gone since
+    return new Held(claimed.claim(), claimed.row(), until);
   }
 
   private void logIfRefused(LedgerItem item, Claim claim) {
@@ -107,7 +112,9 @@ final class Leases {
    * attempts, and they last no longer than a registration lease), so the workers that take them
    * later find them held and need no statement of their own. One extension runs at a time; a worker
    * whose item such an extension covered finds it held once the extension is over. A lease kept
-   * from registration becomes the lease of an attempt at the attempt's first heartbeat.
+   * from registration becomes the lease of an attempt at the attempt's first heartbeat. A refused
+   * extension is judged again against the row as it is now before the item is given up
+   * ({@link #renewAsFoundNow}).
    */
   Held acquire(LedgerItem item, InFlight work) {
     Instant leasedUntil = work.leasedUntil();
@@ -124,12 +131,38 @@ final class Leases {
         return new Held(Claim.HELD, item, leasedUntil); // extended meanwhile, with the queue, by another worker
       }
       renewedUntil = renewWithQueue(item, leasedUntil);
+      if (renewedUntil == null) {
+        renewedUntil = renewAsFoundNow(item, leasedUntil);
+      }
     }
     if (renewedUntil == null) {
       log.debug("{}: the lease taken at registration was taken over; skipped by {}", item.id(), owner);
       return Held.REFUSED;
     }
     return new Held(Claim.HELD, item, renewedUntil);
+  }
+
+  /**
+   * Judges a refused extension again: an earlier extension whose answer was lost (a socket timeout, a
+   * failover) may have moved the lease without this instance knowing. The row is read back
+   * (durably), and a PENDING row whose lease now ends elsewhere is renewed from that end, which the
+   * store grants only if this instance still owns it. Called under {@link #renewing}.
+   *
+   * @return the new end of {@code item}'s lease, or {@code null} if it is not this instance's
+   */
+  private Instant renewAsFoundNow(LedgerItem item, Instant leasedUntil) {
+    Instant foundUntil = store.findByRowIdDurably(item.rowId())
+        .filter(row -> row.state() == ItemState.PENDING)
+        .map(LedgerItem::nextAttemptAt)
+        .filter(until -> !until.equals(leasedUntil))
+        .orElse(null);
+    if (foundUntil == null) {
+      return null;
+    }
+    Instant now = clock.instant();
+    LeaseRenewal renewal = LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), foundUntil,
+        now.plus(duration).truncatedTo(ChronoUnit.MICROS), 0, false);
+    return store.renewAllFor(owner, List.of(renewal), now)[0];
   }
 
   /** Most rows one lease extension names: the item about to be attempted and the queued work. */
@@ -157,13 +190,13 @@ final class Leases {
         }
       });
     }
-    boolean[] renewed = store.renewAll(owner, renewals);
-    for (int i = 1; i < renewed.length; i++) {
-      if (renewed[i]) {
-        queued.get(i - 1).leaseExtended(waitUntil);
+    Instant[] ends = store.renewAllFor(owner, renewals, now);
+    for (int i = 1; i < ends.length; i++) {
+      if (ends[i] != null) {
+        queued.get(i - 1).leaseExtended(ends[i]);
       }
     }
-    return renewed[0] ? attemptUntil : null;
+    return ends[0];
   }
 
   /**

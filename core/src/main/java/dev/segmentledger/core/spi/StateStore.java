@@ -11,6 +11,7 @@ import dev.segmentledger.core.query.RowCount;
 import dev.segmentledger.core.query.RowQuery;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -420,7 +421,8 @@ public interface StateStore {
    * free row by different owners exactly one holds the lease.
    *
    * @param now the claimant's current time; leases compare instants of different nodes, so node
-   *     clocks must agree to well within the lease duration
+   *     clocks must agree to well within the lease duration ({@link #claimFor} judges by the
+   *     store's clock instead)
    * @return whether {@code owner} holds the lease now, and what it took over
    */
   Claim claim(long rowId, String owner, Instant leaseUntil, Instant now);
@@ -467,11 +469,59 @@ public interface StateStore {
    *
    * <p>A store on a database should run a batch as one statement: a ledger renews the leases of
    * all its attempts in flight, and the registration leases of a backlog in its queue, through this
-   * method, once per heartbeat.
+   * method (by way of {@link #renewAllFor}, whose default calls it), once per heartbeat.
    *
    * @return for each renewal, in order, whether this call extended its row's lease
    */
   boolean[] renewAll(String owner, List<LeaseRenewal> renewals);
+
+  // ---- Leases judged by the store's own clock ---------------------------------------------
+
+  /**
+   * The store's own clock now, if it judges leases by one ({@link #claimFor}, {@link #renewAllFor}):
+   * a store on a database reads the database's. A ledger compares it with its own clock, reports the
+   * difference ({@link dev.segmentledger.core.LedgerStats#clockSkew()}) and computes the instants it
+   * gives the store (registration leases, backoffs, the sweep's {@code now}) on the store's time.
+   * The default is empty: the store judges leases by the instants its callers give.
+   */
+  default Optional<Instant> currentTime() {
+    return Optional.empty();
+  }
+
+  /**
+   * A {@link #claimRow} for a lease of {@code lease}, judged by the store's clock if it has one
+   * ({@link #currentTime}): whether the row is due (its lease expired, its backoff over) is decided
+   * against the store's own current time, and the new lease ends {@code lease} after it, so that a
+   * node whose clock runs ahead can never take over a live lease. The returned row carries the end
+   * of the new lease as the store keeps it ({@link LedgerItem#nextAttemptAt()}), which the holder
+   * names when it renews it. Otherwise exactly {@link #claimRow}. The default claims at the caller's
+   * {@code now}, until {@code now + lease} (truncated to microseconds).
+   *
+   * @param now the caller's current time, used only by a store without a clock of its own
+   */
+  default ClaimedRow claimFor(long rowId, String owner, Duration lease, Instant now) {
+    return claimRow(rowId, owner, now.plus(lease).truncatedTo(ChronoUnit.MICROS), now);
+  }
+
+  /**
+   * {@link #renewAll}, each lease extended by the store's clock if it has one ({@link #currentTime}):
+   * an entry's new lease ends {@code renewal.leaseUntil() - now} after the store's current time.
+   * Which entries are renewed, and everything else they write, is exactly as by {@link #renewAll}.
+   * The default renews to the entries' own {@code leaseUntil} (truncated to microseconds, as stores
+   * keep instants).
+   *
+   * @param now the caller's current time, from which each entry's lease duration is taken
+   * @return for each renewal, in order, the new end of its row's lease as the store keeps it, or
+   *     {@code null} if this call did not extend it
+   */
+  default Instant[] renewAllFor(String owner, List<LeaseRenewal> renewals, Instant now) {
+    boolean[] renewed = renewAll(owner, renewals);
+    Instant[] ends = new Instant[renewed.length];
+    for (int i = 0; i < ends.length; i++) {
+      ends[i] = renewed[i] ? renewals.get(i).leaseUntil().truncatedTo(ChronoUnit.MICROS) : null;
+    }
+    return ends;
+  }
 
   /**
    * Gives back a lease that {@code owner} holds on an unconfirmed row without having attempted

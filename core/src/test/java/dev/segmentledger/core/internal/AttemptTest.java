@@ -58,7 +58,7 @@ class AttemptTest {
     attempt.stored(8);
     LeaseRenewal withProgress = attempt.renewalIfDue(T0.plusSeconds(11), half, T0.plusSeconds(131));
     assertEquals(8, withProgress.storedBytes());
-    attempt.renewed(withProgress);
+    attempt.renewed(withProgress, withProgress.leaseUntil());
     assertEquals(null, attempt.renewalIfDue(T0.plusSeconds(12), half, T0.plusSeconds(132)), "written");
     LeaseRenewal low = attempt.renewalIfDue(T0.plusSeconds(80), half, T0.plusSeconds(200));
     assertEquals(T0.plusSeconds(131), low.heldUntil(), "the lease as the last renewal left it");

@@ -10,9 +10,11 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Claim;
+import dev.segmentledger.core.spi.ClaimedRow;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,5 +152,41 @@ abstract class LeaseRenewalGroup extends ContractGroup {
       assertEquals(i % 3 != 0 ? T0.plusSeconds(50) : HELD, store.findByRowId(ids.get(i)).orElseThrow().nextAttemptAt());
     }
     assertEquals(0, store.renewAll("node-a", List.of()).length);
+  }
+
+  // ---- leases judged by the store's clock (claimFor, renewAllFor) ----------------------------
+
+  /** What a store's clock may differ from this JVM's in a test: both read the same machine's. */
+  private static final Duration NEAR = Duration.ofMinutes(1);
+  private static final Duration AN_HOUR = Duration.ofHours(1);
+
+  private static void assertNear(Instant expected, Instant actual, String what) {
+    assertTrue(Duration.between(expected, actual).abs().compareTo(NEAR) < 0, what + ": " + actual
+        + ", expected about " + expected);
+  }
+
+  @Test
+  void aClaimForALeaseEndsItWhereTheStoreSaysAndARenewalNamingThatEndExtendsIt() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    Instant now = Instant.now();
+    store.currentTime().ifPresent(time -> assertNear(now, time, "the store's clock"));
+
+    ClaimedRow claimed = store.claimFor(row.rowId(), "node-a", AN_HOUR, now);
+
+    assertTrue(claimed.claim().held());
+    Instant end = claimed.row().nextAttemptAt();
+    assertNear(now.plus(AN_HOUR), end, "the lease ends an hour after the store's now");
+    assertEquals(end, store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt(), "as the store keeps it");
+    assertEquals(ClaimedRow.REFUSED, store.claimFor(row.rowId(), "node-b", AN_HOUR, now.plus(AN_HOUR.dividedBy(2))),
+        "a live lease of another owner");
+
+    Instant[] ends = store.renewAllFor("node-a", List.of(
+        LeaseRenewal.ofAttempt(row.rowId(), "b1", end, now.plus(AN_HOUR.multipliedBy(2)), 0, false)), now);
+    assertNear(now.plus(AN_HOUR.multipliedBy(2)), ends[0], "renewed for two hours from the store's now");
+    assertEquals(ends[0], store.findByRowId(row.rowId()).orElseThrow().nextAttemptAt(), "the end returned is kept");
+    assertArrayEquals(new Instant[] {null}, store.renewAllFor("node-a", List.of(
+        LeaseRenewal.ofAttempt(row.rowId(), "b1", end, now.plus(AN_HOUR), 0, false)), now),
+        "the lease no longer ends where this renewal says");
+    assertEquals(0, store.findByRowId(row.rowId()).orElseThrow().attempts());
   }
 }

@@ -105,7 +105,7 @@ class BatchingTest {
   @Test
   void rowsLeasedAtRegistrationNeedNoClaimAndRowsTheFullQueueRefusedAreDueAtOnce() {
     AtomicInteger claims = new AtomicInteger();
-    StateStore counting = intercept(new InMemoryStateStore(), "claimRow", args -> {
+    StateStore counting = intercept(new InMemoryStateStore(), "claimFor", args -> {
       claims.incrementAndGet();
       return null; // pass through
     });

@@ -12,10 +12,16 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.ForwardingObjectSink;
+import dev.segmentledger.testkit.InMemoryStateStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -137,6 +143,44 @@ class HeartbeatTest {
     assertEquals(ItemState.CONFIRMED, row.state());
     assertEquals(1, eventsOfA.claimsLost(), "node a learnt it had lost the lease");
     assertEquals(0, eventsOfA.failures(), "and recorded nothing over node b's work");
+  }
+
+  @Test
+  void anAttemptWhoseRenewalWasWrittenButItsAnswerLostKeepsItsLease() throws Exception {
+    AtomicInteger renewalsLost = new AtomicInteger();
+    InMemoryStateStore inner = new InMemoryStateStore();
+    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(inner, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (method.getName().startsWith("renewAll") && renewalsLost.getAndIncrement() == 0) {
+            throw new StoreException("injected: the renewal committed, its answer was lost", null, Outcome.UNKNOWN);
+          }
+          return result;
+        });
+    f = new LedgerFixture(temp, store);
+    sink = new SteppedSink(f.sink);
+    Recorded events = new Recorded();
+    ManualLedger a = startUploadOnA(Duration.ofMinutes(5), events);
+
+    for (int i = 0; i < 12; i++) { // 6 s of the ledger's clock: three leases, renewed after the lost answer
+      f.clock.advance(STEP);
+      sink.readOneByte();
+      a.heartbeat();
+    }
+    sink.unblock();
+    assertEquals(1, draining.get(10, TimeUnit.SECONDS).intValue());
+
+    assertTrue(renewalsLost.get() > 1, "renewed after the lost answer");
+    assertEquals(0, events.claimsLost(), "the lease was still the attempt's: nothing to cancel");
+    LedgerItem row = inner.find(id).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, row.state());
+    assertEquals(0, row.attempts(), "no attempt was abandoned: " + row.lastError());
+    assertEquals(1, sink.puts.get(), "exactly one PUT");
   }
 
   /** What a node reported: failures by reason, and lost claims. */

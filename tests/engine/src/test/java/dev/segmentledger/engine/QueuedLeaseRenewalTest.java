@@ -7,10 +7,13 @@ import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.InMemoryStateStore;
@@ -97,8 +100,8 @@ class QueuedLeaseRenewalTest {
 
     assertEquals(20, ledger.drainQueue());
 
-    assertEquals(1, calls("renewAll"), "one store call for the lease of every queued row");
-    assertEquals(0, calls("renew") + calls("claim") + calls("claimRow"));
+    assertEquals(1, calls("renewAll") + calls("renewAllFor"), "one store call for the lease of every queued row");
+    assertEquals(0, calls("renew") + calls("claim") + calls("claimRow") + calls("claimFor"));
     assertEquals(late.plus(LEASE), dueWhileFirstUploads.get(0), "the taken item: a lease for its attempt");
     for (int i = 1; i < 20; i++) {
       assertEquals(late.plus(REGISTRATION_LEASE), dueWhileFirstUploads.get(i), "queued row " + i + ": its wait");
@@ -133,5 +136,43 @@ class QueuedLeaseRenewalTest {
     assertNotNull(late[0]);
     assertEquals(List.of(Claim.held(true, 1, 0), Claim.HELD, Claim.HELD), takenOverByAnotherNode,
         "the attempt under way is counted as abandoned; the rows that only waited are not");
+  }
+
+  @Test
+  void queuedRowsWhoseExtensionWasWrittenButItsAnswerLostAreStillUploadedByTheirNode() {
+    InMemoryStateStore inner = new InMemoryStateStore();
+    AtomicInteger renewals = new AtomicInteger();
+    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(inner, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (method.getName().startsWith("renewAll") && renewals.getAndIncrement() == 0) {
+            throw new StoreException("injected: the extension committed, its answer was lost", null, Outcome.UNKNOWN);
+          }
+          return result;
+        });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    AtomicInteger claimsLost = new AtomicInteger();
+    ManualLedger ledger = f.builder().nodeId("node-a").leaseDuration(LEASE).listener(new LedgerListener() {
+      @Override
+      public void onClaimLost(LedgerItem item) {
+        claimsLost.incrementAndGet();
+      }
+    }).buildManual();
+    ledger.registerAll(files(f, 3));
+    f.clock.advance(REGISTRATION_LEASE.dividedBy(2).plusSeconds(1));
+
+    ledger.drainQueue(); // the first item's extension, with the queued ones', is written; its answer lost
+
+    assertEquals(0, claimsLost.get(), "the queued rows' leases were still node-a's");
+    for (int i = 1; i < 3; i++) {
+      LedgerItem row = inner.find(ItemId.original("b1", "720p", i)).orElseThrow();
+      assertEquals(ItemState.CONFIRMED, row.state(), "queued row " + i);
+      assertEquals(0, row.attempts(), "queued row " + i);
+    }
   }
 }
