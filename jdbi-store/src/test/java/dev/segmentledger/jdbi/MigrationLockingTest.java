@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,6 +136,30 @@ class MigrationLockingTest {
     } finally {
       threads.shutdownNow();
     }
+  }
+
+  /**
+   * Flyway does not retry: with {@code lock_timeout} set on its connections (docs/versions.md), a
+   * migration blocked by a long transaction fails within the timeout instead of holding up
+   * registrations, having applied nothing of its version, and the next run applies it.
+   */
+  @Test
+  void flywayWithALockTimeoutFailsFastBehindALongTransactionAndTheNextRunApplies() throws Exception {
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_schema_history"));
+    Flyway.configure().configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
+        .target("7").load().migrate();
+    Flyway withLockTimeout = Flyway.configure()
+        .configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
+        .initSql("SET lock_timeout = '500ms'").load();
+    try (Connection longTransaction = PG.dataSource().getConnection();
+        Statement statement = longTransaction.createStatement()) {
+      longTransaction.setAutoCommit(false);
+      statement.execute("SELECT count(*) FROM segment_ledger_item");
+
+      assertThrows(FlywayException.class, withLockTimeout::migrate);
+      longTransaction.rollback();
+    }
+    assertEquals(3, withLockTimeout.migrate().migrationsExecuted, "V8, V9 and V10 once the long transaction ended");
   }
 
   /** A lock that never comes: the migration gives up after its attempts, naming why, and applies nothing. */
