@@ -1,6 +1,7 @@
 package dev.segmentledger.jdbi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,6 +125,7 @@ class MigrationLockingTest {
       Future<?> registration = threads.submit(() -> insertRegistration("during-the-wait"));
       try {
         registration.get(10, TimeUnit.SECONDS);
+        assertFalse(migration.isDone(), "the migration keeps trying while the long transaction lasts");
       } catch (TimeoutException e) {
         throw new AssertionError("a registration waited more than 10 s behind the migration's lock request,"
             + " for the long transaction to end", e);
