@@ -93,25 +93,40 @@ public final class SchemaMigrations {
     return jdbi.withHandle(handle -> {
       handle.createQuery("SELECT 1 FROM pg_advisory_lock(:key)").bind("key", ADVISORY_LOCK_KEY)
           .mapTo(Integer.class).one();
+      List<Integer> applied;
       try {
-        handle.execute("CREATE TABLE IF NOT EXISTS segment_ledger_schema_version ("
-            + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        Set<Integer> done = handle.createQuery("SELECT version FROM segment_ledger_schema_version")
-            .mapTo(Integer.class).set();
-        List<Integer> applied = new ArrayList<>();
-        for (String script : SCRIPTS) {
-          int version = versionOf(script);
-          if (!done.contains(version)) {
-            applyWithLockTimeout(handle, version, script, lockTimeout, lockAttempts);
-            applied.add(version);
-          }
+        applied = applyMissing(handle, lockTimeout, lockAttempts);
+      } catch (RuntimeException e) {
+        try {
+          unlock(handle);
+        } catch (RuntimeException unlockFailure) { // a broken connection: its session, and the lock, are gone
+          e.addSuppressed(unlockFailure);
         }
-        return applied;
-      } finally {
-        handle.createQuery("SELECT pg_advisory_unlock(:key)").bind("key", ADVISORY_LOCK_KEY)
-            .mapTo(Boolean.class).one();
+        throw e;
       }
+      unlock(handle);
+      return applied;
     });
+  }
+
+  private static List<Integer> applyMissing(Handle handle, Duration lockTimeout, int lockAttempts) {
+    handle.execute("CREATE TABLE IF NOT EXISTS segment_ledger_schema_version ("
+        + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+    Set<Integer> done = handle.createQuery("SELECT version FROM segment_ledger_schema_version")
+        .mapTo(Integer.class).set();
+    List<Integer> applied = new ArrayList<>();
+    for (String script : SCRIPTS) {
+      int version = versionOf(script);
+      if (!done.contains(version)) {
+        applyWithLockTimeout(handle, version, script, lockTimeout, lockAttempts);
+        applied.add(version);
+      }
+    }
+    return applied;
+  }
+
+  private static void unlock(Handle handle) {
+    handle.createQuery("SELECT pg_advisory_unlock(:key)").bind("key", ADVISORY_LOCK_KEY).mapTo(Boolean.class).one();
   }
 
   private static void applyWithLockTimeout(Handle handle, int version, String script, Duration lockTimeout,
