@@ -78,10 +78,28 @@ class FlywayMigrationTest {
     application(PG.dataSource()).validate();
   }
 
+  /**
+   * The checksums Flyway recorded for the scripts of release candidate 1.0.0-rc.1 (V1 to V8): a
+   * ledger that applied them with Flyway validates against these scripts, and Flyway's
+   * {@code validateOnMigrate} lets its next migration run. V2, V6 and V8 were rewritten since (their
+   * CHECKs are added NOT VALID, V10 validates them); each ends with a comment line that keeps
+   * Flyway's checksum (a CRC32 of the script's lines) that of the script released.
+   */
+  @Test
+  void theScriptsOfTheReleaseCandidateKeepTheChecksumsFlywayRecordedForThem() {
+    segmentLedger(PG.dataSource()).migrate();
+
+    assertEquals(List.of("1:970255131", "2:461950110", "3:-259982528", "4:1581945968", "5:1476561526",
+            "6:-1014659391", "7:-349746164", "8:-169944561"),
+        jdbi.withHandle(handle -> handle.createQuery("SELECT version || ':' || checksum"
+                + " FROM segment_ledger_schema_history WHERE version::int BETWEEN 1 AND 8 ORDER BY installed_rank")
+            .mapTo(String.class).list()));
+  }
+
   private void assertBothApplied() {
     assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts", "3:operations queries",
             "4:playlists", "5:retention and distribution", "6:original format and recording time",
-            "7:storage groups", "8:attempt evidence", "9:trace context"),
+            "7:storage groups", "8:attempt evidence", "9:trace context", "10:validate checks"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

@@ -1,0 +1,254 @@
+package dev.segmentledger.jdbi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.testkit.PostgresExtension;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Migrations of a ledger that holds rows, while the ledger is in use: no migration scans the table
+ * while it holds ACCESS EXCLUSIVE (which stops every read and write of the ledger for the scan), and a
+ * migration that cannot get its lock gives up after {@code lock_timeout} and tries again, rather than
+ * queueing behind a long transaction with every registration queued behind it.
+ */
+class MigrationLockingTest {
+  @RegisterExtension
+  static final PostgresExtension PG = PostgresExtension.create();
+
+  private static final int ROWS = 2_000;
+
+  private Jdbi jdbi;
+
+  @BeforeEach
+  void emptySchema() {
+    jdbi = Jdbi.create(PG.dataSource());
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast,"
+        + " segment_ledger_playlist, segment_ledger_schema_version, ddl_lock_log"));
+  }
+
+  @AfterEach
+  void dropEventTrigger() {
+    jdbi.useHandle(handle -> handle.execute("DROP EVENT TRIGGER IF EXISTS " + eventTrigger()));
+  }
+
+  /**
+   * From the first version with rows, so that every migration that adds a CHECK runs on a filled
+   * table. An event trigger records, after each DDL command, how many CHECK constraints of the table
+   * are validated and whether the migrating session holds ACCESS EXCLUSIVE on it: a command that
+   * validated a CHECK scanned the table, and must not have done so under that lock.
+   */
+  @Test
+  void noCheckIsValidatedOverExistingRowsUnderAccessExclusive() {
+    applyUpTo(1);
+    insertRows(ROWS);
+    recordLocksAfterEachDdlCommand();
+
+    SchemaMigrations.migrate(jdbi);
+
+    assertEquals(List.of(), checksValidatedUnderAccessExclusive(),
+        "commands that validated a CHECK over " + ROWS + " rows while holding ACCESS EXCLUSIVE on the table");
+    assertEquals(0, unvalidatedConstraints(), "every constraint is validated once the migrations are done");
+  }
+
+  /** The recorded commands after which more CHECKs were validated than before, while the session held ACCESS EXCLUSIVE. */
+  private List<String> checksValidatedUnderAccessExclusive() {
+    return jdbi.withHandle(handle -> handle.createQuery(
+            "SELECT regexp_replace(query, '\\s+', ' ', 'g') FROM (SELECT query, holds_access_exclusive,"
+                + " validated_checks - lag(validated_checks) OVER (ORDER BY id) AS newly_validated"
+                + " FROM ddl_lock_log) log WHERE newly_validated > 0 AND holds_access_exclusive")
+        .mapTo(String.class).list());
+  }
+
+  private long unvalidatedConstraints() {
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM pg_constraint"
+        + " WHERE conrelid = 'segment_ledger_item'::regclass AND NOT convalidated").mapTo(Long.class).one());
+  }
+
+  /** The same with Flyway, which runs each script in a transaction of its own too. */
+  @Test
+  void flywayValidatesNoCheckOverExistingRowsUnderAccessExclusive() {
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_schema_history"));
+    Flyway.configure().configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
+        .target("1").load().migrate();
+    insertRows(ROWS);
+    recordLocksAfterEachDdlCommand();
+
+    FlywayMigrationTest.segmentLedger(PG.dataSource()).migrate();
+
+    assertEquals(List.of(), checksValidatedUnderAccessExclusive(),
+        "commands that validated a CHECK over " + ROWS + " rows while holding ACCESS EXCLUSIVE on the table");
+    assertEquals(0, unvalidatedConstraints(), "every constraint is validated once the migrations are done");
+  }
+
+  /**
+   * A long transaction (here a read that stays open) holds a lock that the next migration's ALTER
+   * TABLE must wait for. A lock request that waits also holds up every later request that conflicts
+   * with it: a registration's INSERT would wait behind the ALTER, for as long as the long
+   * transaction lasts. With {@code lock_timeout} the ALTER gives up, the registration goes through,
+   * and the migration, tried again, completes once the long transaction ends.
+   */
+  @Test
+  void aMigrationBlockedByALongTransactionLetsRegistrationsThroughAndCompletesAfterIt() throws Exception {
+    applyUpTo(7);
+    insertRows(ROWS);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try (Connection longTransaction = PG.dataSource().getConnection();
+        Statement statement = longTransaction.createStatement()) {
+      longTransaction.setAutoCommit(false);
+      statement.execute("SELECT count(*) FROM segment_ledger_item");
+      Future<List<Integer>> migration = threads.submit(() -> SchemaMigrations.migrate(jdbi));
+      ServerSessions.await(PG.dataSource(), "wait_event_type = 'Lock' AND query ILIKE '%ALTER TABLE%'",
+          Duration.ofSeconds(30), "the migration's ALTER TABLE waiting for its lock");
+
+      Future<?> registration = threads.submit(() -> insertRegistration("during-the-wait"));
+      try {
+        registration.get(10, TimeUnit.SECONDS);
+        assertFalse(migration.isDone(), "the migration keeps trying while the long transaction lasts");
+      } catch (TimeoutException e) {
+        throw new AssertionError("a registration waited more than 10 s behind the migration's lock request,"
+            + " for the long transaction to end", e);
+      } finally {
+        longTransaction.rollback(); // ends the long transaction whatever happened, freeing any waiter
+      }
+
+      assertEquals(List.of(8, 9, 10), migration.get(60, TimeUnit.SECONDS),
+          "the migration, tried again after the long transaction, applies its versions");
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  /**
+   * Flyway does not retry: with {@code lock_timeout} set on its connections (docs/versions.md), a
+   * migration blocked by a long transaction fails within the timeout instead of holding up
+   * registrations, having applied nothing of its version, and the next run applies it.
+   */
+  @Test
+  void flywayWithALockTimeoutFailsFastBehindALongTransactionAndTheNextRunApplies() throws Exception {
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_schema_history"));
+    Flyway.configure().configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
+        .target("7").load().migrate();
+    Flyway withLockTimeout = Flyway.configure()
+        .configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
+        .initSql("SET lock_timeout = '500ms'").load();
+    try (Connection longTransaction = PG.dataSource().getConnection();
+        Statement statement = longTransaction.createStatement()) {
+      longTransaction.setAutoCommit(false);
+      statement.execute("SELECT count(*) FROM segment_ledger_item");
+
+      assertThrows(FlywayException.class, withLockTimeout::migrate);
+      longTransaction.rollback();
+    }
+    assertEquals(3, withLockTimeout.migrate().migrationsExecuted, "V8, V9 and V10 once the long transaction ended");
+  }
+
+  /** A lock that never comes: the migration gives up after its attempts, naming why, and applies nothing. */
+  @Test
+  void aMigrationThatNeverGetsItsLockGivesUpAndAppliesNothing() throws Exception {
+    applyUpTo(7);
+    try (Connection longTransaction = PG.dataSource().getConnection();
+        Statement statement = longTransaction.createStatement()) {
+      longTransaction.setAutoCommit(false);
+      statement.execute("SELECT count(*) FROM segment_ledger_item");
+
+      IllegalStateException refused = assertThrows(IllegalStateException.class,
+          () -> SchemaMigrations.migrate(jdbi, Duration.ofMillis(50), 3));
+      assertTrue(refused.getMessage().contains("V8__attempt_evidence.sql")
+          && refused.getMessage().contains("3 attempts"), refused.getMessage());
+      longTransaction.rollback();
+    }
+    assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), jdbi.withHandle(handle -> handle.createQuery(
+        "SELECT version FROM segment_ledger_schema_version ORDER BY version").mapTo(Integer.class).list()));
+  }
+
+  private void applyUpTo(int version) {
+    jdbi.useHandle(handle -> {
+      handle.execute("CREATE TABLE segment_ledger_schema_version ("
+          + " version integer PRIMARY KEY, script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+      for (String script : List.of("V1__ledger_item.sql", "V2__file_identity_and_abandoned_attempts.sql",
+          "V3__operations_queries.sql", "V4__playlists.sql", "V5__retention_and_distribution.sql",
+          "V6__original_format_and_recording_time.sql", "V7__storage_groups.sql").subList(0, version)) {
+        handle.createScript(resource(script)).execute();
+        handle.execute("INSERT INTO segment_ledger_schema_version (version, script) VALUES (?, ?)",
+            Integer.parseInt(script.substring(1, 2)), script);
+      }
+    });
+  }
+
+  /** Rows as any version registers them: the columns of the first version only. */
+  private void insertRows(int rows) {
+    jdbi.useHandle(handle -> handle.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition,"
+        + " sequence, source_path, size_bytes, state, registered_at, next_attempt_at)"
+        + " SELECT 'b1', 'ORIGINAL', '720p', g, '/rec/' || g || '.ts', 10, 'CONFIRMED', now(), now()"
+        + " FROM generate_series(0, ?) g", rows - 1));
+  }
+
+  /** One registration of a node still running the version before the migration. */
+  private void insertRegistration(String broadcast) {
+    jdbi.useHandle(handle -> handle.execute("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition,"
+        + " sequence, source_path, size_bytes, state, registered_at, next_attempt_at)"
+        + " VALUES (?, 'ORIGINAL', '720p', 0, '/rec/0.ts', 10, 'PENDING', now(), now())", broadcast));
+  }
+
+  private String eventTrigger() {
+    return "ddl_lock_log_" + PG.schema();
+  }
+
+  /**
+   * Event triggers are database-wide: this one records only commands run in this class's schema,
+   * into a table qualified with it.
+   */
+  private void recordLocksAfterEachDdlCommand() {
+    String schema = PG.schema();
+    jdbi.useHandle(handle -> {
+      handle.execute("CREATE TABLE ddl_lock_log (id bigserial PRIMARY KEY, query text,"
+          + " validated_checks integer, holds_access_exclusive boolean)");
+      handle.execute("INSERT INTO ddl_lock_log (query, validated_checks, holds_access_exclusive)"
+          + " SELECT 'before the migrations', count(*), false FROM pg_constraint"
+          + " WHERE conrelid = 'segment_ledger_item'::regclass AND contype = 'c' AND convalidated");
+      handle.execute("CREATE OR REPLACE FUNCTION " + schema + ".ddl_lock_log_record() RETURNS event_trigger"
+          + " LANGUAGE plpgsql AS $$ BEGIN"
+          + " IF current_schema() = '" + schema + "' THEN"
+          + "  INSERT INTO " + schema + ".ddl_lock_log (query, validated_checks, holds_access_exclusive)"
+          + "  SELECT left(current_query(), 300),"
+          + "   (SELECT count(*) FROM pg_constraint WHERE conrelid = '" + schema + ".segment_ledger_item'::regclass"
+          + "     AND contype = 'c' AND convalidated),"
+          + "   EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND granted"
+          + "     AND relation = '" + schema + ".segment_ledger_item'::regclass AND mode = 'AccessExclusiveLock');"
+          + " END IF; END $$");
+      handle.execute("CREATE EVENT TRIGGER " + eventTrigger() + " ON ddl_command_end"
+          + " EXECUTE FUNCTION " + schema + ".ddl_lock_log_record()");
+    });
+  }
+
+  private static String resource(String script) {
+    String path = "/" + SchemaMigrations.LOCATION + "/" + script;
+    try (InputStream in = SchemaMigrations.class.getResourceAsStream(path)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
