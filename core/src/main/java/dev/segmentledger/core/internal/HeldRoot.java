@@ -133,6 +133,18 @@ final class HeldRoot implements AutoCloseable {
     return held.fileKey();
   }
 
+  /**
+   * {@code rejected}, unless the root was re-opened since its key was {@code heldKey}: a verdict
+   * reached across a re-opening compared one tree with the other, so it is ROOT_REPLACED (retried).
+   */
+  FileRejectedException unlessReopenedSince(Object heldKey, FileRejectedException rejected) {
+    if (Objects.equals(heldKey, fileKey()) || rejected.reason() == Reason.ROOT_REPLACED) {
+      return rejected;
+    }
+    return new FileRejectedException(Reason.ROOT_REPLACED, "the allowed root " + PrintableText.escape(root)
+        + " was re-opened while the file was opened (" + rejected.reason() + ": " + rejected.getMessage() + ")");
+  }
+
   private static boolean isHeld(Held held, BasicFileAttributes attributes) {
     return attributes != null && attributes.isDirectory() && held.fileKey().equals(attributes.fileKey());
   }
