@@ -172,7 +172,7 @@ final class HeldRoot implements AutoCloseable {
         + ": it is not the directory the ledger opened";
     if (refusalLogged.compareAndSet(false, true)) {
       log.warn("{}; files below it are refused (ROOT_REPLACED) until the held directory is back at that path, or"
-          + " a directory reached without any symlink is", detail);
+          + " a directory reached without any symlink is (mounted again, if the root was a mount point)", detail);
     }
     throw new FileRejectedException(Reason.ROOT_REPLACED, detail);
   }
