@@ -46,7 +46,11 @@ public interface Ledger extends AutoCloseable {
    * refusal is final, whatever {@link Reason#isTerminal()} says, because no size could be
    * recorded to retry against. The file is checked again when it is opened for upload; what is
    * found then is terminal or retried as {@link Reason#isTerminal()} says. Registering the same
-   * identity again with the same size returns the existing row.
+   * identity again with the same size returns the existing row. The one refusal that is not the
+   * file's is {@link Reason#ROOT_REPLACED} (the allowed root itself is not the directory the
+   * ledger opened, and may not be re-opened): it writes no row and is thrown as
+   * {@link RootReplacedException}; register the same file again until a call returns, as after a
+   * {@link dev.segmentledger.core.spi.StoreException}: once the root is back, it succeeds.
    *
    * <p>A relative {@code file} is resolved against the {@linkplain LedgerBuilder#allowedRoot
    * allowed root}, not against the working directory. The check follows symlinks to the real
@@ -69,6 +73,8 @@ public interface Ledger extends AutoCloseable {
    * @throws RegistrationConflictException if the identity's position is registered with another
    *     size or another {@linkplain MediaFormat format}
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
+   * @throws RootReplacedException if the allowed root is replaced ({@link Reason#ROOT_REPLACED});
+   *     nothing is written: register it again, as for a {@code StoreException}
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
    *     unreachable or failing over, or the transaction could not complete). Its
    *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the row may
@@ -101,7 +107,9 @@ public interface Ledger extends AutoCloseable {
    *
    * <p>All or nothing: if any identity conflicts or any broadcast has ended, nothing is written and
    * the exception is thrown. A file refused at the boundary is not an exception: its row is written
-   * REJECTED with its reason, as by {@link #register}. Rows are written in
+   * REJECTED with its reason, as by {@link #register}; but a batch met by a replaced allowed root
+   * ({@link Reason#ROOT_REPLACED}) is refused as a whole, nothing written, with
+   * {@link RootReplacedException}: register it again. Rows are written in
    * {@link ItemId#IDENTITY_ORDER}, whatever the list's order, so that batches registered at once by
    * several nodes with files in common wait for each other instead of deadlocking. Keep batches to
    * a few thousand files: the batch is one transaction.
@@ -114,6 +122,8 @@ public interface Ledger extends AutoCloseable {
    * @throws RegistrationConflictException if an identity's position is registered with another size or
    *     format; nothing is written
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
+   * @throws RootReplacedException if the allowed root is replaced; nothing is written, register the
+   *     batch again
    * @throws dev.segmentledger.core.spi.StoreException if the state store fails; its
    *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the batch
    *     may have been written (all of it or none), and registering the same files again is safe,

@@ -99,9 +99,11 @@ public final class LedgerBuilder {
    *
    * <p>If the directory at the root's real path is replaced while the ledger runs (renamed away
    * and re-created, remounted), the ledger re-opens it when the path names a directory without
-   * any symlink on the way, and reports it ({@link LedgerListener#onAllowedRootReopened}); if the
-   * path is missing, a symlink, or leads through one, every file is refused with
-   * {@link Reason#ROOT_REPLACED} until it is usable again.
+   * any symlink on the way (and, if the root was a mount point, is one again), and reports it
+   * ({@link LedgerListener#onAllowedRootReopened}); if the path is missing, a symlink, leads through
+   * one, or is the bare mount point left by an unmount, every file is refused with
+   * {@link Reason#ROOT_REPLACED} until it is usable again (a registration with
+   * {@link RootReplacedException}, no row written).
    */
   public LedgerBuilder allowedRoot(Path allowedRoot) {
     this.allowedRoot = Objects.requireNonNull(allowedRoot, "allowedRoot");

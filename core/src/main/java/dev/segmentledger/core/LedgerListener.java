@@ -100,8 +100,9 @@ public interface LedgerListener {
    * The directory at the {@linkplain LedgerBuilder#allowedRoot allowed root}'s path was replaced
    * while the ledger ran (renamed away and re-created, remounted), and the ledger re-opened it:
    * from now on every file, also of rows registered before, is judged against the directory now at
-   * that path. Only a directory reached without any symlink is re-opened; any other replacement is
-   * refused file by file with {@link Reason#ROOT_REPLACED}. Called once per re-opening, on the
+   * that path. Only a directory reached without any symlink is re-opened (and, if the root was a
+   * mount point, only another mount point); any other replacement is refused file by file with
+   * {@link Reason#ROOT_REPLACED}. Called once per re-opening, on the
    * thread that found it.
    *
    * @param root the allowed root's real path

@@ -144,8 +144,11 @@ public enum Reason {
    * and a symlink to somewhere else put at its path). No file is judged against such a root.
    * Retried with backoff: once the path is again the held root, or a real directory reached without
    * any symlink (a re-created root, a remount), the ledger re-opens it and the row is judged
-   * against that directory (docs/design.md, "The file boundary"). At registration it is refused
-   * like every boundary refusal: the row is written {@link ItemState#REJECTED}.
+   * against that directory (docs/design.md, "The file boundary"). At registration it is the one
+   * boundary refusal that writes no row, since the reason is the root's, not the file's:
+   * {@link Ledger#register} throws {@link RootReplacedException} and the recorder registers the
+   * same file again (as after a store failure) until a call returns, which it does once the root is
+   * back.
    */
   ROOT_REPLACED(false);
 

@@ -7,6 +7,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.RootReplacedException;
 import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
@@ -109,9 +110,13 @@ final class ReadmeSnippets {
         // NOT_WRITTEN: no primary took it. UNKNOWN: the answer was lost, the row may exist. Either way
         // register again: the same file is the same row (created() == false if it was committed).
         log.warn("registering {} failed ({}); again in {} ms: {}", id, e.outcome(), pauseMs, e.getMessage());
-        Thread.sleep(pauseMs);
-        pauseMs = Math.min(2 * pauseMs, 1_000);
+      } catch (RootReplacedException e) {
+        // The allowed root is not the directory the ledger opened (unmounted, a symlink in its place):
+        // nothing was written; the same call succeeds once the root is back.
+        log.warn("registering {} refused ({}); again in {} ms: {}", id, e.reason(), pauseMs, e.getMessage());
       }
+      Thread.sleep(pauseMs);
+      pauseMs = Math.min(2 * pauseMs, 1_000);
     }
   }
 

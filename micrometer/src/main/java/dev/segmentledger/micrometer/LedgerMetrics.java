@@ -56,9 +56,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *       {@code segment.ledger.clock.skew} (seconds this node's clock runs ahead of the store's,
  *       {@link dev.segmentledger.core.LedgerStats#clockSkew()});
  *   <li>{@code segment.ledger.root.reopened} counter (no axis tag): the allowed root was replaced
- *       while running and re-opened ({@link LedgerListener#onAllowedRootReopened}); files refused
+ *       while running and re-opened ({@link LedgerListener#onAllowedRootReopened}); uploads refused
  *       because it was replaced unsafely count in {@code segment.ledger.failures} with
- *       {@code reason} = {@code root_replaced}.
+ *       {@code reason} = {@code root_replaced} (a registration refused for it writes no row and
+ *       counts nothing: it throws {@link dev.segmentledger.core.RootReplacedException}).
  * </ul>
  *
  * <p>Counts are this process's events, like {@link Ledger#stats()}; the rows are the truth across

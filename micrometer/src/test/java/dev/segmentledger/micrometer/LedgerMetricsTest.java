@@ -1,12 +1,14 @@
 package dev.segmentledger.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.RootReplacedException;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.FakeObjectSink;
@@ -131,7 +133,8 @@ class LedgerMetricsTest {
 
   /**
    * The allowed root re-created while running is counted once when re-opened; a root replaced by a
-   * symlink is not re-opened, and each file refused for it counts as a ROOT_REPLACED failure.
+   * symlink is not re-opened, and each upload refused for it counts as a ROOT_REPLACED failure (a
+   * registration refused for it throws and writes nothing, so it counts nothing).
    */
   @Test
   void aReopenedRootAndFilesRefusedForAReplacedRootAreCounted() throws Exception {
@@ -149,11 +152,15 @@ class LedgerMetricsTest {
     assertEquals(3, count(registry, "original", "confirmed"));
     assertEquals(1, registry.get("segment.ledger.root.reopened").counter().count());
 
+    ledger.register(ItemId.original("b1", "720p", 3), Files.writeString(root.resolve("3.ts"), "segment"));
     Files.move(root, temp.resolve("rec-newer"));
     Files.createSymbolicLink(root, temp.resolve("rec-newer"));
-    ledger.register(ItemId.original("b1", "720p", 3), root.resolve("0.ts"));
+    assertThrows(RootReplacedException.class, () -> ledger.register(ItemId.original("b1", "720p", 4),
+        root.resolve("0.ts")), "refused at registration: no row, nothing counted");
+    ledger.drainQueue();
     assertEquals(1, registry.get("segment.ledger.root.reopened").counter().count(), "a symlink is not re-opened");
-    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "root_replaced").counter().count());
+    assertEquals(1, registry.get("segment.ledger.failures").tag("reason", "root_replaced").counter().count(),
+        "the upload refused for it");
   }
 
   private static long count(SimpleMeterRegistry registry, String axis, String event) {

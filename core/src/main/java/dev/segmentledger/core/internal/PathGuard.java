@@ -33,7 +33,8 @@ import java.util.function.BiConsumer;
  * (renamed away, re-created, remounted) is re-opened if the path now names a directory without any
  * symlink on the way, and files are then judged against it; otherwise every file is refused with
  * ROOT_REPLACED, so that nothing is judged against a tree no longer at the root's path, nor read
- * through a symlink put in the root's place.
+ * through a symlink put in the root's place. An open during which the root was re-opened is
+ * refused as ROOT_REPLACED (retried) whatever it met: it may have compared one tree with the other.
  *
  * <p><b>Open.</b> {@link #open} repeats the check, then compares the size with the registered one
  * <em>before</em> opening, and opens the checked real path without following any symlink: where
@@ -176,16 +177,21 @@ final class PathGuard implements AutoCloseable {
    */
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
     RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
-    SecureDirectoryStream<Path> held = heldRoot.current();
-    Path path = absolute(file);
-    if (held != null && plainBelowRoot(path)) {
-      try {
-        return openRegisteredPath(held, file, boundary.belowRoot(path), registered);
-      } catch (ClosedDirectoryStreamException e) {
-        // the guard was closed (the ledger is shutting down): take the full path below
+    Object heldKey = heldRoot.fileKey(); // read first: a re-opening from here on is seen
+    try {
+      SecureDirectoryStream<Path> held = heldRoot.current();
+      Path path = absolute(file);
+      if (held != null && plainBelowRoot(path)) {
+        try {
+          return openRegisteredPath(held, file, boundary.belowRoot(path), registered);
+        } catch (ClosedDirectoryStreamException e) {
+          // the guard was closed, or the root re-opened: take the full path below
+        }
       }
+      return openChecked(file, registered);
+    } catch (FileRejectedException e) {
+      throw heldRoot.unlessReopenedSince(heldKey, e);
     }
-    return openChecked(file, registered);
   }
 
   /**

@@ -6,9 +6,11 @@ import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.RegistrationConflictException;
+import dev.segmentledger.core.RootReplacedException;
 import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -30,8 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Design note. For each file it checks the boundary ({@link PathGuard}) and plans the rows of
  * the registration: PENDING with the file's identity, or REJECTED with a reason if the file fails
- * the check; with a repackager, for an original also the rendition's INIT and a WAITING PLAYBACK
- * row. The {@link RowWriter} makes the rows of one call durable in one transaction (possibly shared
+ * the check (except ROOT_REPLACED, the root's refusal: it writes nothing for the whole call and
+ * is thrown as {@link RootReplacedException}, for the caller to register again); with a
+ * repackager, for an original also the rendition's INIT and a WAITING PLAYBACK row. The {@link RowWriter} makes the rows of one call durable in one transaction (possibly shared
  * with concurrent calls). Only then is each PENDING row offered through the {@link Intake}; a full
  * queue drops the offer and the row waits for the sweeper. A row this call creates is leased to
  * this instance from its insertion (a short lease, which saves a claim before the PUT) when the
@@ -171,6 +174,8 @@ final class Registrar {
    *
    * @throws dev.segmentledger.core.UnsupportedFileNameException if the file's name cannot be
    *     stored exactly; thrown before any row of the batch is written
+   * @throws RootReplacedException if the allowed root is replaced and not re-opened (ROOT_REPLACED);
+   *     thrown before any row of the batch is written
    */
   private List<NewItem> rowsFor(ItemId id, Path file, Instant now, Instant leaseUntil) {
     BoundaryCheck.Checked checked;
@@ -178,6 +183,11 @@ final class Registrar {
       checked = guard.check(file);
     } catch (FileRejectedException e) {
       guard.requireRepresentable(file, null);
+      if (e.reason() == Reason.ROOT_REPLACED) {
+        // The root's refusal, not the file's: a REJECTED row of size 0 could never be registered
+        // again with the file's size once the root is back. No row; the caller registers again.
+        throw new RootReplacedException(PrintableText.escape(file), e.getMessage());
+      }
       return List.of(NewItem.rejected(id, guard.absolute(file).toString(), 0, e.reason(), e.getMessage(), now));
     }
     guard.requireRepresentable(file, checked.realPath());

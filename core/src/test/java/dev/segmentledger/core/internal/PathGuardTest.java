@@ -336,6 +336,30 @@ class PathGuardTest {
     assertRaceReason(Reason.ROOT_REPLACED, racing, root.resolve("b1/../b1/a.ts"), 6);
   }
 
+  /**
+   * The root re-created between the check and the open, with a file of the same name and size in
+   * the new tree: the open met another file than it checked, but the verdict was reached across a
+   * re-opening of the root, so it is ROOT_REPLACED (retried), never the file's terminal reason.
+   * The next open judges the file against the new root alone.
+   */
+  @Test
+  void aRootReopenedWhileAFileIsOpenedIsRetriedNotRejected() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
+    for (Path form : new Path[] {file, root.resolve("b1/../b1/a.ts")}) {
+      boolean[] swapped = {false};
+      PathGuard racing = new PathGuard(root, swap(() -> {
+        if (!swapped[0]) {
+          swapped[0] = true;
+          Files.move(root, temp.resolve("rec-old-" + form.getNameCount()));
+          Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "remade");
+        }
+      }));
+      assertRaceReason(Reason.ROOT_REPLACED, racing, form, 6);
+      racing.open(form, 6).close();
+      racing.close();
+    }
+  }
+
   /** The root's path reached through a symlinked parent is not a safe root, even if it is a real directory there. */
   @Test
   void aRootPathLeadingThroughASymlinkedParentIsRefusedAsReplaced() throws Exception {

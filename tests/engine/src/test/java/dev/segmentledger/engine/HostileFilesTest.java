@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
@@ -15,6 +16,7 @@ import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.RootReplacedException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.NewItem;
@@ -160,11 +162,7 @@ class HostileFilesTest {
           return t.f.root.resolve("b1/7.ts");
         }, Expect.refusedAtRegistration(Reason.UNREADABLE)),
         // The root itself replaced while the ledger runs.
-        row("the root renamed away and a symlink to outside put in its place", t -> {
-          Path file = segment(t);
-          t.replaceRootWithSymlinkOutside();
-          return file;
-        }, Expect.refusedAtRegistration(Reason.ROOT_REPLACED)),
+        // (Refused at registration it is an exception, not a row: see aRegistrationRefusedForAReplacedRoot...)
         tampered("the root replaced by a symlink to outside after registration (retried)",
             HostileFilesTest::segment, (t, file) -> t.replaceRootWithSymlinkOutside(),
             Expect.refusedAtUpload(Reason.ROOT_REPLACED)),
@@ -327,6 +325,55 @@ class HostileFilesTest {
     assertEquals(Reason.REPACKAGE_FAILED, init.reason());
     assertTrue(init.lastError().contains("7\\u2028INFO forged \\u202e\\u0085.ts"), init.lastError());
     assertPrintable(init.lastError());
+  }
+
+  /**
+   * The root renamed away and a symlink to outside put in its place: a registration is refused with
+   * ROOT_REPLACED and writes no row (the reason is the root's, not the file's), and the same
+   * registration succeeds and is uploaded once the root is back at its path.
+   */
+  @Test
+  void aRegistrationRefusedForAReplacedRootWritesNoRowAndSucceedsOnceTheRootIsBack() throws Exception {
+    ManualLedger ledger = f.builder().objectSink(sink).buildManual();
+    Path file = segment(this);
+    replaceRootWithSymlinkOutside();
+    RootReplacedException refused = assertThrows(RootReplacedException.class, () -> ledger.register(ID, file));
+    assertEquals(Reason.ROOT_REPLACED, refused.reason(), refused.getMessage());
+    assertPrintable(refused.getMessage());
+    assertTrue(ledger.find(ID).isEmpty(), "no row written");
+
+    Files.delete(f.root);
+    Files.move(temp.resolve("recordings-moved"), f.root); // the held directory is back
+    assertFalse(ledger.register(ID, file).rejected(), "the same registration, once the root is back");
+    LedgerFixture.settle(ledger);
+    assertEquals(ItemState.CONFIRMED, ledger.find(ID).orElseThrow().state());
+    assertArrayEquals(CONTENT.getBytes(StandardCharsets.UTF_8), f.sink.bytes(ID.objectKey()).orElseThrow());
+  }
+
+  /**
+   * The batch path: a batch registered while the root is a symlink is refused as a whole, no row of
+   * it written; once a real directory is at the root's path (re-opened), the same batch succeeds.
+   */
+  @Test
+  void aBatchRefusedForAReplacedRootWritesNoRowAndSucceedsOnceTheRootIsReopened() throws Exception {
+    ManualLedger ledger = f.builder().objectSink(sink).buildManual();
+    replaceRootWithSymlinkOutside();
+    List<ClosedFile> batch = List.of(new ClosedFile(ItemId.original("b1", "720p", 1), Path.of("b1/720p/1.ts")),
+        new ClosedFile(ItemId.original("b1", "720p", 2), Path.of("b1/720p/2.ts")));
+    RootReplacedException refused = assertThrows(RootReplacedException.class, () -> ledger.registerAll(batch));
+    assertEquals(Reason.ROOT_REPLACED, refused.reason(), refused.getMessage());
+    for (ClosedFile file : batch) {
+      assertTrue(ledger.find(file.id()).isEmpty(), "no row written: " + file.id());
+    }
+
+    Files.delete(f.root);
+    Files.createDirectories(f.root); // a re-created root, re-opened
+    batch.forEach(file -> f.record(file.file().toString(), "bytes of " + file.id()));
+    ledger.registerAll(batch).forEach(registration -> assertFalse(registration.rejected()));
+    LedgerFixture.settle(ledger);
+    for (ClosedFile file : batch) {
+      assertEquals(ItemState.CONFIRMED, ledger.find(file.id()).orElseThrow().state(), file.id().toString());
+    }
   }
 
   /**
