@@ -187,6 +187,13 @@ class StoreFaultSoakTest {
             nodes.stream().mapToLong(node -> node.notWritten.get()).sum(),
             nodes.stream().mapToLong(node -> node.unknown.get()).sum(),
             nodes.stream().mapToLong(node -> node.calls.get()).sum()))
+        .add("store_faults.store_failures_recorded_on_rows",
+            nodes.stream().mapToLong(node -> node.storeFailuresRecorded.get()).sum(), "attempts",
+            "hosts' log lines 'failed on INTERNAL_ERROR' for a StoreException: a store failure counted as an attempt")
+        .add("store_faults.attempts_cancelled_for_lost_lease",
+            nodes.stream().mapToLong(node -> node.attemptsCancelled.get()).sum(), "attempts",
+            "hosts' log lines 'the lease of ... was taken over or the row finished elsewhere; its attempt here is"
+                + " cancelled' (a taken-over lease after a kill, or a renewal whose reply was lost)")
         .add("store_faults.recorder_faults", registrarFaults.notWritten() + registrarFaults.unknown(), "faults",
             String.format("faults injected into the recorder's store (%d NOT_WRITTEN, %d UNKNOWN) over %d calls;"
                     + " %d register calls failed and were retried", registrarFaults.notWritten(),
@@ -226,6 +233,8 @@ class StoreFaultSoakTest {
     final AtomicLong calls = new AtomicLong();
     final AtomicLong notWritten = new AtomicLong();
     final AtomicLong unknown = new AtomicLong();
+    final AtomicLong storeFailuresRecorded = new AtomicLong();
+    final AtomicLong attemptsCancelled = new AtomicLong();
 
     NodeLives(List<String> args) {
       this.args = args;
@@ -256,6 +265,13 @@ class StoreFaultSoakTest {
     }
 
     private void countFaults(List<String> output) {
+      for (String line : output) {
+        if (line.contains("failed on INTERNAL_ERROR") && line.contains("StoreException")) {
+          storeFailuresRecorded.incrementAndGet();
+        } else if (line.contains("its attempt here is cancelled")) {
+          attemptsCancelled.incrementAndGet();
+        }
+      }
       for (int i = output.size() - 1; i >= 0; i--) {
         if (output.get(i).startsWith("FAULTS ")) {
           Map<String, Long> counts = Arrays.stream(output.get(i).substring(7).split(" "))
