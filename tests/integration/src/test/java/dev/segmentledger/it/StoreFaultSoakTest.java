@@ -71,7 +71,6 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * none was rejected), and attempts were cancelled for a lease seen lost (2). A run exposes a
  * rejection only when a row meets a store failure after about nine earlier attempts.
  */
- */
 @Tag("soak")
 class StoreFaultSoakTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
