@@ -77,7 +77,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * fail on anyway (missing bucket, unknown key id, bad signature); any other failure (for example
  * {@code AccessDenied} when the role lacks {@code s3:ListBucketMultipartUploads}, {@code
  * s3:ListMultipartUploadParts} or {@code s3:AbortMultipartUpload}) is logged, the first one at WARN,
- * and the put goes on with a fresh upload. {@link #listUnfinishedUploads} and {@link
+ * and the put goes on with a fresh upload. A failed part listing of one upload for any other cause
+ * (5xx, {@code SlowDown}, 400, no reply) fails the put retryably instead, leaving that upload
+ * unaborted for the retry to continue. {@link #listUnfinishedUploads} and {@link
  * #abortUnfinishedUpload} serve the reconciler. Uploads that nothing retries still keep costing
  * storage: give the bucket a lifecycle rule with {@code AbortIncompleteMultipartUpload} as a
  * backstop (see the module README). An upload aborted by someone else while this sink sends its

@@ -29,8 +29,17 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * part of other content, another part size, an ETag that is not an MD5, as under SSE-KMS) is not
  * kept: it is sent again. The upload with the most verified bytes is continued; uploads with no
  * verified part are not worth continuing (a fresh upload costs the same and carries the current
- * metadata and options), so they are aborted with the others. Listing failures are {@link
- * Housekeeping}: the put goes on with a fresh upload.
+ * metadata and options), so they are aborted with the others. A failure to list the uploads is
+ * {@link Housekeeping}: the put goes on with a fresh upload.
+ *
+ * <p>A failure to list the parts of one upload (a 5xx, {@code SlowDown}, a 400, no reply) says
+ * nothing about what the upload holds: it may hold most of a 40 GB original, and a node whose
+ * lease was taken over may still be sending it. So such an upload is never aborted, and the
+ * attempt fails retryably without creating an upload: its retry, after backoff, lists again and
+ * continues it. A fresh upload instead would send the whole content again, beside the sender that
+ * may still be live. Only when the role may not list parts ({@code 403 AccessDenied}), which every
+ * retry would meet, is the upload left alone and the put goes on with a fresh upload; the cleanup
+ * after that upload's completion aborts the one left, when the object is stored.
  *
  * <p>Thread-safe.
  */
@@ -93,9 +102,11 @@ final class UnfinishedUploads {
 
   /**
    * For a retry of {@code key}: the unfinished upload of exactly that key with the most verified
-   * bytes (at least one part), if any; every other upload of the key is aborted. A listing that
-   * fails is logged and answers empty, unless it is a configuration error the put would fail on
-   * too (thrown).
+   * bytes (at least one part), if any; every other upload of the key whose parts were listed is
+   * aborted. A failed listing of the uploads is logged and answers empty, unless it is a
+   * configuration error the put would fail on too (thrown). A failed listing of an upload's parts
+   * never counts as "nothing stored": the upload is not aborted, and the attempt fails retryably
+   * (see the class note), unless the role may not list parts (then the upload is left as it is).
    */
   Optional<Continuable> continuable(String key, PartLayout layout, ContentDigests digests, String owner) {
     List<UnfinishedUpload> uploads;
@@ -112,7 +123,11 @@ final class UnfinishedUploads {
     UnfinishedUpload bestUpload = null;
     List<UnfinishedUpload> obsolete = new ArrayList<>();
     for (UnfinishedUpload upload : uploads) {
-      Continuable candidate = verify(upload, layout, digests, owner);
+      Optional<Continuable> listed = verify(upload, layout, digests, owner);
+      if (listed.isEmpty()) {
+        continue; // not listed, so neither continued nor aborted; a completion aborts it
+      }
+      Continuable candidate = listed.get();
       if (candidate.verifiedBytes() > 0 && (best == null || candidate.verifiedBytes() > best.verifiedBytes())) {
         if (bestUpload != null) {
           obsolete.add(bestUpload);
@@ -148,7 +163,14 @@ final class UnfinishedUploads {
     }
   }
 
-  private Continuable verify(UnfinishedUpload upload, PartLayout layout, ContentDigests digests, String owner) {
+  /**
+   * The parts of {@code upload} that hold this content, or empty if the role may not list them.
+   *
+   * @throws SinkException retryable for any other failure of the listing, or as the put would
+   *     fail for a configuration error
+   */
+  private Optional<Continuable> verify(UnfinishedUpload upload, PartLayout layout, ContentDigests digests,
+      String owner) {
     String objectKey = prefix + upload.key();
     Map<Integer, String> verified = new HashMap<>();
     long bytes = 0;
@@ -163,11 +185,23 @@ final class UnfinishedUploads {
         }
       }
     } catch (SdkException e) {
+      SinkException failure = S3Failures.classify("LIST parts of multipart upload " + upload.uploadId() + " of",
+          bucket, objectKey, e);
+      if (Housekeeping.failsEveryRequest(failure)) {
+        throw failure;
+      }
+      if (isNoSuchUpload(e)) {
+        return Optional.empty(); // completed or aborted since it was listed: nothing to continue or abort
+      }
+      if (!refusedByPermissions(e)) {
+        throw SinkException.retryable(failure.getMessage() + "; the upload is left for the next attempt to continue",
+            e);
+      }
       housekeeping.failed("list the parts of multipart upload " + upload.uploadId(), where(upload.key()),
-          "not continuing it", S3Failures.classify("LIST parts", bucket, objectKey, e));
-      return new Continuable(upload.uploadId(), Map.of(), 0);
+          "leaving it and starting a fresh upload", failure);
+      return Optional.empty();
     }
-    return new Continuable(upload.uploadId(), Map.copyOf(verified), bytes);
+    return Optional.of(new Continuable(upload.uploadId(), Map.copyOf(verified), bytes));
   }
 
   private void abortQuietly(UnfinishedUpload upload, String why) {
@@ -183,6 +217,16 @@ final class UnfinishedUploads {
 
   private String where(String key) {
     return "s3://" + bucket + "/" + prefix + key;
+  }
+
+  /** A 403 AccessDenied: the role lacks {@code s3:ListMultipartUploadParts}; every retry would meet it. */
+  private static boolean refusedByPermissions(SdkException e) {
+    return e instanceof S3Exception s3 && s3.statusCode() == 403;
+  }
+
+  private static boolean isNoSuchUpload(SdkException e) {
+    return e instanceof NoSuchUploadException
+        || e instanceof S3Exception s3 && s3.statusCode() == 404 && "NoSuchUpload".equals(S3Failures.errorCode(s3));
   }
 
   private static String unquoted(String etag) {

@@ -140,6 +140,11 @@ public final class ChildJvm implements AutoCloseable {
     return List.copyOf(lines);
   }
 
+  /** Whether the child is still running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   /** The child's process id. */
   public long pid() {
     return process.pid();

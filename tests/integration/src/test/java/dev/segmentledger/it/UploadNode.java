@@ -4,10 +4,12 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.testkit.FaultyStateStore;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -18,7 +20,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * is killed. Its supervisor restarts it under the same node id. Prints {@code STARTED <nodeId>}.
  *
  * <p>Arguments: jdbcUrl user password allowedRoot s3Endpoint bucket nodeId leaseMillis workers
- * (the database's three: {@link ChildDatabase}).
+ * [storeFailureRate] (the database's three: {@link ChildDatabase}). With a failure rate, every
+ * call of its store fails at that rate ({@link FaultyStateStore}), and it prints {@code FAULTS
+ * calls=C not_written=N unknown=U} once a second, the injected faults of this life so far.
  */
 public final class UploadNode {
   static final long PART = 5L * 1024 * 1024;
@@ -26,12 +30,13 @@ public final class UploadNode {
   private UploadNode() {}
 
   public static void main(String[] args) throws Exception {
-    JdbiStateStore store = JdbiStateStore.create(Jdbi.create(ChildDatabase.pool(args, 8)));
+    JdbiStateStore database = JdbiStateStore.create(Jdbi.create(ChildDatabase.pool(args, 8)));
+    FaultyStateStore faults = FaultyStateStore.wrap(database, args.length > 9 ? Double.parseDouble(args[9]) : 0);
     S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
     S3ObjectSink sink = S3ObjectSink.builder().client(client).bucket(args[5]).multipartThreshold(16 * 1024 * 1024)
         .partSize(PART).build();
     Ledger ledger = Ledger.builder()
-        .stateStore(store)
+        .stateStore(faults.store())
         .objectSink(sink)
         .allowedRoot(Path.of(args[3]))
         .nodeId(args[6])
@@ -42,6 +47,13 @@ public final class UploadNode {
         .build();
     ledger.start();
     System.out.println("STARTED " + args[6]);
+    if (args.length > 9) {
+      while (true) { // until killed
+        TimeUnit.SECONDS.sleep(1);
+        System.out.println("FAULTS calls=" + faults.calls() + " not_written=" + faults.notWritten() + " unknown="
+            + faults.unknown());
+      }
+    }
     new CountDownLatch(1).await(); // runs until killed
   }
 }
