@@ -3,13 +3,17 @@ package dev.segmentledger.examples.spring;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.RootReplacedException;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.spring.SegmentLedgerProperties;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -18,7 +22,9 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Stands in for the recorder: {@code POST /segments/{broadcast}/{rendition}/{sequence}} with the
  * segment's bytes writes the file below the allowed root (complete before it is visible) and
- * registers it. The ledger uploads it in the background, and again after a crash.
+ * registers it. The ledger uploads it in the background, and again after a crash. A registration
+ * the ledger could not take now (the store unavailable, the allowed root replaced) answers 503 with
+ * {@code Retry-After}: the file is on disk, and the recorder sends it again.
  */
 @RestController
 class SegmentController {
@@ -42,5 +48,12 @@ class SegmentController {
     Registration registration = ledger.register(id, file);
     return ResponseEntity.accepted().body(Map.of("key", id.objectKey(), "created", registration.created(),
         "state", registration.item().state().name().toLowerCase(java.util.Locale.ROOT)));
+  }
+
+  /** The store or the allowed root is not usable now: nothing was registered; the caller retries. */
+  @ExceptionHandler({StoreException.class, RootReplacedException.class})
+  ResponseEntity<Map<String, Object>> notNow(RuntimeException e) {
+    return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
+        .body(Map.of("error", e.getClass().getSimpleName(), "retry", true));
   }
 }
