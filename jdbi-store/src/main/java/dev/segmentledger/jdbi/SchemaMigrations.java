@@ -31,7 +31,8 @@ public final class SchemaMigrations {
   private static final List<String> SCRIPTS = List.of("V1__ledger_item.sql",
       "V2__file_identity_and_abandoned_attempts.sql", "V3__operations_queries.sql", "V4__playlists.sql",
       "V5__retention_and_distribution.sql", "V6__original_format_and_recording_time.sql",
-      "V7__storage_groups.sql", "V8__attempt_evidence.sql", "V9__trace_context.sql");
+      "V7__storage_groups.sql", "V8__attempt_evidence.sql", "V9__trace_context.sql",
+      "V10__failures_per_reason.sql");
 
   /** An arbitrary constant identifying this library's migration lock (the bytes of "segledgr"). */
   private static final long ADVISORY_LOCK_KEY = 0x7365676c65646772L;

@@ -9,6 +9,7 @@ import dev.segmentledger.core.internal.AbandonedAttempts.Verdict;
 import dev.segmentledger.core.internal.IsolationGate.Permit;
 import dev.segmentledger.core.internal.Leases.Held;
 import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Clock;
@@ -228,6 +229,10 @@ final class ItemProcessor {
   private void recordUnexpected(LedgerItem item, Throwable e, Attempt attempt) {
     if (attempt != null && attempt.cancelled()) {
       log.debug("cancelled attempt on {} ended with {}", item.id(), e.toString());
+      return;
+    }
+    if (e instanceof StoreException storeFailure) {
+      failures.storeFailed(item, "an attempt", storeFailure); // the store's fault, not the row's
       return;
     }
     log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);
