@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * no lease or this instance's: a worker whose lease was taken over records nothing. Store errors
  * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event
  * is emitted only if the row was updated (not when another attempt had already confirmed or failed it).
+ * A row made terminal here has its own unfinished uploads aborted ({@link UnfinishedUploads}).
  *
  * <p>Log lines: a terminal failure is one {@code INFO} line for its row. A retried failure is
  * logged at {@code INFO} once per reason per {@link #LOG_WINDOW}, the next such line saying how
@@ -42,6 +43,7 @@ final class Failures {
   private final Backoff backoff;
   private final int maxErrorAttempts;
   private final Events events;
+  private final UnfinishedUploads unfinishedUploads;
   private final LogWindows logWindows = new LogWindows();
   private final LogWindows storeLogWindows = new LogWindows();
 
@@ -51,7 +53,9 @@ final class Failures {
    *     ({@link Reason#INTERNAL_ERROR}, {@link Reason#REPACKAGE_FAILED}), counted per reason, after
    *     which the row ends REJECTED
    */
-  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, int maxErrorAttempts, Events events) {
+  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, int maxErrorAttempts, Events events,
+      UnfinishedUploads unfinishedUploads) {
+    this.unfinishedUploads = unfinishedUploads;
     this.store = store;
     this.clock = clock;
     this.nodeId = nodeId;
@@ -105,6 +109,9 @@ final class Failures {
       log.info(LINE, item.id(), reason, item.attempts() + 1, detail, infoSuffix);
     }
     if (recorded) {
+      if (terminal) {
+        unfinishedUploads.abortOf(item); // nothing will continue them
+      }
       events.onFailed(item, reason, detail, terminal);
     }
   }

@@ -63,10 +63,39 @@ class AbandonedAttemptsTest {
     f.clock.advance(LEASE);
   }
 
+  /** A ledger whose process has been up for a lease duration, past its start-up (the fixture's lease is 2 min). */
+  private ManualLedger settled(ManualLedger ledger) {
+    f.clock.advance(LEASE);
+    return ledger;
+  }
+
+  @Test
+  void aSuspectWaitsUntilItsProcessIsPastStartUpSoAnExternalCrashLoopIsNeverBlamed() {
+    dies("dead-1");
+    dies("dead-2"); // a suspect now
+    for (int life = 1; life <= 8; life++) {
+      // A crash loop from outside: each life is killed within seconds of its start, whatever it runs.
+      ManualLedger young = f.builder().nodeId("recorder").buildManual();
+      f.clock.advance(Duration.ofSeconds(1));
+      LedgerFixture.settle(young);
+      LedgerItem now = f.store.find(id).orElseThrow();
+      assertEquals(ItemState.PENDING, now.state(), "life " + life);
+      assertEquals(2, now.attempts(), "life " + life + ": the suspect waited, its lease given back: nothing counted");
+      assertEquals(0, f.sink.putCount(), "not run alone in a process that has not settled");
+      f.clock.advance(Duration.ofSeconds(3)); // killed; restarted
+    }
+    ManualLedger healthy = f.builder().nodeId("recorder").buildManual();
+    f.clock.advance(LEASE); // this life lives past its start-up
+    LedgerFixture.settle(healthy);
+    LedgerItem now = f.store.find(id).orElseThrow();
+    assertEquals(ItemState.CONFIRMED, now.state(), now.reason() + " " + now.lastError());
+    assertEquals(1, f.sink.putCount());
+  }
+
   @Test
   void aSingleAbandonedAttemptIsCountedAndRetriedAtOnce() {
     dies("dead-1");
-    ManualLedger ledger = f.builder().nodeId("survivor").buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -81,7 +110,7 @@ class AbandonedAttemptsTest {
     dies("dead-1");
     dies("dead-2");
     dies("dead-3");
-    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -95,7 +124,7 @@ class AbandonedAttemptsTest {
   void aDeathAfterDurableProgressIsNotHeldAgainstTheRow() {
     diesWith("dead-1", 8 << 20, true);
     diesWith("dead-2", 16 << 20, true);
-    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(1).buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -107,7 +136,7 @@ class AbandonedAttemptsTest {
     dies("dead-1");
     dies("dead-2");
     diesAlone("dead-3");
-    ManualLedger ledger = f.builder().nodeId("survivor").buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -128,7 +157,7 @@ class AbandonedAttemptsTest {
   void pastTheLimitOfBlamedDeathsTheRowIsRejectedAndCanBeReopened() {
     diesAlone("dead-1");
     diesAlone("dead-2");
-    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(3).buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(3).buildManual());
     diesAlone("dead-3");
 
     LedgerFixture.settle(ledger);
@@ -148,7 +177,7 @@ class AbandonedAttemptsTest {
     f.sink.seed(id.objectKey(), ("bytes of " + id).getBytes(StandardCharsets.UTF_8)); // stored, then the process died
     diesAlone("dead-1");
     diesAlone("dead-2");
-    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -162,7 +191,7 @@ class AbandonedAttemptsTest {
     f.sink.seed(id.objectKey(), ("other bytes" + id).getBytes(StandardCharsets.UTF_8));
     diesAlone("dead-1");
     diesAlone("dead-2");
-    ManualLedger ledger = f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual();
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual());
 
     LedgerFixture.settle(ledger);
 
@@ -181,7 +210,7 @@ class AbandonedAttemptsTest {
     assertTrue(f.store.renewAll("recorder-1", List.of(LeaseRenewal.ofAttempt(row.rowId(), "b1", held.plus(LEASE),
         held.plus(LEASE), 0, true)))[0], "alone");
 
-    ManualLedger restarted = f.builder().nodeId("recorder-1").buildManual();
+    ManualLedger restarted = settled(f.builder().nodeId("recorder-1").buildManual());
     f.store.releaseAllOf("recorder-1", f.clock.instant()); // what start() does first (a manual ledger has no start)
     LedgerFixture.settle(restarted);
 
