@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * its suspects wait (their leases given back, nothing counted) instead of being blamed. Past {@code maxAbandonedAttempts} blamed deaths the row is a poison:
  * before it is rejected with {@link Reason#REPEATEDLY_ABANDONED}, the bucket is asked whether an
  * identical object is stored already (an attempt may have stored it and died before its confirm),
- * and if so the row is confirmed instead. A blamed row backs off with the usual delay for that
+ * and if so the row is confirmed instead. That lookup hashes the file, and is run like a suspect's
+ * upload: under a lease kept by the heartbeat, alone, in a settled process; a death during it is
+ * blamed as well, and a row blamed past the limit is rejected without a lookup, so the reject path
+ * is bounded. A blamed row backs off with the usual delay for that
  * many blamed deaths; a suspect without blame is retried at once (alone), so recovery after
  * random kills is not delayed. Thread-safe.
  */
@@ -45,8 +48,13 @@ final class AbandonedAttempts {
     GO_ON_ALONE,
     /** Not now: the lease was given back with a delay. */
     WAIT,
-    /** A poison: reject the row, unless an identical object is stored already. */
-    REJECT
+    /**
+     * A poison: reject the row, unless an identical object is stored already; the lookup runs as a
+     * lone attempt (lease, heartbeat, isolation), so a death during it is blamed too.
+     */
+    REJECT,
+    /** A poison whose lookup for an identical object died once already: reject it without one. */
+    REJECT_WITHOUT_LOOKUP
   }
 
   private final int maxAbandonedAttempts;
@@ -75,8 +83,11 @@ final class AbandonedAttempts {
     if (claim.tookOverAbandoned()) {
       events.onFailed(item, Reason.ATTEMPT_ABANDONED, "attempt ended without an outcome", false);
     }
-    if (claim.blamedAttempts() >= maxAbandonedAttempts) {
-      return Verdict.REJECT;
+    if (claim.blamedAttempts() > maxAbandonedAttempts) {
+      return Verdict.REJECT_WITHOUT_LOOKUP; // the lone lookup was blamed too: the reject path never loops
+    }
+    if (claim.blamedAttempts() == maxAbandonedAttempts) {
+      return settled(item) ? Verdict.REJECT : Verdict.WAIT;
     }
     boolean suspect = claim.abandonedAttempts() >= SUSPECT_AFTER;
     if (suspect && claim.tookOverAbandoned() && claim.blamedAttempts() > 0) {
