@@ -8,13 +8,21 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.LeaseRenewal;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.core.spi.NewItem;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -184,6 +192,44 @@ class AbandonedAttemptsTest {
     LedgerItem now = f.store.find(id).orElseThrow();
     assertEquals(ItemState.CONFIRMED, now.state(), "the bucket holds the registered bytes: nothing is lost");
     assertEquals(0, f.sink.putCount(), "confirmed from what is stored, without processing the item again");
+  }
+
+  @Test
+  void thePoisonsLookupRunsAloneSoADeathThereIsBlamedAndThenTheRowIsRejectedWithoutAnother() {
+    diesAlone("dead-1");
+    diesAlone("dead-2");
+    AtomicReference<Claim> takenOver = new AtomicReference<>();
+    AtomicInteger lookups = new AtomicInteger();
+    ObjectSink dyingLookup = new ForwardingObjectSink() {
+      @Override
+      protected ObjectSink delegate() {
+        return f.sink;
+      }
+
+      @Override
+      public Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
+        lookups.incrementAndGet();
+        // The process dies here, hashing the file; another node takes the row once the lease ran out.
+        Instant later = f.clock.instant().plus(Duration.ofHours(1));
+        takenOver.set(f.store.claim(row.rowId(), "next-life", later.plus(LEASE), later));
+        throw new IllegalStateException("died");
+      }
+    };
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(2).objectSink(dyingLookup)
+        .buildManual());
+
+    LedgerFixture.settle(ledger);
+    assertEquals(1, lookups.get());
+    assertEquals(3, takenOver.get().blamedAttempts(), "the death during the lone lookup is blamed: " + takenOver.get());
+
+    f.clock.advance(Duration.ofHours(2)); // the next life's lease ran out too; a settled process takes the row
+    ManualLedger next = settled(f.builder().nodeId("survivor-2").maxAbandonedAttempts(2).objectSink(dyingLookup)
+        .buildManual());
+    LedgerFixture.settle(next);
+    LedgerItem now = f.store.find(id).orElseThrow();
+    assertEquals(ItemState.REJECTED, now.state(), "rejected without looking again: the reject path cannot loop");
+    assertEquals(Reason.REPEATEDLY_ABANDONED, now.reason());
+    assertEquals(1, lookups.get());
   }
 
   @Test
