@@ -9,6 +9,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
+import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.ObjectSink;
@@ -230,6 +231,21 @@ class AbandonedAttemptsTest {
     assertEquals(ItemState.REJECTED, now.state(), "rejected without looking again: the reject path cannot loop");
     assertEquals(Reason.REPEATEDLY_ABANDONED, now.reason());
     assertEquals(1, lookups.get());
+  }
+
+  @Test
+  void aRowRejectedAsAPoisonAbortsItsOwnUnfinishedUploadsOnly() {
+    UnfinishedUpload own = f.sink.leaveUnfinishedUpload(id.objectKey(), f.clock.instant());
+    UnfinishedUpload other = f.sink.leaveUnfinishedUpload(id.objectKey() + ".other", f.clock.instant());
+    diesAlone("dead-1");
+    diesAlone("dead-2");
+    ManualLedger ledger = settled(f.builder().nodeId("survivor").maxAbandonedAttempts(2).buildManual());
+
+    LedgerFixture.settle(ledger);
+
+    assertEquals(ItemState.REJECTED, f.store.find(id).orElseThrow().state());
+    assertEquals(List.of(own), f.sink.abortedUploads(), "nothing will continue its upload");
+    assertEquals(List.of(other), f.sink.listUnfinishedUploads(id.objectKey() + ".other"));
   }
 
   @Test
