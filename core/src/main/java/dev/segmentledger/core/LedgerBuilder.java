@@ -280,12 +280,13 @@ public final class LedgerBuilder {
   public static final int DEFAULT_MAX_ERROR_ATTEMPTS = 10;
 
   /**
-   * After how many attempts a row whose failure is {@link Reason#INTERNAL_ERROR} or
+   * After how many failures with that reason a row whose failure is {@link Reason#INTERNAL_ERROR} or
    * {@link Reason#REPACKAGE_FAILED} ends {@link ItemState#REJECTED} with that reason instead of being
    * retried again. Both are retried with backoff, because the ledger cannot tell a passing cause
    * from a lasting one; a row that keeps failing this way is a fault to look at, not to retry for
-   * ever. The count is the row's {@code attempts} (every recorded failure and abandoned attempt
-   * since it was registered or last {@linkplain Ledger#reopen re-opened}). Default
+   * ever. The count is of that reason's failures only, since the row was registered or last
+   * {@linkplain Ledger#reopen re-opened} ({@link dev.segmentledger.core.spi.StateStore#failuresWith}):
+   * its other failures and abandoned attempts, and failures of the store itself, never count. Default
    * {@value #DEFAULT_MAX_ERROR_ATTEMPTS}.
    */
   public LedgerBuilder maxErrorAttempts(int maxErrorAttempts) {

@@ -78,7 +78,7 @@ public enum Reason {
   PAST_CUTOFF(true),
   /**
    * The repackager could not produce the playback or init file. Retried with backoff, up to
-   * {@link LedgerBuilder#maxErrorAttempts} attempts of the row; then the row ends
+   * {@link LedgerBuilder#maxErrorAttempts} failures with this reason; then the row ends
    * {@link ItemState#REJECTED} with this reason (re-open it once the cause is fixed).
    */
   REPACKAGE_FAILED(false),
@@ -91,7 +91,7 @@ public enum Reason {
   REOPENED(false),
   /**
    * An unexpected error inside the ledger; retried with backoff so that no row is lost, up to
-   * {@link LedgerBuilder#maxErrorAttempts} attempts of the row; then the row ends
+   * {@link LedgerBuilder#maxErrorAttempts} failures with this reason; then the row ends
    * {@link ItemState#REJECTED} with this reason (re-open it once the cause is fixed).
    */
   INTERNAL_ERROR(false),

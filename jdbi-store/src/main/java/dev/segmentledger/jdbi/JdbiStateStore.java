@@ -266,6 +266,11 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
+  public int failuresWith(long rowId, Reason reason) {
+    return transitions.failuresWith(rowId, reason);
+  }
+
+  @Override
   public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
       long sizeBytes, Duration mediaDuration) {
     return transitions.recordProduced(rowId, expectedState, expectedSize, sourcePath, sizeBytes, mediaDuration);

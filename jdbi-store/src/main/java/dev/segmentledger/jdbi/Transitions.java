@@ -29,6 +29,10 @@ final class Transitions {
 
   /** The row carries no lease valid at {@code :at}: none, or one that has run out. */
   private static final String NO_LIVE_LEASE = " AND (lease_until IS NULL OR lease_until <= :at)";
+  /** Counts a failure among its reason's, for the reasons the ledger caps (V11); binds {@code :reason}. */
+  private static final String COUNT_REASON = "internal_errors = internal_errors"
+      + " + CASE WHEN :reason = 'INTERNAL_ERROR' THEN 1 ELSE 0 END, repackage_failures = repackage_failures"
+      + " + CASE WHEN :reason = 'REPACKAGE_FAILED' THEN 1 ELSE 0 END";
 
   private static final String EXCLUDE_REGISTERED_BEFORE = Sql.load("exclude-registered-before.sql");
 
@@ -45,7 +49,7 @@ final class Transitions {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
     return endAttempt(rowId, expectedState, leaseOwner, reason, detail,
-        "attempts = attempts + 1, next_attempt_at = :nextAttemptAt",
+        "attempts = attempts + 1, next_attempt_at = :nextAttemptAt, " + COUNT_REASON,
         update -> update.bind("nextAttemptAt", micros(nextAttemptAt)));
   }
 
@@ -59,7 +63,8 @@ final class Transitions {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
     return compareAndSetAlteringPlaylists(rowId, expectedState,
-        "state = :terminalState, terminal_at = :at, reason = :reason, last_error = :detail, " + NO_LEASE,
+        "state = :terminalState, terminal_at = :at, reason = :reason, last_error = :detail, " + COUNT_REASON + ", "
+            + NO_LEASE,
         HELD_BY_CALLER, at,
         query -> query
             .bind("leaseOwner", leaseOwner)
@@ -97,12 +102,30 @@ final class Transitions {
     return compareAndSetAlteringPlaylists(rowId, expectedState,
         "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
             + " confirmed_at = NULL, checksum = NULL, attempts = 0, abandoned_attempts = 0, blamed_attempts = 0,"
-            + " stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
+            + " internal_errors = 0, repackage_failures = 0, stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
             + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
         query -> query
             .bind("reason", reason.name())
             .bind("detail", detail)
             .bind("at", micros(at)));
+  }
+
+  /** The row's failures with {@code reason}, for the reasons counted per reason (V11); -1 for the others. */
+  int failuresWith(long rowId, Reason reason) {
+    Objects.requireNonNull(reason, "reason");
+    String column = switch (reason) {
+      case INTERNAL_ERROR -> "internal_errors";
+      case REPACKAGE_FAILED -> "repackage_failures";
+      default -> null;
+    };
+    if (column == null) {
+      return -1;
+    }
+    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + column + " FROM " + TABLE + " WHERE id = :id")
+        .bind("id", rowId)
+        .mapTo(Integer.class)
+        .findOne()
+        .orElse(0));
   }
 
   boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,

@@ -58,6 +58,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<Long, Lease> leases = new HashMap<>();
   /** The evidence of attempts that ended without an outcome, by row id (see {@link StateStore#claim}). */
   private final Map<Long, Evidence> evidence = new HashMap<>();
+  /** The failures recorded on each row per reason, since its registration or last re-open ({@link #failuresWith}). */
+  private final Map<Long, Map<Reason, Integer>> failures = new HashMap<>();
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
@@ -271,6 +273,7 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     leases.remove(rowId);
+    countFailure(rowId, reason);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
         row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
@@ -290,9 +293,20 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     leases.remove(rowId);
+    countFailure(rowId, reason);
     rows.put(rowId, withState(row, terminalState, reason, detail));
     playlists.rowChanged(row.id(), at);
     return true;
+  }
+
+  private void countFailure(long rowId, Reason reason) {
+    failures.computeIfAbsent(rowId, id -> new EnumMap<>(Reason.class)).merge(reason, 1, Integer::sum);
+  }
+
+  @Override
+  public synchronized int failuresWith(long rowId, Reason reason) {
+    Objects.requireNonNull(reason, "reason");
+    return failures.getOrDefault(rowId, Map.of()).getOrDefault(reason, 0);
   }
 
   /** The row carries no lease, or {@code owner}'s. */
@@ -311,6 +325,7 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     evidence.remove(rowId);
+    failures.remove(rowId);
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,

@@ -4,7 +4,9 @@ import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.Claim;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,10 +21,16 @@ import org.slf4j.LoggerFactory;
  * counted, never held against the row. One that made no progress makes the row a suspect once
  * there were {@value #SUSPECT_AFTER} of them; a suspect's next attempts run alone in the process
  * ({@link IsolationGate}), and only a death during such a lone run without progress is
- * <em>blamed</em> on the row. Past {@code maxAbandonedAttempts} blamed deaths the row is a poison:
+ * <em>blamed</em> on the row. A lone run starts only once its process has been up for a lease
+ * duration: a death is evidence against a row only when the process was otherwise healthy, and one
+ * killed from outside again and again soon after each start (a crash loop) never gets that far, so
+ * its suspects wait (their leases given back, nothing counted) instead of being blamed. Past {@code maxAbandonedAttempts} blamed deaths the row is a poison:
  * before it is rejected with {@link Reason#REPEATEDLY_ABANDONED}, the bucket is asked whether an
  * identical object is stored already (an attempt may have stored it and died before its confirm),
- * and if so the row is confirmed instead. A blamed row backs off with the usual delay for that
+ * and if so the row is confirmed instead. That lookup hashes the file, and is run like a suspect's
+ * upload: under a lease kept by the heartbeat, alone, in a settled process; a death during it is
+ * blamed as well, and a row blamed past the limit is rejected without a lookup, so the reject path
+ * is bounded. A blamed row backs off with the usual delay for that
  * many blamed deaths; a suspect without blame is retried at once (alone), so recovery after
  * random kills is not delayed. Thread-safe.
  */
@@ -40,16 +48,30 @@ final class AbandonedAttempts {
     GO_ON_ALONE,
     /** Not now: the lease was given back with a delay. */
     WAIT,
-    /** A poison: reject the row, unless an identical object is stored already. */
-    REJECT
+    /**
+     * A poison: reject the row, unless an identical object is stored already; the lookup runs as a
+     * lone attempt (lease, heartbeat, isolation), so a death during it is blamed too.
+     */
+    REJECT,
+    /** A poison whose lookup for an identical object died once already: reject it without one. */
+    REJECT_WITHOUT_LOOKUP
   }
 
   private final int maxAbandonedAttempts;
   private final Backoff backoff;
   private final Leases leases;
   private final Events events;
+  private final Clock clock;
+  private final Instant settledAt;
 
-  AbandonedAttempts(int maxAbandonedAttempts, Backoff backoff, Leases leases, Events events) {
+  /**
+   * @param settledAt when this process is past its start-up: one lease duration after the ledger was
+   *     built; a suspect runs alone only from then on
+   */
+  AbandonedAttempts(int maxAbandonedAttempts, Backoff backoff, Leases leases, Events events, Clock clock,
+      Instant settledAt) {
+    this.clock = clock;
+    this.settledAt = settledAt;
     this.maxAbandonedAttempts = maxAbandonedAttempts;
     this.backoff = backoff;
     this.leases = leases;
@@ -61,8 +83,11 @@ final class AbandonedAttempts {
     if (claim.tookOverAbandoned()) {
       events.onFailed(item, Reason.ATTEMPT_ABANDONED, "attempt ended without an outcome", false);
     }
-    if (claim.blamedAttempts() >= maxAbandonedAttempts) {
-      return Verdict.REJECT;
+    if (claim.blamedAttempts() > maxAbandonedAttempts) {
+      return Verdict.REJECT_WITHOUT_LOOKUP; // the lone lookup was blamed too: the reject path never loops
+    }
+    if (claim.blamedAttempts() == maxAbandonedAttempts) {
+      return settled(item) ? Verdict.REJECT : Verdict.WAIT;
     }
     boolean suspect = claim.abandonedAttempts() >= SUSPECT_AFTER;
     if (suspect && claim.tookOverAbandoned() && claim.blamedAttempts() > 0) {
@@ -73,7 +98,27 @@ final class AbandonedAttempts {
       leases.release(item, delay);
       return Verdict.WAIT;
     }
+    if (suspect && !settled(item)) {
+      return Verdict.WAIT;
+    }
     return suspect ? Verdict.GO_ON_ALONE : Verdict.GO_ON;
+  }
+
+  /**
+   * Whether this process is settled enough for a lone run of a suspect to be evidence: it has been
+   * up for a lease duration. If not, the lease on {@code item} is given back until then (nothing is
+   * counted): a process killed from outside in its first seconds (a crash loop, during start-up,
+   * reading or digesting files) dies whatever it runs, and its death must not be blamed on a row.
+   */
+  private boolean settled(LedgerItem item) {
+    Duration untilSettled = Duration.between(clock.instant(), settledAt);
+    if (untilSettled.isNegative() || untilSettled.isZero()) {
+      return true;
+    }
+    log.info("{}: a suspect (attempts ended without an outcome); it runs alone once this process has been up for a"
+        + " lease duration, in {}", item.id(), untilSettled);
+    leases.release(item, untilSettled);
+    return false;
   }
 
   /** The detail of the rejection of a poison row. */

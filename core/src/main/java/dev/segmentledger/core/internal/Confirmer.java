@@ -46,9 +46,10 @@ import org.slf4j.LoggerFactory;
  * confirmed by it and is reported confirmed (once: the row is still in flight here, so no other
  * attempt of this process confirms it meanwhile, and another node's would carry its own time); a
  * row confirmed otherwise or made terminal is a lost confirm; a row still unconfirmed is confirmed
- * alone. An item whose confirm fails, or whose row cannot be read within that time, is recorded as
- * {@link Reason#INTERNAL_ERROR} with backoff (a failure recorded on a row that is in fact confirmed
- * changes nothing) and is not reported confirmed: an item is reported confirmed at most once, and
+ * alone. An item whose confirm fails in the store, or whose row cannot be read within that time, is
+ * not a failure of the row: its lease is given back with a short delay and no cap counts it
+ * ({@link Failures#storeFailed}; another failure is recorded as {@link Reason#INTERNAL_ERROR}); it
+ * is not reported confirmed: an item is reported confirmed at most once, and
  * exactly once when the store answers within {@link #REJUDGE_WITHIN} (in the README's failover runs
  * a writable primary was back after 1.5 to 66 s, the longest for a frozen primary with
  * pg_auto_failover's default timeouts). Thread-safe.
@@ -222,6 +223,10 @@ final class Confirmer {
           return verdictOf(item, judged, "its outcome is unknown: " + e);
         }
       }
+      if (e instanceof StoreException storeFailure) {
+        failures.storeFailed(item, "the confirm", storeFailure); // not the row's failure: never counted
+        return Verdict.FAILED;
+      }
       log.warn("confirming {} failed; the row stays unconfirmed", item.id(), e);
       failures.record(item, Reason.INTERNAL_ERROR, "confirm failed: " + e);
       return Verdict.FAILED;
@@ -237,7 +242,8 @@ final class Confirmer {
     }
     log.warn("the confirm of {} could not be settled: {}, and its row could not be read within {}; it is not"
         + " reported confirmed", item.id(), why, closing ? "one attempt (closing)" : REJUDGE_WITHIN);
-    failures.record(item, Reason.INTERNAL_ERROR, "confirm outcome unknown: " + why);
+    // The store did not answer: its failure, not the row's, so no cap counts it.
+    failures.storeFailed(item, "the confirm", new StoreException("confirm outcome unknown: " + why, null));
     return Verdict.FAILED;
   }
 

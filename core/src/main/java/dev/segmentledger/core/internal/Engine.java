@@ -63,10 +63,10 @@ final class Engine {
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
         config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
     Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
-        events);
+        events, new UnfinishedUploads(config.objectSink()));
     this.confirmer = new Confirmer(store, clock, events, failures, signals);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
-        events);
+        events, clock, clock.instant().plus(config.leaseDuration()));
     this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
         failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,

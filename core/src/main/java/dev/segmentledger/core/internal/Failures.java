@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * no lease or this instance's: a worker whose lease was taken over records nothing. Store errors
  * here are logged, never thrown: the row then stays as it was, for the sweeper. The failure event
  * is emitted only if the row was updated (not when another attempt had already confirmed or failed it).
+ * A row made terminal here has its own unfinished uploads aborted ({@link UnfinishedUploads}).
  *
  * <p>Log lines: a terminal failure is one {@code INFO} line for its row. A retried failure is
  * logged at {@code INFO} once per reason per {@link #LOG_WINDOW}, the next such line saying how
@@ -42,15 +43,19 @@ final class Failures {
   private final Backoff backoff;
   private final int maxErrorAttempts;
   private final Events events;
+  private final UnfinishedUploads unfinishedUploads;
   private final LogWindows logWindows = new LogWindows();
+  private final LogWindows storeLogWindows = new LogWindows();
 
   /**
    * @param nodeId this instance as a lease owner: a row leased to another owner is left alone
-   * @param maxErrorAttempts the attempts after which a row failing with a reason the ledger cannot
-   *     tell from a lasting one ({@link Reason#INTERNAL_ERROR}, {@link Reason#REPACKAGE_FAILED})
-   *     ends REJECTED
+   * @param maxErrorAttempts the failures with a reason the ledger cannot tell from a lasting one
+   *     ({@link Reason#INTERNAL_ERROR}, {@link Reason#REPACKAGE_FAILED}), counted per reason, after
+   *     which the row ends REJECTED
    */
-  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, int maxErrorAttempts, Events events) {
+  Failures(StateStore store, Clock clock, String nodeId, Backoff backoff, int maxErrorAttempts, Events events,
+      UnfinishedUploads unfinishedUploads) {
+    this.unfinishedUploads = unfinishedUploads;
     this.store = store;
     this.clock = clock;
     this.nodeId = nodeId;
@@ -81,9 +86,10 @@ final class Failures {
    */
   void record(LedgerItem item, Reason reason, String rawDetail) {
     String detail = PrintableText.escape(rawDetail);
-    boolean terminal = reason.isTerminal() || endsAfterRepeatedErrors(item, reason);
+    int failuresOfReason = cappedFailures(item, reason);
+    boolean terminal = reason.isTerminal() || failuresOfReason >= maxErrorAttempts;
     if (terminal && !reason.isTerminal()) {
-      detail = detail + " (attempt " + (item.attempts() + 1) + " of at most " + maxErrorAttempts
+      detail = detail + " (" + reason + " " + failuresOfReason + " of at most " + maxErrorAttempts
           + "; re-open the row once the cause is fixed)";
     }
     boolean recorded = false;
@@ -103,18 +109,56 @@ final class Failures {
       log.info(LINE, item.id(), reason, item.attempts() + 1, detail, infoSuffix);
     }
     if (recorded) {
+      if (terminal) {
+        unfinishedUploads.abortOf(item); // nothing will continue them
+      }
       events.onFailed(item, reason, detail, terminal);
     }
   }
 
   /**
-   * Whether a failure for {@code reason} ends the row although the reason is retried: an internal
-   * error or a repackager failure that keeps coming back is a lasting fault of this row (a file the
-   * repackager cannot read, a bug it triggers), and retrying it for ever only hides it.
+   * For a reason with a cap, the row's failures with it counting this one; 0 for the others. An
+   * internal error or a repackager failure that keeps coming back is a lasting fault of this row (a
+   * file the repackager cannot read, a bug it triggers), and retrying it for ever only hides it; the
+   * cap counts that reason's failures only ({@link StateStore#failuresWith}), never the row's other
+   * attempts (S3 throttling, kills), nor a failure of the store ({@link #storeFailed}). A store that
+   * does not count per reason is capped by the row's attempts; one that cannot answer now, not at all.
    */
-  private boolean endsAfterRepeatedErrors(LedgerItem item, Reason reason) {
-    return (reason == Reason.INTERNAL_ERROR || reason == Reason.REPACKAGE_FAILED)
-        && item.attempts() + 1 >= maxErrorAttempts;
+  private int cappedFailures(LedgerItem item, Reason reason) {
+    if (reason != Reason.INTERNAL_ERROR && reason != Reason.REPACKAGE_FAILED) {
+      return 0;
+    }
+    try {
+      int counted = store.failuresWith(item.rowId(), reason);
+      return (counted < 0 ? item.attempts() : counted) + 1;
+    } catch (RuntimeException e) {
+      log.debug("could not count the {} failures of {}; not capped this time", reason, item.id(), e);
+      return 0;
+    }
+  }
+
+  /**
+   * A failure of the store during an attempt on {@code item} (its claim, its confirm, a write of
+   * its progress): not a failure of the row, so nothing is recorded on it and no cap counts it. The
+   * lease, if this instance holds it, is given back with the first backoff delay, so that the row is
+   * retried soon and a lease left to expire is not later counted as an abandoned attempt; if the
+   * store cannot take that either, the row stays as it is, for the sweeper.
+   */
+  void storeFailed(LedgerItem item, String what, RuntimeException e) {
+    Instant retryAt = clock.instant().plus(backoff.delayAfter(1, ThreadLocalRandom.current()));
+    try {
+      store.release(item.rowId(), nodeId, retryAt);
+    } catch (RuntimeException again) {
+      e.addSuppressed(again);
+    }
+    int notShown = storeLogWindows.open(Reason.INTERNAL_ERROR, clock.instant());
+    if (notShown < 0) {
+      log.debug("{} of {} failed in the store; not a failure of the row, retried", what, item.id(), e);
+    } else {
+      log.warn("{} of {} failed in the store; not a failure of the row, retried{}", what, item.id(),
+          notShown == 0 ? "" : " (and " + notShown + " more store failures logged at DEBUG since the last such line)",
+          e);
+    }
   }
 
   /**

@@ -9,11 +9,13 @@ import dev.segmentledger.core.internal.AbandonedAttempts.Verdict;
 import dev.segmentledger.core.internal.IsolationGate.Permit;
 import dev.segmentledger.core.internal.Leases.Held;
 import dev.segmentledger.core.spi.RepackageException;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,18 +130,25 @@ final class ItemProcessor {
       if (verdict == Verdict.WAIT) {
         return null;
       }
-      if (verdict == Verdict.REJECT) {
-        return confirmIdenticalOrReject(item, held);
+      if (verdict == Verdict.REJECT_WITHOUT_LOOKUP) {
+        failures.record(item, Reason.REPEATEDLY_ABANDONED, abandoned.rejection(held.claim()), null);
+        return null;
       }
       Span span = tracing.upload(item.traceContext(), "segment-ledger.upload");
       if (span != Span.NONE) { // the tags' text is not built when nothing records them
         span.tag("item", item.id().toString()).tag("attempt", String.valueOf(item.attempts() + 1));
       }
       work.traced(span);
-      attempt = heartbeat.begin(item, held.until(), span);
-      work.onRelease(ended(attempt, span));
-      return verdict == Verdict.GO_ON_ALONE ? alone(item, attempt, work.fromSweep())
-          : shared(item, attempt, work.fromSweep());
+      Attempt running = heartbeat.begin(item, held.until(), span);
+      attempt = running;
+      work.onRelease(ended(running, span));
+      LedgerItem claimed = item;
+      boolean fromSweep = work.fromSweep();
+      if (verdict == Verdict.REJECT) {
+        return alone(item, running, () -> confirmIdenticalOrReject(claimed, held, running));
+      }
+      return verdict == Verdict.GO_ON_ALONE ? alone(item, running, () -> work(claimed, running, fromSweep))
+          : shared(item, running, fromSweep);
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       recordUnexpected(item, e, attempt);
@@ -162,8 +171,11 @@ final class ItemProcessor {
     }
   }
 
-  /** A suspect's attempt: alone in this process, marked so in the store before it starts. */
-  private Uploaded alone(LedgerItem item, Attempt attempt, boolean fromSweep) {
+  /**
+   * A suspect's attempt, or a poison's lookup for an identical object: alone in this process, marked
+   * so in the store before it starts, so that a death during it is blamed on the row.
+   */
+  private Uploaded alone(LedgerItem item, Attempt attempt, Supplier<Uploaded> lone) {
     try (Permit permit = gate.alone(suspectPatience)) {
       if (permit == null) {
         // Other work kept running: were this one run beside it and the process died, its death
@@ -175,8 +187,8 @@ final class ItemProcessor {
         leases.release(item, Duration.ZERO); // a no-op if the lease was lost meanwhile
         return null;
       }
-      log.info("{}: a suspect (attempts ended without an outcome), uploaded alone in this process", item.id());
-      return work(item, attempt, fromSweep);
+      log.info("{}: a suspect (attempts ended without an outcome), processed alone in this process", item.id());
+      return lone.get();
     }
   }
 
@@ -214,20 +226,26 @@ final class ItemProcessor {
    * A poison row: before it is rejected, the bucket is asked for an identical object (an attempt may
    * have stored it and died before its confirm); one confirms the row instead.
    */
-  private Uploaded confirmIdenticalOrReject(LedgerItem item, Held held) {
-    StoredObjectInfo identical = uploader.findIdentical(item);
+  private Uploaded confirmIdenticalOrReject(LedgerItem item, Held held, Attempt attempt) {
+    attempt.working(clock.instant());
+    StoredObjectInfo identical = uploader.findIdentical(item, attempt);
     if (identical != null) {
       log.info("{}: {} attempts were blamed on it, but an identical object is stored: confirmed, not rejected",
           item.id(), held.claim().blamedAttempts());
+      attempt.handOver();
       return new Uploaded(item, identical);
     }
-    failures.record(item, Reason.REPEATEDLY_ABANDONED, abandoned.rejection(held.claim()), null);
+    failures.record(item, Reason.REPEATEDLY_ABANDONED, abandoned.rejection(held.claim()), attempt);
     return null;
   }
 
   private void recordUnexpected(LedgerItem item, Throwable e, Attempt attempt) {
     if (attempt != null && attempt.cancelled()) {
       log.debug("cancelled attempt on {} ended with {}", item.id(), e.toString());
+      return;
+    }
+    if (e instanceof StoreException storeFailure) {
+      failures.storeFailed(item, "an attempt", storeFailure); // the store's fault, not the row's
       return;
     }
     log.warn("unexpected error processing {}; the row stays unconfirmed", item.id(), e);

@@ -140,13 +140,16 @@ final class Uploader {
    * The object stored at {@code item}'s key if it is identical to the item's file
    * ({@link ObjectSink#findIdentical}), read through the file boundary like an upload; {@code null}
    * if there is none, the sink cannot tell, or the file or the sink fails (then nothing is known).
+   * The bytes read for the comparison are progress of {@code attempt}, so a large file is not
+   * judged stalled while it is hashed, and its heartbeat keeps the lease.
    */
-  StoredObjectInfo findIdentical(LedgerItem item) {
+  StoredObjectInfo findIdentical(LedgerItem item, Attempt attempt) {
     if (!item.sizeKnown()) {
       return null;
     }
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
-      StoredObjectInfo found = sink.findIdentical(item.objectKey(), file).orElse(null);
+      StoredObjectInfo found = sink.findIdentical(item.objectKey(), new AttemptContent(file, attempt, Span.NONE))
+          .orElse(null);
       return found != null && found.sizeBytes() == item.sizeBytes() ? found : null;
     } catch (FileRejectedException | IOException | RuntimeException e) {
       log.debug("could not compare {} with the object at {}: {}", item.id(), item.objectKey(), e.toString());

@@ -228,6 +228,23 @@ public interface StateStore {
       Reason reason, String detail, Instant at);
 
   /**
+   * How many failures the row has recorded with {@code reason} ({@link #recordFailure} and
+   * {@link #markTerminal}) since it was registered or last {@linkplain #reopen re-opened}: the count
+   * the ledger caps ({@link dev.segmentledger.core.LedgerBuilder#maxErrorAttempts}) for the reasons
+   * it cannot tell from a lasting one, {@link Reason#INTERNAL_ERROR} and
+   * {@link Reason#REPACKAGE_FAILED}, so that the cap counts that reason's failures only, never the
+   * row's other attempts. A store counts at least those two reasons; 0 for a row it does not hold.
+   *
+   * <p>The default returns {@code -1}: the store does not count failures per reason, and the ledger
+   * caps those reasons by the row's {@code attempts}, as stores written before this method did.
+   *
+   * @return the count, or {@code -1} if the store does not count failures of {@code reason}
+   */
+  default int failuresWith(long rowId, Reason reason) {
+    return -1;
+  }
+
+  /**
    * Records the file produced by the repackager for an unconfirmed PLAYBACK or INIT row: sets
    * {@code sourcePath}, {@code sizeBytes} and {@code mediaDuration}, only if the row is still in
    * {@code expectedState} with {@code expectedSize} (compare and set).
@@ -302,7 +319,8 @@ public interface StateStore {
    * {@link dev.segmentledger.core.Ledger#reopen} (a REJECTED or EXCLUDED row whose cause was fixed).
    * Sets {@code reason} and {@code lastError = detail}, makes the row due at once
    * ({@code nextAttemptAt = at}), clears {@code confirmedAt} and {@code checksum}, and resets
-   * {@code attempts}, the counts of abandoned and blamed attempts and the stored bytes (see
+   * {@code attempts}, the counts of abandoned and blamed attempts, the {@linkplain #failuresWith failures
+   * per reason} and the stored bytes (see
    * {@link #claim}): the row starts over, and the limits on attempts apply afresh; keeps the size
    * and the file path, so the next upload sends the registered bytes again to the same key. A row whose reason is
    * {@link Reason#FILE_CHANGED} also loses its recorded {@linkplain LedgerItem#fileIdentity() file

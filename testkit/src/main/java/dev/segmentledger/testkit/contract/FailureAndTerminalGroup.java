@@ -58,6 +58,27 @@ abstract class FailureAndTerminalGroup extends ContractGroup {
     assertEquals(confirmed, store.findByRowId(row.rowId()).orElseThrow());
   }
 
+  @Test
+  void failuresAreCountedPerCappedReasonUntilAReopen() {
+    LedgerItem row = register(ItemId.original("b1", "720p", 0), 10);
+    assertEquals(0, store.failuresWith(row.rowId(), Reason.INTERNAL_ERROR));
+    for (Reason reason : new Reason[] {Reason.SINK_TRANSIENT, Reason.INTERNAL_ERROR, Reason.SINK_TRANSIENT,
+        Reason.REPACKAGE_FAILED, Reason.INTERNAL_ERROR}) {
+      assertTrue(store.recordFailure(row.rowId(), ItemState.PENDING, "node-a", reason, "failed", T0));
+    }
+    assertEquals(5, store.findByRowId(row.rowId()).orElseThrow().attempts());
+    assertEquals(2, store.failuresWith(row.rowId(), Reason.INTERNAL_ERROR), "the internal errors only");
+    assertEquals(1, store.failuresWith(row.rowId(), Reason.REPACKAGE_FAILED));
+
+    assertTrue(store.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED,
+        Reason.INTERNAL_ERROR, "3 of 3", T0));
+    assertEquals(3, store.failuresWith(row.rowId(), Reason.INTERNAL_ERROR), "the terminal failure counts too");
+    assertTrue(store.reopen(row.rowId(), ItemState.REJECTED, Reason.REOPENED, "fixed", T0));
+    assertEquals(0, store.failuresWith(row.rowId(), Reason.INTERNAL_ERROR), "a re-open starts the count over");
+    assertEquals(0, store.failuresWith(row.rowId(), Reason.REPACKAGE_FAILED));
+    assertEquals(0, store.failuresWith(424242, Reason.INTERNAL_ERROR), "no such row");
+  }
+
   // ---- markTerminal -------------------------------------------------------------------------
 
   @Test

@@ -135,6 +135,14 @@ public final class ChildJvm implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * Waits at most {@code timeout} for the child to exit by itself; returns whether it did (a child
+   * still running is left running).
+   */
+  public boolean exitsWithin(Duration timeout) throws InterruptedException {
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   /** Every line the child printed so far. */
   public List<String> output() {
     return List.copyOf(lines);

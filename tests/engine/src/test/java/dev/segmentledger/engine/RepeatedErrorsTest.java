@@ -42,7 +42,7 @@ class RepeatedErrorsTest {
     LedgerItem rejected = ledger.find(playback).orElseThrow();
     assertEquals(ItemState.REJECTED, rejected.state());
     assertEquals(Reason.REPACKAGE_FAILED, rejected.reason());
-    assertTrue(rejected.lastError().contains("attempt 3 of at most 3"), rejected.lastError());
+    assertTrue(rejected.lastError().contains("REPACKAGE_FAILED 3 of at most 3"), rejected.lastError());
     assertEquals(3, f.repackager.segmentCalls());
 
     f.repackager.heal(0);
