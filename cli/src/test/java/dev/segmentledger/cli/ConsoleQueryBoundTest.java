@@ -75,4 +75,22 @@ class ConsoleQueryBoundTest {
     assertEquals(200, get("rows?state=CONFIRMED&minAttempts=1000000").statusCode(),
         "the same read, once nothing holds it up");
   }
+
+  /** The overview's count of playlists and a broadcast's list of them are read within the bound too. */
+  @Test
+  void playlistReadsAreBoundedToo() throws Exception {
+    HttpResponse<String> overview;
+    HttpResponse<String> broadcast;
+    try (Connection walker = PG.dataSource().getConnection(); Statement statement = walker.createStatement()) {
+      walker.setAutoCommit(false);
+      statement.execute("LOCK TABLE segment_ledger_playlist IN ACCESS EXCLUSIVE MODE");
+      overview = get(""); // an HttpTimeoutException if unbounded
+      broadcast = get("broadcast?id=b1");
+      walker.rollback();
+    }
+    assertEquals(503, overview.statusCode(), overview.body());
+    assertTrue(overview.body().contains("took longer than"), overview.body());
+    assertEquals(503, broadcast.statusCode(), broadcast.body());
+    assertEquals(200, get("").statusCode(), "the same page, once nothing holds it up");
+  }
 }

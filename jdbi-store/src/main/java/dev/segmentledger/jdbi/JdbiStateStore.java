@@ -71,9 +71,10 @@ public final class JdbiStateStore implements StateStore {
     this.confirmations = new Confirmations(jdbi);
     this.transitions = new Transitions(jdbi);
     this.leases = new Leases(jdbi);
-    this.queries = new Queries(jdbi, readTimeout);
+    BoundedReads reads = new BoundedReads(jdbi, readTimeout);
+    this.queries = new Queries(jdbi, reads);
     this.retention = new Retention(jdbi);
-    this.playlists = new Playlists(jdbi);
+    this.playlists = new Playlists(jdbi, reads);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -91,9 +92,7 @@ public final class JdbiStateStore implements StateStore {
    */
   @Override
   public JdbiStateStore withReadTimeout(Duration timeout) {
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-    }
+    StateStore.super.withReadTimeout(timeout); // refuses a bound out of range, as for every store
     return new JdbiStateStore(jdbi, timeout);
   }
 
