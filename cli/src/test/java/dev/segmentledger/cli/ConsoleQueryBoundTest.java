@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +82,7 @@ class ConsoleQueryBoundTest {
   void playlistReadsAreBoundedToo() throws Exception {
     HttpResponse<String> overview;
     HttpResponse<String> broadcast;
+    store.endBroadcast("b1", Instant.now()); // a broadcast the console knows
     try (Connection walker = PG.dataSource().getConnection(); Statement statement = walker.createStatement()) {
       walker.setAutoCommit(false);
       statement.execute("LOCK TABLE segment_ledger_playlist IN ACCESS EXCLUSIVE MODE");
