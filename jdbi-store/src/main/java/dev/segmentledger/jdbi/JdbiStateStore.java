@@ -88,7 +88,10 @@ public final class JdbiStateStore implements StateStore {
    * <p>Each bounded read runs in a transaction of its own that starts with {@code SET LOCAL
    * statement_timeout}, so the bound ends with the read and a pooled connection goes back as it
    * came; the server cancels a read that outlasts it (SQLSTATE {@code 57014}), which becomes the
-   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read.
+   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read. Inside a
+   * transaction the caller holds on the same thread (Jdbi hands over its handle), the read runs
+   * under a savepoint rolled back after it instead: the caller's statement timeout is as it was,
+   * and a cancelled read leaves the caller's transaction usable (three round trips more).
    */
   @Override
   public JdbiStateStore withReadTimeout(Duration timeout) {
