@@ -63,7 +63,7 @@ final class ConsoleCommand extends LedgerCommand {
     }
     JdbiStateStore store = database.open();
     S3Client client = s3 == null ? null : s3.client();
-    LedgerConsole.Builder builder = LedgerConsole.builder().store(store).clock(root.clock)
+    LedgerConsole.Builder builder = LedgerConsole.builder().store(store).clock(root.clock).streamedBodies(true)
         .reopenEnabled(reopenEnabled).hlsJs(hlsJs).hlsJsUrl(hlsJsUrl);
     if (client != null) {
       builder.sink(s3.sink(client));

@@ -22,9 +22,4 @@ record GroupRows(long open, long leased) {
         .map((rs, ctx) -> new GroupRows(rs.getLong("open"), rs.getLong("leased")))
         .one());
   }
-
-  /** {@code n row} or {@code n rows}. */
-  static String rows(long n) {
-    return n + " row" + (n == 1 ? "" : "s");
-  }
 }

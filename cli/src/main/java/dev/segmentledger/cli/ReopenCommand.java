@@ -111,8 +111,8 @@ final class ReopenCommand extends LedgerCommand {
       out().println(Json.write(doc));
       return;
     }
-    out().println((dryRun ? "would re-open " : "re-opened ") + rows.size() + " row" + (rows.size() == 1 ? "" : "s")
-        + " of " + broadcastId);
+    out().println((dryRun ? "would re-open " : "re-opened ") + Rows.count(rows.size(), "row") + " of "
+        + broadcastId);
     if (!rows.isEmpty()) {
       Table table = Rows.table();
       rows.forEach(row -> Rows.add(table, row));

@@ -48,4 +48,9 @@ final class Rows {
     json.put("confirmedAt", row.confirmedAt());
     return json;
   }
+
+  /** {@code n} {@code noun}s, singular for one: {@code 1 row}, {@code 2 open rows}. */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
 }

@@ -93,12 +93,12 @@ final class StorageGroupCommand extends LedgerCommand {
       out().println(Json.write(doc));
       return;
     }
-    String open = rows + " open row" + (rows == 1 ? "" : "s") + " of storage group " + group;
+    String open = Rows.count(rows, "open row") + " of storage group " + group;
     String what = lost ? "as STORAGE_LOST" : "over to " + action.toGroup;
     String line = dryRun ? "would " + (lost ? "reject " : "hand ") + open + " " + what
         : open + " " + (lost ? "rejected " : "handed ") + what;
     if (leftAlone > 0) {
-      line += "; " + GroupRows.rows(leftAlone) + " under a live lease " + (dryRun ? "would be " : "") + "left alone"
+      line += "; " + Rows.count(leftAlone, "row") + " under a live lease " + (dryRun ? "would be " : "") + "left alone"
           + " (a node is still uploading " + (leftAlone == 1 ? "it" : "them") + ": run again once "
           + (leftAlone == 1 ? "its lease has" : "their leases have") + " run out, if the host is really gone)";
     }

@@ -60,7 +60,7 @@ class ConsoleMediaTest {
     bucket.start();
     URI base = URI.create("http://127.0.0.1:" + bucket.getAddress().getPort() + "/recordings/");
     LedgerConsole console = LedgerConsole.builder().store(new InMemoryStateStore()).clock(Clock.systemUTC())
-        .media(MediaSource.http(base)).build();
+        .streamedBodies(true).media(MediaSource.http(base)).build();
     server = ConsoleServer.start(console, new InetSocketAddress("127.0.0.1", 0), TOKEN);
   }
 

@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,5 +75,24 @@ class ConsoleQueryBoundTest {
     assertTrue(response.body().contains("narrow"), response.body());
     assertEquals(200, get("rows?state=CONFIRMED&minAttempts=1000000").statusCode(),
         "the same read, once nothing holds it up");
+  }
+
+  /** The overview's count of playlists and a broadcast's list of them are read within the bound too. */
+  @Test
+  void playlistReadsAreBoundedToo() throws Exception {
+    HttpResponse<String> overview;
+    HttpResponse<String> broadcast;
+    store.endBroadcast("b1", Instant.now()); // a broadcast the console knows
+    try (Connection walker = PG.dataSource().getConnection(); Statement statement = walker.createStatement()) {
+      walker.setAutoCommit(false);
+      statement.execute("LOCK TABLE segment_ledger_playlist IN ACCESS EXCLUSIVE MODE");
+      overview = get(""); // an HttpTimeoutException if unbounded
+      broadcast = get("broadcast?id=b1");
+      walker.rollback();
+    }
+    assertEquals(503, overview.statusCode(), overview.body());
+    assertTrue(overview.body().contains("took longer than"), overview.body());
+    assertEquals(503, broadcast.statusCode(), broadcast.body());
+    assertEquals(200, get("").statusCode(), "the same page, once nothing holds it up");
   }
 }

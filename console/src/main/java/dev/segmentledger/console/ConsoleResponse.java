@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * What the console answers: a status, a content type, headers (security headers included) and the
  * body. The host writes it out as it is: {@link #body()}, or, when {@link #streamed()} is not
- * {@code null} (a media object), that body copied as it arrives, after which the host closes it.
+ * {@code null} (a media object, only for a host that {@linkplain LedgerConsole.Builder#streamedBodies
+ * streams}), that body copied as it arrives, after which the host closes it.
  * Immutable (the body array is not copied: do not change it).
  *
  * @param status the HTTP status
@@ -48,16 +49,16 @@ public record ConsoleResponse(int status, String contentType, Map<String, String
   }
 
   /**
-   * A media object copied through as it arrives, with a policy under which nothing in it runs or
-   * loads (a playlist or segment is data: opened directly in a browser, it must never act as a page
-   * of the console's origin).
+   * A media object, whole in {@code body} or copied through as it arrives from {@code streamed}, with
+   * a policy under which nothing in it runs or loads (a playlist or segment is data: opened directly
+   * in a browser, it must never act as a page of the console's origin).
    */
-  static ConsoleResponse streamed(String contentType, StreamedBody body, String cacheControl) {
+  static ConsoleResponse media(String contentType, byte[] body, StreamedBody streamed, String cacheControl) {
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("Content-Security-Policy", "default-src 'none'; sandbox; frame-ancestors 'none'");
     headers.put("X-Content-Type-Options", "nosniff");
     headers.put("Cache-Control", cacheControl);
-    return new ConsoleResponse(200, contentType, headers, new byte[0], body);
+    return new ConsoleResponse(200, contentType, headers, body, streamed);
   }
 
   static ConsoleResponse bytes(int status, String contentType, byte[] body, String cacheControl) {

@@ -28,16 +28,17 @@ import org.slf4j.LoggerFactory;
  * command, or your own). It shows the backlog per axis with the age of the oldest row; stuck and
  * rejected rows, keyset-paged and filtered by state, reason, axis, broadcast, age and attempts; one
  * broadcast with its counts, its published playlists, its rows (paged) and a player (hls.js) of its
- * multivariant playlist read through the host (playlists, init and playback segments only, streamed,
- * each with the type of its kind and a Content-Security-Policy); bounded reconcile steps; and, when enabled, the
+ * multivariant playlist read through the host (playlists, init and playback segments only, streamed
+ * where the host streams, each with the type of its kind and a Content-Security-Policy); bounded reconcile steps; and, when enabled, the
  * re-open of a terminal row after a confirmation page.
  *
  * <p><b>What the host must do.</b> Authenticate and authorise every request before handing it to
  * {@link #handle} (the console itself checks nothing about who asks); protect forms against
  * cross-site requests (pass its CSRF token as {@link ConsoleRequest#formFields()}, or accept POSTs
  * only from its own origin, never from {@code Origin: null}); and write the {@link ConsoleResponse} as
- * it is (its headers carry a strict Content-Security-Policy: no inline script or style), copying a
- * {@linkplain ConsoleResponse#streamed() streamed body} through and closing it.
+ * it is (its headers carry a strict Content-Security-Policy: no inline script or style), and, if it
+ * says so ({@link Builder#streamedBodies}), copying a {@linkplain ConsoleResponse#streamed() streamed
+ * body} through and closing it; otherwise a media object comes whole in the body.
  *
  * <p><b>What it guarantees.</b> Every value shown is escaped ({@link Html}): markup and bidi
  * controls in a row's last error show as text. Every read is bounded: pages of at most 500 rows by
@@ -57,9 +58,11 @@ public final class LedgerConsole {
   private final MediaSource media;
   private final byte[] hlsJs;
   private final String hlsJsUrl;
+  private final boolean streamedBodies;
 
   private LedgerConsole(Builder b) {
     this.media = b.media;
+    this.streamedBodies = b.streamedBodies;
     this.hlsJs = b.hlsJs;
     this.hlsJsUrl = b.hlsJsUrl;
     String playerScript = hlsJs != null ? null : hlsJsUrl;
@@ -152,7 +155,17 @@ public final class LedgerConsole {
       return ConsoleResponse.bytes(404, "text/plain; charset=utf-8", bytes("no such object"), "no-store");
     }
     MediaSource.MediaStream stream = object.get();
-    return ConsoleResponse.streamed(type, new StreamedBody() {
+    String cacheControl = key.endsWith(".m3u8") ? "no-cache" : "max-age=60";
+    if (!streamedBodies) {
+      try (stream) {
+        return ConsoleResponse.media(type, stream.body().readAllBytes(), null, cacheControl);
+      } catch (IOException e) {
+        log.warn("console: could not read {} from the media source: {}", Printable.escape(key), e.getMessage());
+        return ConsoleResponse.bytes(502, "text/plain; charset=utf-8", bytes("the media source failed"),
+            "no-store");
+      }
+    }
+    return ConsoleResponse.media(type, new byte[0], new StreamedBody() {
       @Override
       public long length() {
         return stream.length();
@@ -167,7 +180,7 @@ public final class LedgerConsole {
       public void close() throws IOException {
         stream.close();
       }
-    }, key.endsWith(".m3u8") ? "no-cache" : "max-age=60");
+    }, cacheControl);
   }
 
   /** The type a player needs for {@code key}, or {@code null} if no player reads it. */
@@ -220,6 +233,7 @@ public final class LedgerConsole {
     private MediaSource media;
     private byte[] hlsJs;
     private String hlsJsUrl;
+    private boolean streamedBodies;
 
     private Builder() {}
 
@@ -302,6 +316,17 @@ public final class LedgerConsole {
         }
       }
       this.hlsJsUrl = url;
+      return this;
+    }
+
+    /**
+     * Whether the host copies a {@linkplain ConsoleResponse#streamed() streamed body} through and
+     * closes it. Off unless set: a media object is then read whole into {@link ConsoleResponse#body()}
+     * (as a host that writes only the body, such as one written for 1.0.0-rc.1, needs), and the
+     * console closes what it opened. The command line's and the starter's hosts stream.
+     */
+    public Builder streamedBodies(boolean streamedBodies) {
+      this.streamedBodies = streamedBodies;
       return this;
     }
 

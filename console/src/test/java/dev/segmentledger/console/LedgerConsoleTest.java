@@ -130,4 +130,47 @@ class LedgerConsoleTest {
     String page = body(get(console, "/"));
     assertTrue(page.contains("<td>ORIGINAL</td><td>6</td><td>10m 0s"), page);
   }
+
+  /**
+   * A host written before streamed bodies writes only {@link ConsoleResponse#body()}: unless the
+   * host says it copies a streamed body through ({@link LedgerConsole.Builder#streamedBodies}), a
+   * media object comes whole in the body, and the console closes what it opened.
+   */
+  @Test
+  void aMediaObjectIsInTheBodyUnlessTheHostStreams() {
+    byte[] segment = "a playback segment".getBytes(StandardCharsets.UTF_8);
+    java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    MediaSource source = new MediaSource() {
+      @Override
+      public java.util.Optional<Media> read(String key) {
+        throw new AssertionError("the console opens, never reads whole");
+      }
+
+      @Override
+      public java.util.Optional<MediaStream> open(String key) {
+        return java.util.Optional.of(new MediaStream("application/octet-stream", segment.length,
+            new java.io.ByteArrayInputStream(segment) {
+              @Override
+              public void close() {
+                closed.set(true);
+              }
+            }));
+      }
+    };
+    String key = "/media/" + ItemId.playback("b1", "720p", 1).objectKey();
+    ConsoleResponse whole = get(LedgerConsole.builder().store(store).clock(clock).media(source).build(), key);
+    assertEquals(200, whole.status());
+    assertEquals(null, whole.streamed(), "a host of the first release candidate writes only the body");
+    assertEquals("a playback segment", body(whole));
+    assertEquals("video/iso.segment", whole.contentType());
+    assertTrue(whole.headers().get("Content-Security-Policy").contains("sandbox"));
+    assertTrue(closed.get(), "the console closes what it opened");
+
+    closed.set(false);
+    ConsoleResponse streamed = get(LedgerConsole.builder().store(store).clock(clock).media(source)
+        .streamedBodies(true).build(), key);
+    assertEquals(0, streamed.body().length);
+    assertEquals(segment.length, streamed.streamed().length());
+    assertFalse(closed.get(), "the host closes a streamed body once written");
+  }
 }

@@ -71,9 +71,10 @@ public final class JdbiStateStore implements StateStore {
     this.confirmations = new Confirmations(jdbi);
     this.transitions = new Transitions(jdbi);
     this.leases = new Leases(jdbi);
-    this.queries = new Queries(jdbi, readTimeout);
+    BoundedReads reads = new BoundedReads(jdbi, readTimeout);
+    this.queries = new Queries(jdbi, reads);
     this.retention = new Retention(jdbi);
-    this.playlists = new Playlists(jdbi);
+    this.playlists = new Playlists(jdbi, reads);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -87,13 +88,14 @@ public final class JdbiStateStore implements StateStore {
    * <p>Each bounded read runs in a transaction of its own that starts with {@code SET LOCAL
    * statement_timeout}, so the bound ends with the read and a pooled connection goes back as it
    * came; the server cancels a read that outlasts it (SQLSTATE {@code 57014}), which becomes the
-   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read.
+   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read. Inside a
+   * transaction the caller holds on the same thread (Jdbi hands over its handle), the read runs
+   * under a savepoint rolled back after it instead: the caller's statement timeout is as it was,
+   * and a cancelled read leaves the caller's transaction usable (three round trips more).
    */
   @Override
   public JdbiStateStore withReadTimeout(Duration timeout) {
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-    }
+    StateStore.super.withReadTimeout(timeout); // refuses a bound out of range, as for every store
     return new JdbiStateStore(jdbi, timeout);
   }
 

@@ -41,9 +41,15 @@ final class Playlists implements PlaylistStore {
       + " AND lease_owner = :owner AND lease_until = :heldUntil";
 
   private final Jdbi jdbi;
+  private final BoundedReads reads;
 
-  Playlists(Jdbi jdbi) {
+  /**
+   * Playlists on {@code jdbi}; the operator reads ({@link #find}, {@link #countAwaitingPublication})
+   * run through {@code reads}.
+   */
+  Playlists(Jdbi jdbi, BoundedReads reads) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+    this.reads = Objects.requireNonNull(reads, "reads");
   }
 
   /**
@@ -144,7 +150,7 @@ final class Playlists implements PlaylistStore {
   @Override
   public List<PlaylistRecord> find(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + PLAYLISTS
+    return reads.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + PLAYLISTS
             + " WHERE broadcast_id = :broadcastId ORDER BY rendition = '', rendition")
         .bind("broadcastId", broadcastId)
         .map((rs, ctx) -> map(rs))
@@ -153,7 +159,7 @@ final class Playlists implements PlaylistStore {
 
   @Override
   public long countAwaitingPublication() {
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM " + PLAYLISTS
+    return reads.read(handle -> handle.createQuery("SELECT count(*) FROM " + PLAYLISTS
             + " WHERE wanted > published")
         .mapTo(Long.class)
         .one());

@@ -20,9 +20,6 @@ import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.DuePage.UnreadableRow;
 import dev.segmentledger.core.spi.DuePage;
-import dev.segmentledger.core.spi.QueryTimeoutException;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -34,15 +31,14 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * The queries part of {@link JdbiStateStore}: the sweep page ({@code findDue}), single rows, the
  * operations views ({@code findRows}, {@code backlog}, {@code count}) and broadcasts. Reads only;
  * each is one statement. Built with a read timeout ({@link JdbiStateStore#withReadTimeout}), every
- * read but the sweep's runs in a transaction of its own under {@code SET LOCAL statement_timeout}. Stateless over its {@link Jdbi} (each call runs on a handle of its own);
- * thread-safe.
+ * read but the sweep's and the durable one is bounded ({@link BoundedReads}). Stateless over its
+ * {@link Jdbi}; thread-safe.
  */
 final class Queries {
   /**
@@ -73,47 +69,18 @@ final class Queries {
    */
   static final String BACKLOG = Sql.load("backlog.sql");
 
-  /** SQLSTATE {@code query_canceled}: what a statement timeout ends a statement with. */
-  private static final String QUERY_CANCELED = "57014";
-
   private final Jdbi jdbi;
-  private final Duration readTimeout;
+  private final BoundedReads reads;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
 
-  /** Queries whose operator reads take as long as they take. */
-  Queries(Jdbi jdbi) {
-    this(jdbi, null);
-  }
-
-  /** Queries whose operator reads are cancelled after {@code readTimeout} ({@code null}: never). */
-  Queries(Jdbi jdbi, Duration readTimeout) {
+  /** Queries whose operator reads run through {@code reads}; the sweep's runs unbounded. */
+  Queries(Jdbi jdbi, BoundedReads reads) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
-    this.readTimeout = readTimeout;
+    this.reads = Objects.requireNonNull(reads, "reads");
   }
 
-  /**
-   * Runs one operator read. Without a bound, on a handle of its own; with one, in a transaction of
-   * its own that first sets {@code statement_timeout} for itself only ({@code SET LOCAL}: the
-   * connection goes back to its pool as it came), and a read the server cancels for it becomes a
-   * {@link QueryTimeoutException}.
-   */
   private <R> R read(HandleCallback<R, RuntimeException> callback) {
-    if (readTimeout == null) {
-      return jdbi.withHandle(callback);
-    }
-    try {
-      return jdbi.inTransaction(handle -> {
-        handle.execute("SET LOCAL statement_timeout = " + Math.max(1, readTimeout.toMillis()));
-        return callback.withHandle(handle);
-      });
-    } catch (JdbiException e) {
-      SQLException sql = StoreFailures.firstSqlException(e);
-      if (sql != null && QUERY_CANCELED.equals(sql.getSQLState())) {
-        throw new QueryTimeoutException("the read took longer than its bound of " + readTimeout.toMillis()
-            + " ms and was cancelled", e, readTimeout);
-      }
-      throw e;
-    }
+    return reads.read(callback);
   }
 
   /**

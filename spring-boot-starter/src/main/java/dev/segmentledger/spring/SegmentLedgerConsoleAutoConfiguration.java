@@ -41,6 +41,7 @@ public class SegmentLedgerConsoleAutoConfiguration {
     LedgerConsole segmentLedgerConsole(StateStore store, ObjectProvider<ObjectSink> sink,
         SegmentLedgerConsoleProperties properties) {
       LedgerConsole.Builder builder = LedgerConsole.builder().store(store).sink(sink.getIfUnique())
+          .streamedBodies(true) // ConsoleRequestHandler copies a streamed body through and closes it
           .clock(Clock.systemUTC()).reopenEnabled(properties.isReopenEnabled()).hlsJsUrl(properties.getHlsJsUrl());
       if (properties.getHlsJs() != null && !properties.getHlsJs().isBlank()) {
         builder.hlsJs(Path.of(properties.getHlsJs()));

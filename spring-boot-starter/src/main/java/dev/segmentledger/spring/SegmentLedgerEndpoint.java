@@ -27,6 +27,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code segmentledger} actuator endpoint. Every read is bounded:
@@ -45,7 +46,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       step) and, only where re-open is enabled, {@code repair}. A GET of it answers 400 and says so.
  * </ul>
  * A rows page built with the ledger's store is bounded in time ({@link #QUERY_TIMEOUT}; the
- * auto-configuration does so). Lists show at most {@value #LAST_ERROR_IN_LISTS} characters of a row's {@code lastError}, cut
+ * auto-configuration does so): a page whose read takes longer is a 503 that says what to narrow. Lists show at most {@value #LAST_ERROR_IN_LISTS} characters of a row's {@code lastError}, cut
  * with a marker that says how many were left out. With {@code
  * segment-ledger.endpoint.reopen-enabled=true} it is a {@link SegmentLedgerReopenEndpoint}, which
  * also re-opens rows and repairs.
@@ -78,8 +79,8 @@ public class SegmentLedgerEndpoint {
 
   /**
    * Operations on {@code ledger}, whose rows pages are read from {@code store} bounded to {@link
-   * #QUERY_TIMEOUT} ({@link StateStore#withReadTimeout}): a page whose read takes longer is refused
-   * with a message that says so and how to narrow the filter.
+   * #QUERY_TIMEOUT} ({@link StateStore#withReadTimeout}): a page whose read takes longer is answered
+   * 503 with a message that says so and how to narrow the filter.
    *
    * @param store the ledger's own store; {@code null}: as {@link #SegmentLedgerEndpoint(Ledger)}
    */
@@ -88,8 +89,27 @@ public class SegmentLedgerEndpoint {
     this.rowReads = store == null ? null : store.withReadTimeout(QUERY_TIMEOUT);
   }
 
-  /** One page of rows not confirmed (or of the states asked for). */
+  /**
+   * {@code GET /actuator/segmentledger}: {@link #rows}, answered 503 with what to narrow when its
+   * read outlasts the bound.
+   */
   @ReadOperation
+  public WebEndpointResponse<Map<String, Object>> rowsOperation(@Nullable String broadcast, @Nullable String axis,
+      @Nullable String state, @Nullable String reason, @Nullable Integer limit, @Nullable String order,
+      @Nullable Long after) {
+    try {
+      return new WebEndpointResponse<>(rows(broadcast, axis, state, reason, limit, order, after));
+    } catch (QueryTimeoutException e) {
+      return tookTooLong(e);
+    }
+  }
+
+  /**
+   * One page of rows not confirmed (or of the states asked for).
+   *
+   * @throws InvalidEndpointRequestException if a parameter is not valid
+   * @throws QueryTimeoutException if the read outlasted the bound ({@link #rowsOperation} answers it 503)
+   */
   public Map<String, Object> rows(@Nullable String broadcast, @Nullable String axis, @Nullable String state,
       @Nullable String reason, @Nullable Integer limit, @Nullable String order, @Nullable Long after) {
     return page(broadcast, axis, state == null ? STUCK : null, state, reason, limit,
@@ -119,8 +139,28 @@ public class SegmentLedgerEndpoint {
     return doc;
   }
 
-  /** {@code rows}: one page of a broadcast's rows. {@code reconcile} is a POST: a GET of it is refused. */
+  /**
+   * {@code GET /actuator/segmentledger/{broadcast}/{action}}: {@link #broadcastRows}, answered 503
+   * with what to narrow when its read outlasts the bound.
+   */
   @ReadOperation
+  public WebEndpointResponse<Map<String, Object>> broadcastRowsOperation(@Selector String broadcast,
+      @Selector String action, @Nullable String axis, @Nullable String state, @Nullable String reason,
+      @Nullable Integer limit, @Nullable String order, @Nullable Long after) {
+    try {
+      return new WebEndpointResponse<>(broadcastRows(broadcast, action, axis, state, reason, limit, order, after));
+    } catch (QueryTimeoutException e) {
+      return tookTooLong(e);
+    }
+  }
+
+  /**
+   * {@code rows}: one page of a broadcast's rows. {@code reconcile} is a POST: a GET of it is refused.
+   *
+   * @throws InvalidEndpointRequestException if a parameter is not valid
+   * @throws QueryTimeoutException if the read outlasted the bound ({@link #broadcastRowsOperation}
+   *     answers it 503)
+   */
   public Map<String, Object> broadcastRows(@Selector String broadcast, @Selector String action,
       @Nullable String axis, @Nullable String state, @Nullable String reason, @Nullable Integer limit,
       @Nullable String order, @Nullable Long after) {
@@ -195,19 +235,23 @@ public class SegmentLedgerEndpoint {
     } catch (IllegalArgumentException e) {
       throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
     }
-    Page<LedgerItem> page;
-    try {
-      page = rowReads != null ? rowReads.findRows(query) : ledger.items(query);
-    } catch (QueryTimeoutException e) {
-      String message = "the query took longer than " + e.bound().toMillis() + " ms and was cancelled: a filter that"
-          + " matches few rows of a large ledger reads many of them; narrow it with a broadcast, a state other than"
-          + " confirmed, or a reason";
-      throw new InvalidEndpointRequestException(message, message);
-    }
+    Page<LedgerItem> page = rowReads != null ? rowReads.findRows(query) : ledger.items(query);
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("items", page.items().stream().map(SegmentLedgerEndpoint::row).toList());
     doc.put("next", page.hasNext() ? page.next().getAsLong() : null);
     return doc;
+  }
+
+  /** A 503 (the server did not answer in time, as the console answers it) that says what to narrow. */
+  private static WebEndpointResponse<Map<String, Object>> tookTooLong(QueryTimeoutException e) {
+    String message = "the query took longer than " + e.bound().toMillis() + " ms and was cancelled: a filter that"
+        + " matches few rows of a large ledger reads many of them; narrow it with a broadcast, a state other than"
+        + " confirmed, or a reason";
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("status", WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    doc.put("error", "query timeout");
+    doc.put("message", message);
+    return new WebEndpointResponse<>(doc, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
   }
 
   static Map<String, Object> row(LedgerItem row) {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -149,10 +150,10 @@ class SegmentLedgerEndpointTest {
    * A rows page is bounded in time: a filter no row matches walks a large ledger, and an open
    * transaction holding the table's ACCESS EXCLUSIVE lock stands in for that walk here (a statement
    * timeout counts the wait for a lock as it counts a scan). The endpoint answers, after its bound,
-   * that the query took too long and how to narrow it.
+   * 503 (the server did not answer in time, not a bad request) with what to narrow.
    */
   @Test
-  void aRowsPageThatOutlastsItsBoundIsRefusedWithWhatToNarrow() throws Exception {
+  void aRowsPageThatOutlastsItsBoundIsA503WithWhatToNarrow() throws Exception {
     Path root = Files.createDirectories(temp.resolve("bounded-root"));
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SegmentLedgerAutoConfiguration.class,
@@ -168,10 +169,15 @@ class SegmentLedgerEndpointTest {
             walker.setAutoCommit(false);
             statement.execute("LOCK TABLE segment_ledger_item IN ACCESS EXCLUSIVE MODE");
             try {
-              assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(
-                  () -> endpoint.rows(null, null, "confirmed", null, null, null, null))
-                  .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("took longer than")
-                  .hasMessageContaining("narrow"));
+              WebEndpointResponse<Map<String, Object>> page = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                  () -> endpoint.rowsOperation(null, null, "confirmed", null, null, null, null));
+              assertThat(page.getStatus()).as("the server did not answer in time: 503, as the console answers")
+                  .isEqualTo(503);
+              assertThat((String) page.getBody().get("message")).contains("took longer than").contains("narrow");
+              WebEndpointResponse<Map<String, Object>> broadcastPage = assertTimeoutPreemptively(
+                  Duration.ofSeconds(20), () -> endpoint.broadcastRowsOperation("ep-b1", "rows", null, null, null,
+                      null, null, null));
+              assertThat(broadcastPage.getStatus()).isEqualTo(503);
             } finally {
               walker.rollback();
             }

@@ -38,6 +38,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 /**
@@ -373,7 +374,7 @@ public final class InMemoryStateStore implements StateStore {
   @Override
   public synchronized int handOver(String fromGroup, String toGroup, int limit) {
     StoreArguments.requirePositiveLimit(limit);
-    List<LedgerItem> open = openRowsOf(fromGroup, limit);
+    List<LedgerItem> open = openRowsOf(fromGroup, row -> true, limit);
     for (LedgerItem row : open) {
       rows.put(row.rowId(), new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(),
           row.sizeBytes(), row.state(), row.attempts(), row.reason(), row.lastError(), row.registeredAt(),
@@ -388,10 +389,7 @@ public final class InMemoryStateStore implements StateStore {
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(at, "at");
     StoreArguments.requirePositiveLimit(limit);
-    List<LedgerItem> open = rows.values().stream()
-        .filter(row -> !row.state().isTerminal() && group.equals(row.storageGroup()) && !leasedAt(row.rowId(), at))
-        .limit(limit)
-        .toList();
+    List<LedgerItem> open = openRowsOf(group, row -> !leasedAt(row.rowId(), at), limit);
     for (LedgerItem row : open) {
       leases.remove(row.rowId());
       rows.put(row.rowId(), withState(row, ItemState.REJECTED, Reason.STORAGE_LOST, detail));
@@ -400,10 +398,13 @@ public final class InMemoryStateStore implements StateStore {
     return open.size();
   }
 
-  /** The first {@code limit} unconfirmed rows of {@code group} (null: of no group), in row id order. */
-  private List<LedgerItem> openRowsOf(String group, int limit) {
+  /**
+   * The first {@code limit} unconfirmed rows of {@code group} (null: of no group) that also pass
+   * {@code also}, in row id order.
+   */
+  private List<LedgerItem> openRowsOf(String group, Predicate<LedgerItem> also, int limit) {
     return rows.values().stream()
-        .filter(row -> !row.state().isTerminal() && Objects.equals(row.storageGroup(), group))
+        .filter(row -> !row.state().isTerminal() && Objects.equals(row.storageGroup(), group) && also.test(row))
         .limit(limit)
         .toList();
   }

@@ -295,19 +295,23 @@ public interface StateStore {
   /**
    * This store with every read bounded in time, for the operations views (a console, an endpoint):
    * {@link #findRows}, {@link #countByBroadcast}, {@link #backlog}, {@link #findByRowId}, {@link #find},
-   * {@link #findByBroadcast}, {@link #findBroadcast} and {@link #count} each end with a {@link
-   * QueryTimeoutException} once they take longer than {@code timeout}, and the bound applies to
-   * those reads only: the sweep's reads and every write are as in this store. A store on a database
-   * applies it as a statement timeout of each read's own transaction. The default returns this
+   * {@link #findByBroadcast}, {@link #findBroadcast}, {@link #count} and the {@linkplain #playlists()
+   * playlists}' {@link PlaylistStore#find find} and {@link PlaylistStore#countAwaitingPublication
+   * countAwaitingPublication} each end with a {@link QueryTimeoutException} once they take longer
+   * than {@code timeout}, and the bound applies to those reads only: the sweep's reads and every
+   * write are as in this store. A store on a database applies it as a statement timeout that ends
+   * with each read, leaving a transaction the caller holds as it was. The default returns this
    * store: one whose reads are bounded by their nature (in memory) needs no more.
    *
-   * @param timeout how long one read may take; positive
+   * @param timeout how long one read may take; positive, at most {@link Integer#MAX_VALUE} ms
+   *     (about 24.8 days, PostgreSQL's largest statement timeout)
    * @return a store on the same rows; this store is unchanged
-   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws IllegalArgumentException if {@code timeout} is not positive or is longer than that
    */
   default StateStore withReadTimeout(Duration timeout) {
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+    if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("timeout must be positive and at most " + Integer.MAX_VALUE + " ms, got "
+          + timeout);
     }
     return this;
   }

@@ -77,8 +77,12 @@ abstract class OperationsQueriesGroup extends ContractGroup {
     assertTrue(bounded.markTerminal(row.rowId(), ItemState.PENDING, "node-a", ItemState.REJECTED,
         Reason.SINK_PERMANENT, "denied", T0), "a write through it");
     assertEquals(ItemState.REJECTED, store.findByRowId(row.rowId()).orElseThrow().state(), "seen by the store");
+    assertEquals(store.playlists().find("bounded"), bounded.playlists().find("bounded"), "its playlists' reads");
+    assertEquals(store.playlists().countAwaitingPublication(), bounded.playlists().countAwaitingPublication());
     assertThrows(IllegalArgumentException.class, () -> store.withReadTimeout(Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> store.withReadTimeout(Duration.ofSeconds(-1)));
+    assertThrows(IllegalArgumentException.class, () -> store.withReadTimeout(Duration.ofMillis(Integer.MAX_VALUE + 1L)),
+        "longer than PostgreSQL's largest statement_timeout");
   }
 
   @Test
