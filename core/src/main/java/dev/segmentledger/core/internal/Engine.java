@@ -79,7 +79,7 @@ final class Engine {
         signals);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, signals);
-    this.groups = new StorageGroups(store, clock, signals);
+    this.groups = new StorageGroups(store, storeClock, signals);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);
