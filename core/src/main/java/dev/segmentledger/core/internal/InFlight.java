@@ -23,6 +23,7 @@ final class InFlight implements AutoCloseable {
   private final LedgerItem item;
   private final boolean fromSweep;
   private volatile Instant leasedUntil; // extended only by Leases, under its renewal lock
+  private volatile boolean extensionUnknown; // an extension threw since leasedUntil was known
   private final Consumer<InFlight> freeSlot;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile Runnable onRelease; // ends the item's attempt, if one began
@@ -54,6 +55,17 @@ final class InFlight implements AutoCloseable {
    */
   void leaseExtended(Instant until) {
     this.leasedUntil = until;
+    this.extensionUnknown = false;
+  }
+
+  /** An extension of this lease threw: it may have been written and its answer lost ({@link Leases}). */
+  void extensionOfUnknownOutcome() {
+    this.extensionUnknown = true;
+  }
+
+  /** Whether a lost extension may have moved the lease to {@code found}: one threw, and only forward. */
+  boolean mayHaveBeenExtendedTo(Instant found) {
+    return extensionUnknown && leasedUntil != null && found.isAfter(leasedUntil);
   }
 
   /**

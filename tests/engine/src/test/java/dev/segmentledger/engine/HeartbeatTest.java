@@ -183,6 +183,26 @@ class HeartbeatTest {
     assertEquals(1, sink.puts.get(), "exactly one PUT");
   }
 
+  @Test
+  void aFrozenAttemptWhoseLeaseAReplacementUnderTheSameNodeIdTookIsCancelledWhenItWakes() throws Exception {
+    Recorded events = new Recorded();
+    ManualLedger a = startUploadOnA(Duration.ofMinutes(5), events);
+    f.clock.advance(STEP); // node a is frozen; a new process under the same node id starts and claims
+    assertEquals(1, f.store.releaseAllOf("node-a", f.clock.instant()), "the replacement ends its predecessor's leases");
+    long rowId = f.store.find(id).orElseThrow().rowId();
+    assertTrue(f.store.claimFor(rowId, "node-a", LEASE, f.clock.instant()).claim().held(), "and claims the row");
+
+    for (int i = 0; i < 4; i++) { // node a wakes: no renewal of its own was of unknown outcome
+      f.clock.advance(STEP);
+      sink.readOneByte();
+      a.heartbeat();
+    }
+
+    assertEquals(1, events.claimsLost(), "node a renewed the lease the replacement had taken");
+    assertEquals(1, draining.get(10, TimeUnit.SECONDS).intValue(), "the attempt was cancelled");
+    assertEquals(0, events.failures(), "and recorded nothing over the replacement's work");
+  }
+
   /** What a node reported: failures by reason, and lost claims. */
   private static final class Recorded implements LedgerListener {
     private final List<Reason> failed = new CopyOnWriteArrayList<>();
