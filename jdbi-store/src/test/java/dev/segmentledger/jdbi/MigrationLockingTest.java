@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -164,19 +165,31 @@ class MigrationLockingTest {
     assertEquals(3, withLockTimeout.migrate().migrationsExecuted, "V8, V9 and V10 once the long transaction ended");
   }
 
-  /** A lock that never comes: the migration gives up after its attempts, naming why, and applies nothing. */
+  /**
+   * A lock that never comes: the migration gives up after its attempts, naming why, and applies
+   * nothing; while it tries, a warning every so many attempts names the sessions in its way.
+   */
   @Test
   void aMigrationThatNeverGetsItsLockGivesUpAndAppliesNothing() throws Exception {
     applyUpTo(7);
+    int attempts = 3;
     try (Connection longTransaction = PG.dataSource().getConnection();
         Statement statement = longTransaction.createStatement()) {
       longTransaction.setAutoCommit(false);
       statement.execute("SELECT count(*) FROM segment_ledger_item");
+      String blocker;
+      try (ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+        pid.next();
+        blocker = pid.getString(1);
+      }
 
       IllegalStateException refused = assertThrows(IllegalStateException.class,
-          () -> SchemaMigrations.migrate(jdbi, Duration.ofMillis(50), 3));
+          () -> SchemaMigrations.migrate(jdbi, Duration.ofMillis(50), attempts));
       assertTrue(refused.getMessage().contains("V8__attempt_evidence.sql")
-          && refused.getMessage().contains("3 attempts"), refused.getMessage());
+          && refused.getMessage().contains(attempts + " attempts"), refused.getMessage());
+      String named = jdbi.withHandle(SchemaMigrations::lockHolders); // as the warning names them
+      assertTrue(named.contains(blocker + " (") && named.contains("SELECT pg_backend_pid()"),
+          "names the blocking session " + blocker + " and its last statement: " + named);
       longTransaction.rollback();
     }
     assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), jdbi.withHandle(handle -> handle.createQuery(
