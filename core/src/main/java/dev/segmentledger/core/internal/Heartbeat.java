@@ -88,7 +88,7 @@ final class Heartbeat {
    * thread, traced by {@code span}.
    */
   Attempt begin(LedgerItem item, Instant leaseUntil, Span span) {
-    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant(), this::nudge, span);
+    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.ledgerInstant(), this::nudge, span);
     attempts.put(item.rowId(), attempt);
     return attempt;
   }
@@ -133,7 +133,7 @@ final class Heartbeat {
         attempts.remove(attempt.rowId(), attempt);
         continue;
       }
-      Duration idle = attempt.idleFor(now);
+      Duration idle = attempt.idleFor(clock.ledgerInstant()); // a duration on this node: no skew in it
       if (idle.compareTo(stallTimeout) >= 0) {
         stalled(attempt, idle);
       }

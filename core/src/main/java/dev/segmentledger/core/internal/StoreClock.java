@@ -108,6 +108,14 @@ final class StoreClock extends Clock {
     }
   }
 
+  /**
+   * The ledger's own clock, without the skew: for durations measured on this node alone (an
+   * attempt's idle time), which a new measure of the skew must not lengthen or shorten.
+   */
+  Instant ledgerInstant() {
+    return clock.instant();
+  }
+
   @Override
   public Instant instant() {
     return clock.instant().minus(skew);
