@@ -235,9 +235,9 @@ final class Attempt {
     isolationSent = renewal.isolated();
   }
 
-  /** A renewal of this lease threw: it may have been written and its answer lost. */
-  synchronized void renewalOfUnknownOutcome() {
-    renewalUnknown = true;
+  /** A renewal of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
+  synchronized void renewalFailed(RuntimeException e) {
+    renewalUnknown |= !(e instanceof dev.segmentledger.core.spi.StoreException s) || s.mayHaveWritten();
   }
 
   /** Whether a lost renewal may have moved the lease to {@code found}: one threw, and only forward. */

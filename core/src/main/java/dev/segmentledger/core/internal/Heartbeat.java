@@ -117,7 +117,7 @@ final class Heartbeat {
           return true;
         }
       } catch (RuntimeException e) {
-        attempt.renewalOfUnknownOutcome();
+        attempt.renewalFailed(e);
         log.warn("could not mark the attempt on {} isolated; it is not run now", attempt.item().id(), e);
       }
       return false;
@@ -156,7 +156,7 @@ final class Heartbeat {
       try {
         ends = store.renewAllFor(owner, renewals, now);
       } catch (RuntimeException e) {
-        due.forEach(Attempt::renewalOfUnknownOutcome);
+        due.forEach(attempt -> attempt.renewalFailed(e));
         if (lastFailureLogged == null || !now.isBefore(lastFailureLogged.plus(FAILURE_LOG_INTERVAL))) {
           lastFailureLogged = now;
           log.warn("could not renew the leases of {} attempts in flight; retried at the next heartbeat", renewals.size(),
@@ -220,7 +220,7 @@ final class Heartbeat {
     try {
       ends = store.renewAllFor(owner, renewals, now);
     } catch (RuntimeException e) {
-      again.forEach(Attempt::renewalOfUnknownOutcome);
+      again.forEach(attempt -> attempt.renewalFailed(e));
       log.debug("the leases of {} attempts could not be renewed again; judged at the next heartbeat", again.size(), e);
       return lost;
     }

@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -58,9 +59,11 @@ final class InFlight implements AutoCloseable {
     this.extensionUnknown = false;
   }
 
-  /** An extension of this lease threw: it may have been written and its answer lost ({@link Leases}). */
-  void extensionOfUnknownOutcome() {
-    this.extensionUnknown = true;
+  /** An extension of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
+  void extensionFailed(RuntimeException e) {
+    if (!(e instanceof StoreException s) || s.mayHaveWritten()) {
+      this.extensionUnknown = true;
+    }
   }
 
   /** Whether a lost extension may have moved the lease to {@code found}: one threw, and only forward. */

@@ -170,7 +170,7 @@ final class Leases {
     try {
       return store.renewAllFor(owner, List.of(renewal), now)[0];
     } catch (RuntimeException e) {
-      work.extensionOfUnknownOutcome();
+      work.extensionFailed(e);
       throw e;
     }
   }
@@ -204,8 +204,8 @@ final class Leases {
     try {
       ends = store.renewAllFor(owner, renewals, now);
     } catch (RuntimeException e) { // written, perhaps, and the answer lost: judged again if refused later
-      work.extensionOfUnknownOutcome();
-      queued.forEach(InFlight::extensionOfUnknownOutcome);
+      work.extensionFailed(e);
+      queued.forEach(waiting -> waiting.extensionFailed(e));
       throw e;
     }
     for (int i = 1; i < ends.length; i++) {
