@@ -10,6 +10,7 @@ module dev.segmentledger.jdbi {
   requires transitive dev.segmentledger.core;
   requires transitive org.jdbi.v3.core;
   requires java.sql;
+  requires org.slf4j;
 
   exports dev.segmentledger.jdbi;
 }

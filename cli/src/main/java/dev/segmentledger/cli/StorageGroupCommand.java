@@ -62,7 +62,7 @@ final class StorageGroupCommand extends LedgerCommand {
     long rows;
     long leftAlone;
     if (!confirmation.yes) {
-      GroupRows before = GroupRows.of(jdbi, group, now());
+      GroupRows before = GroupRows.of(jdbi, group);
       leftAlone = lost ? before.leased() : 0;
       rows = before.open() - leftAlone;
     } else {
@@ -73,7 +73,7 @@ final class StorageGroupCommand extends LedgerCommand {
             now(), BATCH) : store.handOver(group, action.toGroup, BATCH);
         rows += batch;
       } while (batch > 0);
-      leftAlone = lost ? GroupRows.of(jdbi, group, now()).leased() : 0;
+      leftAlone = lost ? GroupRows.of(jdbi, group).leased() : 0;
     }
     report(lost, rows, leftAlone);
     return confirmation.yes && leftAlone > 0 ? SegmentLedgerCli.EXIT_DIFFERENCES : SegmentLedgerCli.EXIT_OK;

@@ -58,6 +58,10 @@ class ChangingCommandsTest {
   }
 
   private int cli(String... args) {
+    return cli(clock, args);
+  }
+
+  private int cli(Clock cliClock, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(List.of("--jdbc-url", PG.jdbcUrl()));
     if (PG.user() != null) {
@@ -68,7 +72,7 @@ class ChangingCommandsTest {
     }
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
-    return SegmentLedgerCli.run(clock, new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
+    return SegmentLedgerCli.run(cliClock, new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
   }
 
   private ItemState state(LedgerItem row) {
@@ -98,6 +102,19 @@ class ChangingCommandsTest {
     assertEquals(SegmentLedgerCli.EXIT_DIFFERENCES, cli("storage-group", group, "--lost", "--yes", "--json"));
     assertTrue(out.toString().contains("\"rows\":0") && out.toString().contains("\"leftAloneUnderLease\":1"),
         out.toString());
+  }
+
+  @Test
+  void storageGroupLostJudgesTheLeasesByTheDatabasesClockNotByTheMachineItRunsOn() {
+    Clock twoHoursAhead = Clock.offset(clock, Duration.ofHours(2)); // past the live lease's end
+    assertEquals(0, cli(twoHoursAhead, "storage-group", group, "--lost"), err::toString);
+    assertTrue(out.toString().contains("would reject 1 open row of storage group " + group), out.toString());
+    assertTrue(out.toString().contains("1 row under a live lease"), out.toString());
+
+    assertEquals(SegmentLedgerCli.EXIT_DIFFERENCES, cli(twoHoursAhead, "storage-group", group, "--lost", "--yes"),
+        err::toString);
+    assertEquals(ItemState.PENDING, state(leased), "a node is still uploading it: its disk is not lost");
+    assertEquals(ItemState.REJECTED, state(idle));
   }
 
   @Test

@@ -12,6 +12,8 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Applies the ledger schema: the SQL scripts under {@value #LOCATION} on the class path, named
@@ -31,12 +33,25 @@ import org.jdbi.v3.core.JdbiException;
  * request for ACCESS EXCLUSIVE would hold up every registration queued behind it for as long as the
  * transaction it waits for lasts (a long report, a forgotten session). On that timeout the
  * transaction is rolled back, and tried again after a pause as long as the timeout, up to a number of
- * attempts.
+ * attempts; every {@value #WARN_EVERY_ATTEMPTS} attempts a warning names the sessions that hold locks
+ * on the ledger's tables. The advisory lock is released whatever ends the migration, an
+ * {@link Error} included, so a pooled connection never keeps it.
  *
  * <p>Applications that already run Flyway can instead add {@code classpath:db/migration/segment-ledger}
  * to its locations and not call this class; use one mechanism per schema, not both. Thread-safe.
  */
 public final class SchemaMigrations {
+  private static final Logger log = LoggerFactory.getLogger(SchemaMigrations.class);
+
+  /** How many refused attempts of a version between two warnings naming the sessions in the way. */
+  static final int WARN_EVERY_ATTEMPTS = 20;
+
+  /** The sessions other than this one holding a lock on a table of the ledger, as the warning names them. */
+  private static final String LOCK_HOLDERS = "SELECT DISTINCT l.pid || ' (' || coalesce(a.usename, '?') || ', '"
+      + " || coalesce(a.state, '?') || ' since ' || coalesce(a.xact_start::text, '?') || ': '"
+      + " || left(coalesce(a.query, ''), 120) || ')' FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+      + " LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+      + " WHERE c.relname LIKE 'segment\\_ledger\\_%' AND l.granted AND l.pid <> pg_backend_pid()";
   /** The class path directory of the migration scripts. */
   public static final String LOCATION = "db/migration/segment-ledger";
 
@@ -96,7 +111,7 @@ public final class SchemaMigrations {
       List<Integer> applied;
       try {
         applied = applyMissing(handle, lockTimeout, lockAttempts);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // an Error too: a pooled connection must not keep the lock
         try {
           unlock(handle);
         } catch (RuntimeException unlockFailure) { // a broken connection: its session, and the lock, are gone
@@ -148,8 +163,23 @@ public final class SchemaMigrations {
               + " attempts of " + lockTimeout.toMillis() + " ms each: a transaction holds the ledger's tables"
               + " (see pg_locks and pg_stat_activity); nothing of this version was applied", e);
         }
+        if (attempt % WARN_EVERY_ATTEMPTS == 0) {
+          log.warn("schema migration {} has not got its locks in {} attempts of {} ms each (of at most {}); sessions"
+              + " holding locks on the ledger's tables: {}", script, attempt, lockTimeout.toMillis(), lockAttempts,
+              lockHolders(handle));
+        }
       }
       pause(lockTimeout);
+    }
+  }
+
+  /** The sessions {@link #LOCK_HOLDERS} names, or why they could not be read. */
+  static String lockHolders(Handle handle) {
+    try {
+      List<String> holders = handle.createQuery(LOCK_HOLDERS).mapTo(String.class).list();
+      return holders.isEmpty() ? "none now" : String.join("; ", holders);
+    } catch (RuntimeException e) {
+      return "unknown (" + e.getMessage() + ")";
     }
   }
 

@@ -27,8 +27,13 @@ final class Transitions {
   /** The row carries no lease, or the caller's ({@code :leaseOwner}): a taken-over holder changes nothing. */
   private static final String HELD_BY_CALLER = " AND (lease_owner IS NULL OR lease_owner = :leaseOwner)";
 
-  /** The row carries no lease valid at {@code :at}: none, or one that has run out. */
-  private static final String NO_LIVE_LEASE = " AND (lease_until IS NULL OR lease_until <= :at)";
+  /**
+   * The row carries no lease still valid (none, or one that has run out) by the database's clock: the
+   * one the lease ends are written by ({@link Leases}), so a caller whose clock runs ahead takes no
+   * live lease for one that has run out.
+   */
+  private static final String NO_LIVE_LEASE_BY_DATABASE_CLOCK =
+      " AND (lease_until IS NULL OR lease_until <= statement_timestamp())";
   /** Counts a failure among its reason's, for the reasons the ledger caps (V11); binds {@code :reason}. */
   private static final String COUNT_REASON = "internal_errors = internal_errors"
       + " + CASE WHEN :reason = 'INTERNAL_ERROR' THEN 1 ELSE 0 END, repackage_failures = repackage_failures"
@@ -180,7 +185,8 @@ final class Transitions {
   /**
    * Rejects up to {@code limit} unconfirmed rows of {@code group} with {@code STORAGE_LOST}, ending
    * their expired leases, and bumps the playlists they belong to, in one statement. A row under a
-   * lease still valid at {@code :at} is left alone, in the locking read and again on the locked row.
+   * lease still valid by the database's clock is left alone, in the locking read and again on the
+   * locked row; {@code at} is only the rows' terminal time.
    */
   int markStorageLost(String group, String detail, Instant at, int limit) {
     Objects.requireNonNull(group, "group");
@@ -189,8 +195,8 @@ final class Transitions {
     return jdbi.withHandle(handle -> handle.createQuery("WITH changed AS (UPDATE " + TABLE
             + " SET state = 'REJECTED', reason = 'STORAGE_LOST', last_error = :detail, terminal_at = :at, "
             + NO_LEASE + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING')"
-            + " AND storage_group = :fromGroup" + NO_LIVE_LEASE + " LIMIT :limit FOR UPDATE)"
-            + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup" + NO_LIVE_LEASE
+            + " AND storage_group = :fromGroup" + NO_LIVE_LEASE_BY_DATABASE_CLOCK + " LIMIT :limit FOR UPDATE)"
+            + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup" + NO_LIVE_LEASE_BY_DATABASE_CLOCK
             + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed")
         .bind("fromGroup", group)
         .bind("detail", detail)

@@ -8,6 +8,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.SettableClock;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Leases are judged by the database's clock, not by each node's: a node whose clock runs an hour
  * ahead finds another node's lease as live as the database says it is, and takes nothing over; the
- * skew it sees between its clock and the database's is in its stats.
+ * skew it sees between its clock and the database's is in its stats. Declaring a storage group lost
+ * leaves a lease alone that is live by the database's clock, whatever the caller's clock says.
  */
 class DatabaseClockLeaseTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -93,5 +95,40 @@ class DatabaseClockLeaseTest {
     behind.drainQueue();
     assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
     assertEquals(1, sink.putCount(), "uploaded once, by node a");
+  }
+
+  @Test
+  void aStorageGroupDeclaredLostByANodeWhoseClockRunsAheadKeepsItsLiveLeases() throws Exception {
+    Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
+    Path file = Files.writeString(root.resolve("0.ts"), "recorded bytes");
+    String group = "host-" + Long.toString(System.nanoTime(), 36);
+    ItemId id = ItemId.original("lost-" + Long.toString(System.nanoTime(), 36), "720p", 0);
+    FakeObjectSink sink = new FakeObjectSink();
+    ManualLedger a = Ledger.builder().stateStore(store).objectSink(sink).allowedRoot(root)
+        .clock(SettableClock.at(Instant.now())).nodeId("node-a").leaseDuration(LEASE).storageGroup(group)
+        .buildManual();
+    ManualLedger b = node("node-b", SettableClock.at(Instant.now().plus(AHEAD)), sink, root);
+
+    a.register(id, file); // leased to node a from its registration, for its queue
+
+    assertEquals(0, b.markStorageLost(group), "node b, an hour ahead, rejected a row under node a's live lease");
+    assertEquals(ItemState.PENDING, store.find(id).orElseThrow().state());
+    a.drainQueue();
+    assertEquals(ItemState.CONFIRMED, store.find(id).orElseThrow().state());
+  }
+
+  @Test
+  void theStoreJudgesTheLeasesOfALostGroupByTheDatabasesClockNotByTheCallersInstant() {
+    String group = "host-" + Long.toString(System.nanoTime(), 36);
+    Instant databaseNow = store.currentTime().orElseThrow();
+    LedgerItem leased = store.register(NewItem.pending(ItemId.original("lease-" + group, "720p", 0), "/rec/0.ts", 10,
+        databaseNow).inStorageGroup(group).leasedTo("node-a", databaseNow.plus(LEASE))).item();
+    LedgerItem idle = store.register(NewItem.pending(ItemId.original("idle-" + group, "720p", 0), "/rec/1.ts", 10,
+        databaseNow).inStorageGroup(group)).item();
+
+    assertEquals(1, store.markStorageLost(group, "gone", Instant.now().plus(AHEAD), 10),
+        "a caller's instant an hour ahead took the live lease for one that has run out");
+    assertEquals(ItemState.PENDING, store.findByRowId(leased.rowId()).orElseThrow().state());
+    assertEquals(ItemState.REJECTED, store.findByRowId(idle.rowId()).orElseThrow().state());
   }
 }

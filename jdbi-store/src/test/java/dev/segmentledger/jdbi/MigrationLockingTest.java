@@ -10,7 +10,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -19,8 +23,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.callback.Callback;
+import org.flywaydb.core.api.callback.Context;
+import org.flywaydb.core.api.callback.Event;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -141,7 +150,7 @@ class MigrationLockingTest {
   }
 
   /**
-   * Flyway does not retry: with {@code lock_timeout} set on its connections (docs/versions.md), a
+   * Flyway does not retry: with {@code lock_timeout} set in its migrations (docs/versions.md), a
    * migration blocked by a long transaction fails within the timeout instead of holding up
    * registrations, having applied nothing of its version, and the next run applies it.
    */
@@ -150,9 +159,8 @@ class MigrationLockingTest {
     jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_schema_history"));
     Flyway.configure().configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
         .target("7").load().migrate();
-    Flyway withLockTimeout = Flyway.configure()
-        .configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())
-        .initSql("SET lock_timeout = '500ms'").load();
+    Flyway withLockTimeout = withDocumentedLockTimeout(Flyway.configure()
+        .configuration(FlywayMigrationTest.segmentLedger(PG.dataSource()).getConfiguration())).load();
     try (Connection longTransaction = PG.dataSource().getConnection();
         Statement statement = longTransaction.createStatement()) {
       longTransaction.setAutoCommit(false);
@@ -164,19 +172,107 @@ class MigrationLockingTest {
     assertEquals(4, withLockTimeout.migrate().migrationsExecuted, "V8 to V11 once the long transaction ended");
   }
 
-  /** A lock that never comes: the migration gives up after its attempts, naming why, and applies nothing. */
+  /**
+   * The lock timeout given to Flyway as docs/versions.md says stays in Flyway's migrations: a
+   * connection of the application's pool that Flyway used, and the ledger uses next, keeps its own
+   * {@code lock_timeout} (none), so claims and confirms never fail on it.
+   */
+  @Test
+  void flywaysLockTimeoutStaysOutOfThePooledConnectionsTheLedgerUses() throws Exception {
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_schema_history"));
+    try (Connection pooled = PG.dataSource().getConnection()) {
+      DataSource pool = onePooledConnection(pooled);
+      withDocumentedLockTimeout(Flyway.configure()
+          .configuration(FlywayMigrationTest.segmentLedger(pool).getConfiguration())).load().migrate();
+
+      try (Statement statement = pooled.createStatement();
+          ResultSet setting = statement.executeQuery("SHOW lock_timeout")) {
+        setting.next();
+        assertEquals("0", setting.getString(1), "the ledger's connection kept Flyway's lock_timeout");
+      }
+    }
+  }
+
+  /**
+   * Flyway with a lock timeout, as docs/versions.md recommends: {@code SET LOCAL} in a callback
+   * before each migration, inside the migration's own transaction, so that it ends with it (an
+   * {@code initSql} would stay on the connection, and in the application's pool).
+   */
+  static FluentConfiguration withDocumentedLockTimeout(FluentConfiguration flyway) {
+    return flyway.callbacks(new Callback() {
+      @Override
+      public boolean supports(Event event, Context context) {
+        return event == Event.BEFORE_EACH_MIGRATE;
+      }
+
+      @Override
+      public boolean canHandleInTransaction(Event event, Context context) {
+        return true;
+      }
+
+      @Override
+      public void handle(Event event, Context context) {
+        try (Statement statement = context.getConnection().createStatement()) {
+          statement.execute("SET LOCAL lock_timeout = '500ms'");
+        } catch (SQLException e) {
+          throw new FlywayException("could not set the migration's lock_timeout", e);
+        }
+      }
+
+      @Override
+      public String getCallbackName() {
+        return "lock_timeout";
+      }
+    });
+  }
+
+  /** A pool of one connection: closing a connection it gave returns it, as a pool does, settings and all. */
+  private static DataSource onePooledConnection(Connection connection) {
+    Connection returnedOnClose = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+          if (method.getName().equals("close")) {
+            return null;
+          }
+          try {
+            return method.invoke(connection, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            return returnedOnClose;
+          }
+          throw new UnsupportedOperationException(method.getName());
+        });
+  }
+
+  /**
+   * A lock that never comes: the migration gives up after its attempts, naming why, and applies
+   * nothing; while it tries, a warning every so many attempts names the sessions in its way.
+   */
   @Test
   void aMigrationThatNeverGetsItsLockGivesUpAndAppliesNothing() throws Exception {
     applyUpTo(7);
+    int attempts = 3;
     try (Connection longTransaction = PG.dataSource().getConnection();
         Statement statement = longTransaction.createStatement()) {
       longTransaction.setAutoCommit(false);
       statement.execute("SELECT count(*) FROM segment_ledger_item");
+      String blocker;
+      try (ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+        pid.next();
+        blocker = pid.getString(1);
+      }
 
       IllegalStateException refused = assertThrows(IllegalStateException.class,
-          () -> SchemaMigrations.migrate(jdbi, Duration.ofMillis(50), 3));
+          () -> SchemaMigrations.migrate(jdbi, Duration.ofMillis(50), attempts));
       assertTrue(refused.getMessage().contains("V8__attempt_evidence.sql")
-          && refused.getMessage().contains("3 attempts"), refused.getMessage());
+          && refused.getMessage().contains(attempts + " attempts"), refused.getMessage());
+      String named = jdbi.withHandle(SchemaMigrations::lockHolders); // as the warning names them
+      assertTrue(named.contains(blocker + " (") && named.contains("SELECT pg_backend_pid()"),
+          "names the blocking session " + blocker + " and its last statement: " + named);
       longTransaction.rollback();
     }
     assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), jdbi.withHandle(handle -> handle.createQuery(

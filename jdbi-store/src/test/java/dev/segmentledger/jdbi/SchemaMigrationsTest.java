@@ -9,6 +9,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.testkit.PostgresExtension;
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.SqlLogger;
+import org.jdbi.v3.core.statement.SqlStatements;
+import org.jdbi.v3.core.statement.StatementContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,6 +51,26 @@ class SchemaMigrationsTest {
     long rows = jdbi.withHandle(handle -> handle.createQuery("SELECT count(*) FROM segment_ledger_item")
         .mapTo(Long.class).one());
     assertEquals(0, rows);
+  }
+
+  @Test
+  void anErrorWhileMigratingReleasesTheMigrationLockOfAConnectionThatLivesOn() throws Exception {
+    try (Connection pooled = PG.dataSource().getConnection()) { // as a pool keeps it after the error
+      Jdbi onPooled = Jdbi.create(pooled);
+      onPooled.getConfig(SqlStatements.class).setSqlLogger(new SqlLogger() {
+        @Override
+        public void logBeforeExecution(StatementContext context) {
+          if (context.getRawSql().contains("CREATE TABLE IF NOT EXISTS segment_ledger_schema_version")) {
+            throw new AssertionError("injected: an Error while the migration lock is held");
+          }
+        }
+      });
+      assertThrows(AssertionError.class, () -> SchemaMigrations.migrate(onPooled));
+
+      long held = Jdbi.create(pooled).withHandle(handle -> handle.createQuery("SELECT count(*) FROM pg_locks"
+          + " WHERE locktype = 'advisory' AND pid = pg_backend_pid()").mapTo(Long.class).one());
+      assertEquals(0, held, "the connection still holds the migration lock: every later migrate waits forever");
+    }
   }
 
   @Test

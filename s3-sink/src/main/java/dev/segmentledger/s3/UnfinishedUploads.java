@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -37,9 +38,14 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * lease was taken over may still be sending it. So such an upload is never aborted, and the
  * attempt fails retryably without creating an upload: its retry, after backoff, lists again and
  * continues it. A fresh upload instead would send the whole content again, beside the sender that
- * may still be live. Only when the role may not list parts ({@code 403 AccessDenied}), which every
- * retry would meet, is the upload left alone and the put goes on with a fresh upload; the cleanup
- * after that upload's completion aborts the one left, when the object is stored.
+ * may still be live. Only when every retry would meet the failure (the role may not list parts,
+ * {@code 403}; the store does not implement the listing, {@code 501}; a {@code 400} that is not a
+ * passing condition such as {@code RequestTimeout}), or when the listing of the same upload failed
+ * {@value #FAILED_LISTINGS_BEFORE_FRESH} times running in this sink (a corrupt upload that always
+ * answers 500), is the upload left alone and the put goes on with a fresh upload, with a warning:
+ * else the row would wait for ever with no upload. The cost is a second full upload, possibly beside
+ * a live sender of the first; the cleanup after the fresh upload's completion aborts the one left,
+ * when the object is stored.
  *
  * <p>Thread-safe.
  */
@@ -53,6 +59,15 @@ final class UnfinishedUploads {
   private final String bucket;
   private final String prefix;
   private final Housekeeping housekeeping;
+
+  /** Listings of one upload's parts that may fail running before the put goes on with a fresh upload. */
+  static final int FAILED_LISTINGS_BEFORE_FRESH = 3;
+
+  /** Most uploads whose failed listings are counted at once; beyond, the counts start over. */
+  private static final int MAX_COUNTED_UPLOADS = 10_000;
+
+  /** Failed listings of parts running, by upload id; removed when a listing succeeds. */
+  private final Map<String, Integer> failedListings = new ConcurrentHashMap<>();
 
   UnfinishedUploads(S3Client client, String bucket, String prefix, Housekeeping housekeeping) {
     this.client = client;
@@ -191,16 +206,21 @@ final class UnfinishedUploads {
         throw failure;
       }
       if (isNoSuchUpload(e)) {
+        failedListings.remove(upload.uploadId());
         return Optional.empty(); // completed or aborted since it was listed: nothing to continue or abort
       }
-      if (!refusedByPermissions(e)) {
+      boolean everyRetryWouldMeetIt = everyRetryWouldMeet(e, failure);
+      int failedRunning = countFailedListing(upload.uploadId());
+      if (!everyRetryWouldMeetIt && failedRunning < FAILED_LISTINGS_BEFORE_FRESH) {
         throw SinkException.retryable(failure.getMessage() + "; the upload is left for the next attempt to continue",
             e);
       }
-      housekeeping.failed("list the parts of multipart upload " + upload.uploadId(), where(upload.key()),
-          "leaving it and starting a fresh upload", failure);
+      housekeeping.failed("list the parts of multipart upload " + upload.uploadId()
+          + (everyRetryWouldMeetIt ? "" : " (" + failedRunning + " times running)"), where(upload.key()),
+          "leaving it and starting a fresh upload, possibly beside a live sender of it", failure);
       return Optional.empty();
     }
+    failedListings.remove(upload.uploadId());
     return Optional.of(new Continuable(upload.uploadId(), Map.copyOf(verified), bytes));
   }
 
@@ -219,9 +239,24 @@ final class UnfinishedUploads {
     return "s3://" + bucket + "/" + prefix + key;
   }
 
-  /** A 403 AccessDenied: the role lacks {@code s3:ListMultipartUploadParts}; every retry would meet it. */
-  private static boolean refusedByPermissions(SdkException e) {
-    return e instanceof S3Exception s3 && s3.statusCode() == 403;
+  /** Counts a failed listing of {@code uploadId}'s parts; returns how many failed running. */
+  private int countFailedListing(String uploadId) {
+    if (failedListings.size() >= MAX_COUNTED_UPLOADS) {
+      failedListings.clear();
+    }
+    return failedListings.merge(uploadId, 1, Integer::sum);
+  }
+
+  /**
+   * A failure every retry of the listing would meet: 403 (the role lacks
+   * {@code s3:ListMultipartUploadParts}), 501 (the store does not implement it), or a 400 that is
+   * not a passing condition ({@code failure} is not retryable).
+   */
+  private static boolean everyRetryWouldMeet(SdkException e, SinkException failure) {
+    if (!(e instanceof S3Exception s3)) {
+      return false;
+    }
+    return s3.statusCode() == 403 || s3.statusCode() == 501 || s3.statusCode() == 400 && !failure.isRetryable();
   }
 
   private static boolean isNoSuchUpload(SdkException e) {

@@ -30,9 +30,10 @@ import software.amazon.awssdk.services.s3.model.Part;
  * nothing": the upload an earlier attempt left (three of six parts stored) is not aborted, and the
  * attempt fails retryably without starting another upload, so that its retry continues it (and a
  * node still sending it, whose lease was taken over, is not raced by a second full upload). A
- * refusal by the role's permissions ({@code 403 AccessDenied}) is not a passing failure: the put
- * goes on with a fresh upload, still without aborting the one it could not list before its own
- * upload completed.
+ * refusal by the role's permissions ({@code 403 AccessDenied}), by a store that does not implement
+ * the listing ({@code 501}), or a {@code 400} that is not a passing condition is not a passing
+ * failure, nor are listings of one upload that fail three times running: the put goes on with a
+ * fresh upload, still without aborting the one it could not list before its own upload completed.
  */
 class S3ObjectSinkUnlistedPartsTest {
   private static final String KEY = "b1/1080p/original/0000000002.ts";
@@ -63,7 +64,7 @@ class S3ObjectSinkUnlistedPartsTest {
   }
 
   @ParameterizedTest(name = "ListParts answered {0} {1}")
-  @CsvSource({"503, ServiceUnavailable", "503, SlowDown", "500, InternalError", "400, InvalidRequest"})
+  @CsvSource({"503, ServiceUnavailable", "503, SlowDown", "500, InternalError", "400, RequestTimeout"})
   void aFailedListingOfPartsAbortsNothingAndFailsTheAttemptRetryably(int status, String code) throws Exception {
     String left = uploadWithThreeParts();
     rig.proxy().injectError(status, code, LIST_PARTS);
@@ -85,10 +86,12 @@ class S3ObjectSinkUnlistedPartsTest {
     assertEquals(List.of(), uploadsOfKey());
   }
 
-  @Test
-  void aListingRefusedByTheRolesPermissionsGoesOnAfreshAndAbortsOnlyAfterItsOwnCompletion() throws Exception {
+  @ParameterizedTest(name = "ListParts answered {0} {1}")
+  @CsvSource({"403, AccessDenied", "501, NotImplemented", "400, InvalidRequest"})
+  void aListingEveryRetryWouldMeetGoesOnAfreshAndAbortsOnlyAfterItsOwnCompletion(int status, String code)
+      throws Exception {
     String left = uploadWithThreeParts();
-    rig.proxy().injectError(403, "AccessDenied", LIST_PARTS);
+    rig.proxy().injectError(status, code, LIST_PARTS);
     List<String> abortedWhenCreated = new CopyOnWriteArrayList<>();
     rig.proxy().onRequest(r -> {
       if (r.method().equals("POST") && r.target().contains("uploads")) {
@@ -101,6 +104,24 @@ class S3ObjectSinkUnlistedPartsTest {
     assertEquals(SIZE, stored.sizeBytes());
     assertEquals(1, recorder.created.size(), "a fresh upload");
     assertEquals(List.of(), abortedWhenCreated, "nothing aborted before the fresh upload");
+    assertEquals(List.of(left), recorder.aborted, "the unlisted upload is aborted once the object is stored");
+  }
+
+  @Test
+  void anUploadWhosePartsFailToListThreeTimesRunningIsLeftAloneAndThePutGoesOnAfresh() throws Exception {
+    String left = uploadWithThreeParts();
+    S3ObjectSink sink = sink(); // the failures are counted by the sink instance
+    for (int failed = 1; failed < 3; failed++) {
+      rig.proxy().injectError(500, "InternalError", LIST_PARTS);
+      assertTrue(assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), true)).isRetryable());
+      assertEquals(List.of(), recorder.created, "no fresh upload after " + failed + " failed listings");
+    }
+    rig.proxy().injectError(500, "InternalError", LIST_PARTS);
+
+    StoredObjectInfo stored = sink.put(KEY, TestContent.of(file), true);
+
+    assertEquals(SIZE, stored.sizeBytes(), "a listing failing every time must not keep the row from its upload");
+    assertEquals(1, recorder.created.size(), "a fresh upload");
     assertEquals(List.of(left), recorder.aborted, "the unlisted upload is aborted once the object is stored");
   }
 

@@ -46,6 +46,7 @@ final class Attempt {
   private Phase phase = Phase.WAITING;
   private boolean cancelled;
   private Instant leaseUntil;
+  private boolean renewalUnknown; // a renewal threw since leaseUntil was known: it may have moved the end
   private long stored;
   private long storedSeen;
   private long storedSent;
@@ -212,10 +213,7 @@ final class Attempt {
         until.truncatedTo(ChronoUnit.MICROS), stored, isolated);
   }
 
-  /**
-   * The renewal to {@code until} of the lease the row was found to have, ending at {@code heldUntil},
-   * rather than the one this attempt knows of (a renewal whose answer was lost may have moved it).
-   */
+  /** The renewal to {@code until} from {@code heldUntil}, the end a lost renewal moved the lease to. */
   synchronized LeaseRenewal renewalFrom(Instant heldUntil, Instant until) {
     return LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), heldUntil,
         until.truncatedTo(ChronoUnit.MICROS), stored, isolated);
@@ -232,8 +230,19 @@ final class Attempt {
    */
   synchronized void renewed(LeaseRenewal renewal, Instant end) {
     leaseUntil = end;
+    renewalUnknown = false;
     storedSent = Math.max(storedSent, renewal.storedBytes());
     isolationSent = renewal.isolated();
+  }
+
+  /** A renewal of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
+  synchronized void renewalFailed(RuntimeException e) {
+    renewalUnknown |= !(e instanceof dev.segmentledger.core.spi.StoreException s) || s.mayHaveWritten();
+  }
+
+  /** Whether a lost renewal may have moved the lease to {@code found}: one threw, and only forward. */
+  synchronized boolean mayHaveBeenRenewedTo(Instant found) {
+    return renewalUnknown && found.isAfter(leaseUntil);
   }
 
   /** From now on the attempt runs alone in this process (its next renewal says so). */

@@ -130,7 +130,7 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public Backlog backlog() {
-    return engine.store.backlog(engine.clock.instant());
+    return engine.store.backlog(engine.storeClock.instant()); // due as the sweeps judge it
   }
 
   @Override

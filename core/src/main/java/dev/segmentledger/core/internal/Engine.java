@@ -60,7 +60,8 @@ final class Engine {
     this.storeClock = new StoreClock(store, clock, StoreClock.warningThresholdFor(config.leaseDuration()));
     this.leases = new Leases(store, storeClock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
-    this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, clock,
+    // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
+    this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
         config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
     Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
         events, new UnfinishedUploads(config.objectSink()));
@@ -71,6 +72,7 @@ final class Engine {
         failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
         events, clock);
+    // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
     this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
@@ -79,7 +81,7 @@ final class Engine {
         signals);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, signals);
-    this.groups = new StorageGroups(store, clock, signals);
+    this.groups = new StorageGroups(store, storeClock, signals);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention() == null ? null
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);

@@ -88,7 +88,7 @@ final class Heartbeat {
    * thread, traced by {@code span}.
    */
   Attempt begin(LedgerItem item, Instant leaseUntil, Span span) {
-    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.instant(), this::nudge, span);
+    Attempt attempt = new Attempt(item, Thread.currentThread(), leaseUntil, clock.ledgerInstant(), this::nudge, span);
     attempts.put(item.rowId(), attempt);
     return attempt;
   }
@@ -117,6 +117,7 @@ final class Heartbeat {
           return true;
         }
       } catch (RuntimeException e) {
+        attempt.renewalFailed(e);
         log.warn("could not mark the attempt on {} isolated; it is not run now", attempt.item().id(), e);
       }
       return false;
@@ -132,7 +133,7 @@ final class Heartbeat {
         attempts.remove(attempt.rowId(), attempt);
         continue;
       }
-      Duration idle = attempt.idleFor(now);
+      Duration idle = attempt.idleFor(clock.ledgerInstant()); // a duration on this node: no skew in it
       if (idle.compareTo(stallTimeout) >= 0) {
         stalled(attempt, idle);
       }
@@ -155,6 +156,7 @@ final class Heartbeat {
       try {
         ends = store.renewAllFor(owner, renewals, now);
       } catch (RuntimeException e) {
+        due.forEach(attempt -> attempt.renewalFailed(e));
         if (lastFailureLogged == null || !now.isBefore(lastFailureLogged.plus(FAILURE_LOG_INTERVAL))) {
           lastFailureLogged = now;
           log.warn("could not renew the leases of {} attempts in flight; retried at the next heartbeat", renewals.size(),
@@ -177,17 +179,22 @@ final class Heartbeat {
 
   /**
    * Of the attempts whose renewal the store refused, those whose lease is no longer theirs. A
-   * refusal names the lease end this node last knew of; an earlier renewal whose answer was lost (a
-   * socket timeout, a failover) may have moved it. So each row is read back (durably, as a confirm
-   * of unknown outcome is judged), and a PENDING row whose lease now ends elsewhere is renewed once
-   * more from that end: the store extends it only if this node still owns it. An attempt whose row
-   * cannot be read now is kept, and judged at the next round. Called under {@link #renewing}.
+   * refusal names the lease end this node last knew of; an earlier renewal that threw (its answer
+   * lost: a socket timeout, a failover) may have moved it. Only then is the row read back (durably),
+   * and a PENDING row whose lease now ends later than the known end (a lost renewal only moves it
+   * forward) is renewed once more from that end; a new process under this node id that ended the
+   * lease and claimed the row moved it without this attempt knowing, so it is lost. An attempt whose
+   * row cannot be read now is kept, and judged at the next round. Called under {@link #renewing}.
    */
   private List<Attempt> judgedAgain(List<Attempt> refused, Instant now) {
     List<Attempt> lost = new ArrayList<>();
     List<Attempt> again = new ArrayList<>();
     List<LeaseRenewal> renewals = new ArrayList<>();
     for (Attempt attempt : refused) {
+      if (!attempt.mayHaveBeenRenewedTo(Instant.MAX)) {
+        lost.add(attempt); // no renewal threw: the lease was moved by another process
+        continue;
+      }
       Optional<LedgerItem> row;
       try {
         row = store.findByRowIdDurably(attempt.rowId());
@@ -196,8 +203,8 @@ final class Heartbeat {
         continue;
       }
       LeaseRenewal renewal = row.filter(r -> r.state() == ItemState.PENDING)
+          .filter(r -> attempt.mayHaveBeenRenewedTo(r.nextAttemptAt()))
           .map(r -> attempt.renewalFrom(r.nextAttemptAt(), now.plus(leaseDuration)))
-          .filter(r -> !r.heldUntil().equals(attempt.leaseUntil()))
           .orElse(null);
       if (renewal == null) {
         lost.add(attempt);
@@ -213,6 +220,7 @@ final class Heartbeat {
     try {
       ends = store.renewAllFor(owner, renewals, now);
     } catch (RuntimeException e) {
+      again.forEach(attempt -> attempt.renewalFailed(e));
       log.debug("the leases of {} attempts could not be renewed again; judged at the next heartbeat", again.size(), e);
       return lost;
     }

@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +24,7 @@ final class InFlight implements AutoCloseable {
   private final LedgerItem item;
   private final boolean fromSweep;
   private volatile Instant leasedUntil; // extended only by Leases, under its renewal lock
+  private volatile boolean extensionUnknown; // an extension threw since leasedUntil was known
   private final Consumer<InFlight> freeSlot;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile Runnable onRelease; // ends the item's attempt, if one began
@@ -54,6 +56,19 @@ final class InFlight implements AutoCloseable {
    */
   void leaseExtended(Instant until) {
     this.leasedUntil = until;
+    this.extensionUnknown = false;
+  }
+
+  /** An extension of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
+  void extensionFailed(RuntimeException e) {
+    if (!(e instanceof StoreException s) || s.mayHaveWritten()) {
+      this.extensionUnknown = true;
+    }
+  }
+
+  /** Whether a lost extension may have moved the lease to {@code found}: one threw, and only forward. */
+  boolean mayHaveBeenExtendedTo(Instant found) {
+    return extensionUnknown && leasedUntil != null && found.isAfter(leasedUntil);
   }
 
   /**

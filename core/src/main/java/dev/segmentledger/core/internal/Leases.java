@@ -130,9 +130,9 @@ final class Leases {
       if (holds(leasedUntil)) {
         return new Held(Claim.HELD, item, leasedUntil); // extended meanwhile, with the queue, by another worker
       }
-      renewedUntil = renewWithQueue(item, leasedUntil);
+      renewedUntil = renewWithQueue(item, work, leasedUntil);
       if (renewedUntil == null) {
-        renewedUntil = renewAsFoundNow(item, leasedUntil);
+        renewedUntil = renewAsFoundNow(item, work);
       }
     }
     if (renewedUntil == null) {
@@ -143,18 +143,23 @@ final class Leases {
   }
 
   /**
-   * Judges a refused extension again: an earlier extension whose answer was lost (a socket timeout, a
-   * failover) may have moved the lease without this instance knowing. The row is read back
-   * (durably), and a PENDING row whose lease now ends elsewhere is renewed from that end, which the
-   * store grants only if this instance still owns it. Called under {@link #renewing}.
+   * Judges a refused extension again: an earlier extension of {@code work}'s lease that threw (its
+   * answer lost: a socket timeout, a failover) may have moved the lease without this instance
+   * knowing. Only then is the row read back (durably), and a PENDING row whose lease now ends later
+   * than the known end (a lost extension only moves it forward) is renewed from that end, which the
+   * store grants only to the lease's owner. A lease moved otherwise (a new process under this node
+   * id ended it and claimed the row) is not this instance's. Called under {@link #renewing}.
    *
    * @return the new end of {@code item}'s lease, or {@code null} if it is not this instance's
    */
-  private Instant renewAsFoundNow(LedgerItem item, Instant leasedUntil) {
+  private Instant renewAsFoundNow(LedgerItem item, InFlight work) {
+    if (!work.mayHaveBeenExtendedTo(Instant.MAX)) {
+      return null; // no extension threw: the lease was moved by another process
+    }
     Instant foundUntil = store.findByRowIdDurably(item.rowId())
         .filter(row -> row.state() == ItemState.PENDING)
         .map(LedgerItem::nextAttemptAt)
-        .filter(until -> !until.equals(leasedUntil))
+        .filter(work::mayHaveBeenExtendedTo)
         .orElse(null);
     if (foundUntil == null) {
       return null;
@@ -162,7 +167,12 @@ final class Leases {
     Instant now = clock.instant();
     LeaseRenewal renewal = LeaseRenewal.ofAttempt(item.rowId(), item.id().broadcastId(), foundUntil,
         now.plus(duration).truncatedTo(ChronoUnit.MICROS), 0, false);
-    return store.renewAllFor(owner, List.of(renewal), now)[0];
+    try {
+      return store.renewAllFor(owner, List.of(renewal), now)[0];
+    } catch (RuntimeException e) {
+      work.extensionFailed(e);
+      throw e;
+    }
   }
 
   /** Most rows one lease extension names: the item about to be attempted and the queued work. */
@@ -173,7 +183,7 @@ final class Leases {
    *
    * @return the new end of {@code item}'s lease, or {@code null} if it was not renewed
    */
-  private Instant renewWithQueue(LedgerItem item, Instant leasedUntil) {
+  private Instant renewWithQueue(LedgerItem item, InFlight work, Instant leasedUntil) {
     Instant now = clock.instant();
     Instant waitUntil = now.plus(registrationLease()).truncatedTo(ChronoUnit.MICROS);
     Instant extendBefore = now.plus(registrationLease().multipliedBy(3).dividedBy(4));
@@ -190,7 +200,14 @@ final class Leases {
         }
       });
     }
-    Instant[] ends = store.renewAllFor(owner, renewals, now);
+    Instant[] ends;
+    try {
+      ends = store.renewAllFor(owner, renewals, now);
+    } catch (RuntimeException e) { // written, perhaps, and the answer lost: judged again if refused later
+      work.extensionFailed(e);
+      queued.forEach(waiting -> waiting.extensionFailed(e));
+      throw e;
+    }
     for (int i = 1; i < ends.length; i++) {
       if (ends[i] != null) {
         queued.get(i - 1).leaseExtended(ends[i]);

@@ -43,7 +43,12 @@ import org.slf4j.LoggerFactory;
  * between PUT and record cannot make the next publication shorter. Only the lease holder PUTs, and
  * only while at least half of its lease remains: this is the fencing assumption, that a playlist
  * PUT (the sink's timeouts and retries included) completes within half the lease duration, so that
- * no stale PUT lands after another node took the playlist over.
+ * no stale PUT lands after another node took the playlist over. Playlist leases are written and
+ * judged by the nodes' own clocks (the ledger's clock, not the store's: {@link PlaylistStore#claimDue}
+ * takes no duration), so this fencing also assumes the nodes' clocks agree to well within half the
+ * lease; a node whose clock runs ahead may take a live playlist lease over. A publication never
+ * lists fewer entries than recorded, so the cost is a doubled PUT, and possibly a stale playlist
+ * until the next publication; {@code LedgerStats.clockSkew} shows the skew.
  *
  * <p>Rounds run on the caller's thread ({@link #round}); {@link PlaylistScheduler} runs them in the
  * background. Thread-safe; concurrent rounds never publish one playlist twice at once (the lease).

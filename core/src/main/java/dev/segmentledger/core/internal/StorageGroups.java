@@ -21,6 +21,7 @@ final class StorageGroups {
   private final Clock clock;
   private final Signals signals;
 
+  /** @param clock the store's time ({@link StoreClock}): a lease still valid by it is left alone */
   StorageGroups(StateStore store, Clock clock, Signals signals) {
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * the sweep's {@code now}), are taken from this clock, so that they are on the store's time too. A
  * store without a clock of its own has no skew: this clock is the ledger's.
  *
- * <p>The skew is measured by {@link #measureIfDue} at most every {@link #MEASURE_INTERVAL}; a
+ * <p>The skew is measured by {@link #measureIfDue} at most every {@link #MEASURE_INTERVAL}, from
+ * the fastest of {@link #SAMPLES} round trips (a slow one, such as a wait for a pooled connection on
+ * a loaded machine, would be taken for skew); a
  * skew beyond the warning threshold is logged once when it crosses it, and once when it is back
  * within half of it. Reading {@link #instant()} does no I/O. Thread-safe.
  */
@@ -25,6 +27,8 @@ final class StoreClock extends Clock {
   private static final Logger log = LoggerFactory.getLogger(StoreClock.class);
   /** The longest time between two measures of the skew, on the ledger's clock. */
   static final Duration MEASURE_INTERVAL = Duration.ofSeconds(30);
+  /** Readings of the store's clock per measure; the one of the shortest round trip is kept. */
+  static final int SAMPLES = 3;
 
   private final StateStore store;
   private final Clock clock;
@@ -64,21 +68,31 @@ final class StoreClock extends Clock {
     measure();
   }
 
+  /**
+   * Takes {@link #SAMPLES} readings of the store's clock and keeps the one of the shortest round
+   * trip: a reading is off by up to half its round trip, which includes any wait for a connection.
+   */
   private void measure() {
-    Instant before = clock.instant();
-    Optional<Instant> storeTime;
-    try {
-      storeTime = store.currentTime();
-    } catch (RuntimeException e) {
-      log.debug("the store's clock could not be read; the skew is measured again later", e);
-      return;
+    Duration measured = null;
+    Duration shortest = null;
+    for (int sample = 0; sample < SAMPLES; sample++) {
+      Instant before = clock.instant();
+      Optional<Instant> storeTime;
+      try {
+        storeTime = store.currentTime();
+      } catch (RuntimeException e) {
+        log.debug("the store's clock could not be read; the skew is measured again later", e);
+        return;
+      }
+      if (storeTime.isEmpty()) {
+        return;
+      }
+      Duration roundTrip = Duration.between(before, clock.instant());
+      if (shortest == null || roundTrip.compareTo(shortest) < 0) {
+        shortest = roundTrip;
+        measured = Duration.between(storeTime.get(), before.plus(roundTrip.dividedBy(2)));
+      }
     }
-    if (storeTime.isEmpty()) {
-      return;
-    }
-    Instant after = clock.instant();
-    Instant midway = before.plus(Duration.between(before, after).dividedBy(2));
-    Duration measured = Duration.between(storeTime.get(), midway);
     skew = measured;
     synchronized (this) {
       boolean beyond = measured.abs().compareTo(warnAbove) > 0;
@@ -92,6 +106,14 @@ final class StoreClock extends Clock {
         log.info("this node's clock is back within {} of the store's ({})", warnAbove.dividedBy(2), measured);
       }
     }
+  }
+
+  /**
+   * The ledger's own clock, without the skew: for durations measured on this node alone (an
+   * attempt's idle time), which a new measure of the skew must not lengthen or shorten.
+   */
+  Instant ledgerInstant() {
+    return clock.instant();
   }
 
   @Override

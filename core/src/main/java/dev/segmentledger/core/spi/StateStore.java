@@ -400,7 +400,9 @@ public interface StateStore {
    * with {@link Reason#STORAGE_LOST} and {@code detail}, lease cleared, at most {@code limit} rows
    * per call: for a host that is gone for good with its disk. A row under a lease still valid at
    * {@code at} is left alone (a node is working on it, so its disk is not lost): it is marked by a
-   * call after its lease has run out, if it is still open then. An expired lease is included (its
+   * call after its lease has run out, if it is still open then. A store that judges leases by its
+   * own clock ({@link #currentTime()}) judges them here by that clock too, not by {@code at}, which
+   * is then only the rows' terminal time. An expired lease is included (its
    * owner is gone; a late confirm of such a row fails its compare-and-set). The rows keep their
    * group and can be {@linkplain #reopen re-opened}. Call it again until it returns 0.
    *

@@ -179,20 +179,25 @@ abstract class StorageGroupsGroup extends ContractGroup {
 
   @Test
   void markStorageLostLeavesARowUnderALiveLeaseAloneUntilTheLeaseEnds() {
+    // A store with a clock of its own judges the lease by it: the lease is taken on its time.
+    Instant now = store.currentTime().orElse(T0);
+    Instant leaseEnd = now.plusSeconds(120);
     LedgerItem leased = store.register(NewItem.pending(original(0), "/rec/0.ts", 10, T0).inStorageGroup("host-a")
-        .leasedTo("node-a", LEASE_END)).item();
+        .leasedTo("node-a", leaseEnd)).item();
     LedgerItem idle = registerIn("host-a", original(1));
 
-    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10),
+    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", now.plusSeconds(1), 10),
         "a node still holds a lease on a row: its disk is not lost");
-    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", T0.plusSeconds(1), 10), "and the loop ends");
+    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", now.plusSeconds(1), 10), "and the loop ends");
     assertEquals(ItemState.PENDING, store.findByRowId(leased.rowId()).orElseThrow().state());
     assertEquals(ItemState.REJECTED, store.findByRowId(idle.rowId()).orElseThrow().state());
-    assertTrue(store.renew(leased.rowId(), "node-a", LEASE_END, LEASE_END.plusSeconds(60)),
+    assertTrue(store.renew(leased.rowId(), "node-a", leaseEnd, leaseEnd.plusSeconds(60)),
         "the lease holder goes on as before");
+    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", now.plusSeconds(2), 10), "renewed");
 
-    assertEquals(0, store.markStorageLost("host-a", "host-a is gone", LEASE_END.plusSeconds(1), 10), "renewed");
-    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", LEASE_END.plusSeconds(61), 10),
+    Instant ended = now.minusSeconds(1); // the holder is gone: its lease ends before the store's now
+    assertTrue(store.renew(leased.rowId(), "node-a", leaseEnd.plusSeconds(60), ended));
+    assertEquals(1, store.markStorageLost("host-a", "host-a is gone", now.plusSeconds(2), 10),
         "once the lease has run out, the row is marked");
     assertEquals(ItemState.REJECTED, store.findByRowId(leased.rowId()).orElseThrow().state());
   }

@@ -6,6 +6,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.InMemoryStateStore;
@@ -92,5 +94,37 @@ class ClockSkewTest {
     ledger.sweepRound();
     assertEquals(2, lines(Level.WARN), "a new crossing, behind");
     assertEquals(Duration.ofSeconds(-20), ledger.stats().clockSkew());
+  }
+
+  @Test
+  void aRowRegisteredWithoutALeaseOnANodeWhoseClockRunsAheadIsDueForTheSweepAtOnce() throws Exception {
+    InMemoryStateStore rows = new InMemoryStateStore();
+    LedgerFixture[] fixture = new LedgerFixture[1];
+    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("currentTime")) { // the store's clock, an hour behind the node's
+            return Optional.of(fixture[0].clock.instant().minus(Duration.ofHours(1)));
+          }
+          try {
+            return method.invoke(rows, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    fixture[0] = f;
+    ManualLedger ledger = f.builder().queueCapacity(1).buildManual();
+    ledger.start(); // measures the skew
+    ItemId leased = ItemId.original("b1", "720p", 0);
+    ItemId unleased = ItemId.original("b1", "720p", 1); // the queue is full: left to the sweep
+    ledger.register(leased, f.record(leased));
+    ledger.register(unleased, f.record(unleased));
+    ledger.drainQueue();
+
+    ledger.sweepRound();
+    ledger.drainQueue();
+
+    assertEquals(ItemState.CONFIRMED, rows.find(unleased).orElseThrow().state(),
+        "registered due at the node's time, an hour after the store's: the sweep does not find it due");
   }
 }

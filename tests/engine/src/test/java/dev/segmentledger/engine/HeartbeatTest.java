@@ -25,6 +25,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -180,6 +181,62 @@ class HeartbeatTest {
     LedgerItem row = inner.find(id).orElseThrow();
     assertEquals(ItemState.CONFIRMED, row.state());
     assertEquals(0, row.attempts(), "no attempt was abandoned: " + row.lastError());
+    assertEquals(1, sink.puts.get(), "exactly one PUT");
+  }
+
+  @Test
+  void aFrozenAttemptWhoseLeaseAReplacementUnderTheSameNodeIdTookIsCancelledWhenItWakes() throws Exception {
+    Recorded events = new Recorded();
+    ManualLedger a = startUploadOnA(Duration.ofMinutes(5), events);
+    f.clock.advance(STEP); // node a is frozen; a new process under the same node id starts and claims
+    assertEquals(1, f.store.releaseAllOf("node-a", f.clock.instant()), "the replacement ends its predecessor's leases");
+    long rowId = f.store.find(id).orElseThrow().rowId();
+    assertTrue(f.store.claimFor(rowId, "node-a", LEASE, f.clock.instant()).claim().held(), "and claims the row");
+
+    for (int i = 0; i < 4; i++) { // node a wakes: no renewal of its own was of unknown outcome
+      f.clock.advance(STEP);
+      sink.readOneByte();
+      a.heartbeat();
+    }
+
+    assertEquals(1, events.claimsLost(), "node a renewed the lease the replacement had taken");
+    assertEquals(1, draining.get(10, TimeUnit.SECONDS).intValue(), "the attempt was cancelled");
+    assertEquals(0, events.failures(), "and recorded nothing over the replacement's work");
+  }
+
+  @Test
+  void anAttemptOnANodeWhoseClockRunsBehindTheStoresIsNotTakenForStalled() throws Exception {
+    InMemoryStateStore inner = new InMemoryStateStore();
+    LedgerFixture[] fixture = new LedgerFixture[1];
+    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
+        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("currentTime")) { // the store's clock, an hour ahead of the node's
+            return Optional.of(fixture[0].clock.instant().plus(Duration.ofHours(1)));
+          }
+          try {
+            return method.invoke(inner, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    f = new LedgerFixture(temp, store);
+    fixture[0] = f;
+    sink = new SteppedSink(f.sink);
+    Recorded events = new Recorded();
+    ManualLedger a = startUploadOnA(Duration.ofMinutes(5), events);
+
+    f.clock.advance(STEP); // half a second into the attempt, no byte read yet: far from the stall timeout
+    a.heartbeat();
+    for (int i = 0; i < 3; i++) {
+      f.clock.advance(STEP);
+      sink.readOneByte();
+      a.heartbeat();
+    }
+    sink.unblock();
+    assertEquals(1, draining.get(10, TimeUnit.SECONDS).intValue());
+
+    assertEquals(0, events.failures(Reason.STALLED), "the attempt's start and its idle time were on two clocks");
+    assertEquals(ItemState.CONFIRMED, inner.find(id).orElseThrow().state());
     assertEquals(1, sink.puts.get(), "exactly one PUT");
   }
 

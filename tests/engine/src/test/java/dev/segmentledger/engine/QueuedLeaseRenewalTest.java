@@ -175,4 +175,20 @@ class QueuedLeaseRenewalTest {
       assertEquals(0, row.attempts(), "queued row " + i);
     }
   }
+
+  @Test
+  void queuedRowsWhoseLeasesANewProcessUnderTheSameNodeIdEndedAreNotUploadedByTheOldOne() {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger frozen = f.builder().nodeId("node-a").leaseDuration(LEASE).buildManual();
+    frozen.registerAll(files(f, 3));
+    f.clock.advance(REGISTRATION_LEASE.dividedBy(2).plusSeconds(1));
+    // a new process under the same node id starts: it ends its predecessor's leases and claims a row
+    assertEquals(3, f.store.releaseAllOf("node-a", f.clock.instant()));
+    long claimed = f.store.find(ItemId.original("b1", "720p", 1)).orElseThrow().rowId();
+    assertEquals(Claim.HELD, f.store.claimFor(claimed, "node-a", LEASE, f.clock.instant()).claim());
+
+    frozen.drainQueue(); // the old process wakes: no extension of its own was of unknown outcome
+
+    assertEquals(0, f.sink.putCount(), "the old process uploaded rows whose leases the new one had ended or taken");
+  }
 }
