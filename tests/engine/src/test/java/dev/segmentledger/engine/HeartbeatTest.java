@@ -13,15 +13,11 @@ import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.InMemoryStateStore;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -150,19 +146,7 @@ class HeartbeatTest {
   void anAttemptWhoseRenewalWasWrittenButItsAnswerLostKeepsItsLease() throws Exception {
     AtomicInteger renewalsLost = new AtomicInteger();
     InMemoryStateStore inner = new InMemoryStateStore();
-    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
-        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
-          Object result;
-          try {
-            result = method.invoke(inner, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-          if (method.getName().startsWith("renewAll") && renewalsLost.getAndIncrement() == 0) {
-            throw new StoreException("injected: the renewal committed, its answer was lost", null, Outcome.UNKNOWN);
-          }
-          return result;
-        });
+    StateStore store = InterceptedStore.firstRenewalAnswerLost(inner, renewalsLost);
     f = new LedgerFixture(temp, store);
     sink = new SteppedSink(f.sink);
     Recorded events = new Recorded();
@@ -208,17 +192,10 @@ class HeartbeatTest {
   void anAttemptOnANodeWhoseClockRunsBehindTheStoresIsNotTakenForStalled() throws Exception {
     InMemoryStateStore inner = new InMemoryStateStore();
     LedgerFixture[] fixture = new LedgerFixture[1];
-    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
-        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("currentTime")) { // the store's clock, an hour ahead of the node's
-            return Optional.of(fixture[0].clock.instant().plus(Duration.ofHours(1)));
-          }
-          try {
-            return method.invoke(inner, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    StateStore store = InterceptedStore.of(inner, (method, args, proceed) ->
+        method.equals("currentTime") // the store's clock, an hour ahead of the node's
+            ? Optional.of(fixture[0].clock.instant().plus(Duration.ofHours(1)))
+            : proceed.call());
     f = new LedgerFixture(temp, store);
     fixture[0] = f;
     sink = new SteppedSink(f.sink);

@@ -12,14 +12,9 @@ import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.spi.Claim;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.FakeObjectSink;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import dev.segmentledger.testkit.InMemoryStateStore;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,16 +43,10 @@ class QueuedLeaseRenewalTest {
 
   /** The store, counting the calls made to it by name. */
   private StateStore counting(StateStore store) {
-    InvocationHandler handler = (proxy, method, args) -> {
-      calls.computeIfAbsent(method.getName(), n -> new AtomicInteger()).incrementAndGet();
-      try {
-        return method.invoke(store, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
-      }
-    };
-    return (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(), new Class<?>[] {StateStore.class},
-        handler);
+    return InterceptedStore.of(store, (method, args, proceed) -> {
+      calls.computeIfAbsent(method, n -> new AtomicInteger()).incrementAndGet();
+      return proceed.call();
+    });
   }
 
   private int calls(String method) {
@@ -142,19 +131,7 @@ class QueuedLeaseRenewalTest {
   void queuedRowsWhoseExtensionWasWrittenButItsAnswerLostAreStillUploadedByTheirNode() {
     InMemoryStateStore inner = new InMemoryStateStore();
     AtomicInteger renewals = new AtomicInteger();
-    StateStore store = (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(),
-        new Class<?>[] {StateStore.class}, (proxy, method, args) -> {
-          Object result;
-          try {
-            result = method.invoke(inner, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-          if (method.getName().startsWith("renewAll") && renewals.getAndIncrement() == 0) {
-            throw new StoreException("injected: the extension committed, its answer was lost", null, Outcome.UNKNOWN);
-          }
-          return result;
-        });
+    StateStore store = InterceptedStore.firstRenewalAnswerLost(inner, renewals);
     LedgerFixture f = new LedgerFixture(temp, store);
     AtomicInteger claimsLost = new AtomicInteger();
     ManualLedger ledger = f.builder().nodeId("node-a").leaseDuration(LEASE).listener(new LedgerListener() {
