@@ -7,7 +7,6 @@ import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.ForwardingObjectSink;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.jdbi.v3.core.Jdbi;
@@ -37,16 +36,7 @@ public final class PoisonedUploadNode {
             Runtime.getRuntime().halt(POISON_EXIT); // what processing this item does to its process
           }
         });
-    Ledger ledger = Ledger.builder()
-        .stateStore(store)
-        .objectSink(sink)
-        .allowedRoot(Path.of(args[3]))
-        .nodeId(args[6])
-        .leaseDuration(Duration.ofMillis(Long.parseLong(args[7])))
-        .workers(Integer.parseInt(args[8]))
-        .sweepInterval(Duration.ofMillis(100))
-        .backoff(Wiring.SHORT_BACKOFF)
-        .build();
+    Ledger ledger = UploadNode.ledger(args, store, sink);
     ledger.start();
     System.out.println("STARTED " + args[6]);
     new CountDownLatch(1).await(); // runs until killed, or poisoned

@@ -1,6 +1,8 @@
 package dev.segmentledger.it;
 
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
@@ -35,16 +37,7 @@ public final class UploadNode {
     S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
     S3ObjectSink sink = S3ObjectSink.builder().client(client).bucket(args[5]).multipartThreshold(16 * 1024 * 1024)
         .partSize(PART).build();
-    Ledger ledger = Ledger.builder()
-        .stateStore(faults.store())
-        .objectSink(sink)
-        .allowedRoot(Path.of(args[3]))
-        .nodeId(args[6])
-        .leaseDuration(Duration.ofMillis(Long.parseLong(args[7])))
-        .workers(Integer.parseInt(args[8]))
-        .sweepInterval(Duration.ofMillis(100))
-        .backoff(Wiring.SHORT_BACKOFF)
-        .build();
+    Ledger ledger = ledger(args, faults.store(), sink);
     ledger.start();
     System.out.println("STARTED " + args[6]);
     if (args.length > 9) {
@@ -55,5 +48,22 @@ public final class UploadNode {
       }
     }
     new CountDownLatch(1).await(); // runs until killed
+  }
+
+  /**
+   * The ledger of an upload node from its command line (allowedRoot, nodeId, leaseMillis and workers
+   * at the places the class comment gives), with fast sweeps and a short backoff.
+   */
+  static Ledger ledger(String[] args, StateStore store, ObjectSink sink) {
+    return Ledger.builder()
+        .stateStore(store)
+        .objectSink(sink)
+        .allowedRoot(Path.of(args[3]))
+        .nodeId(args[6])
+        .leaseDuration(Duration.ofMillis(Long.parseLong(args[7])))
+        .workers(Integer.parseInt(args[8]))
+        .sweepInterval(Duration.ofMillis(100))
+        .backoff(Wiring.SHORT_BACKOFF)
+        .build();
   }
 }
