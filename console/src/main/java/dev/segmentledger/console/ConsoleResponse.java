@@ -38,7 +38,9 @@ public record ConsoleResponse(int status, String contentType, Map<String, String
         + " media-src 'self' blob:; connect-src 'self'; worker-src 'self' blob:; form-action 'self';"
         + " frame-ancestors 'none'; base-uri 'none'");
     headers.put("X-Content-Type-Options", "nosniff");
-    headers.put("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" even with the
+    // console's own forms, which the hosts refuse as a cross-site POST; other sites still get nothing.
+    headers.put("Referrer-Policy", "same-origin");
     headers.put("Cache-Control", "no-store");
     return new ConsoleResponse(status, "text/html; charset=utf-8", headers, html.getBytes(StandardCharsets.UTF_8));
   }
