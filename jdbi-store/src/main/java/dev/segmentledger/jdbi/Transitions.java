@@ -39,6 +39,13 @@ final class Transitions {
       + " + CASE WHEN :reason = 'INTERNAL_ERROR' THEN 1 ELSE 0 END, repackage_failures = repackage_failures"
       + " + CASE WHEN :reason = 'REPACKAGE_FAILED' THEN 1 ELSE 0 END";
 
+  /**
+   * Opens a statement with the CTE {@code picked}: the rows a bounded, locking subquery chose, read
+   * once. A subquery in {@code WHERE id IN (...)} may be run again for each outer row under a nested
+   * loop plan; each run skips the rows the statement itself already changed and picks further ones,
+   * so "up to :limit" changed more. The caller appends the SELECT and its closing parenthesis.
+   */
+  static final String PICKED = "WITH picked AS MATERIALIZED (";
   private static final String EXCLUDE_REGISTERED_BEFORE = Sql.load("exclude-registered-before.sql");
 
   private final Jdbi jdbi;
@@ -172,10 +179,10 @@ final class Transitions {
    */
   int handOver(String fromGroup, String toGroup, int limit) {
     requirePositive(limit);
-    return jdbi.withHandle(handle -> handle.createUpdate("UPDATE " + TABLE + " SET storage_group = :toGroup"
-            + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING') AND "
-            + ofGroup(fromGroup) + " LIMIT :limit FOR UPDATE) AND state IN ('PENDING', 'WAITING') AND "
-            + ofGroup(fromGroup))
+    return jdbi.withHandle(handle -> handle.createUpdate(PICKED + "SELECT id FROM " + TABLE
+            + " WHERE state IN ('PENDING', 'WAITING') AND " + ofGroup(fromGroup) + " LIMIT :limit FOR UPDATE)"
+            + " UPDATE " + TABLE + " SET storage_group = :toGroup WHERE id IN (SELECT id FROM picked)"
+            + " AND state IN ('PENDING', 'WAITING') AND " + ofGroup(fromGroup))
         .bind("fromGroup", fromGroup)
         .bind("toGroup", toGroup)
         .bind("limit", limit)
@@ -192,10 +199,11 @@ final class Transitions {
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(at, "at");
     requirePositive(limit);
-    return jdbi.withHandle(handle -> handle.createQuery("WITH changed AS (UPDATE " + TABLE
+    return jdbi.withHandle(handle -> handle.createQuery(PICKED + "SELECT id FROM " + TABLE
+            + " WHERE state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup" + NO_LIVE_LEASE_BY_DATABASE_CLOCK
+            + " LIMIT :limit FOR UPDATE), changed AS (UPDATE " + TABLE
             + " SET state = 'REJECTED', reason = 'STORAGE_LOST', last_error = :detail, terminal_at = :at, "
-            + NO_LEASE + " WHERE id IN (SELECT id FROM " + TABLE + " WHERE state IN ('PENDING', 'WAITING')"
-            + " AND storage_group = :fromGroup" + NO_LIVE_LEASE_BY_DATABASE_CLOCK + " LIMIT :limit FOR UPDATE)"
+            + NO_LEASE + " WHERE id IN (SELECT id FROM picked)"
             + " AND state IN ('PENDING', 'WAITING') AND storage_group = :fromGroup" + NO_LIVE_LEASE_BY_DATABASE_CLOCK
             + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed")
         .bind("fromGroup", group)
