@@ -196,4 +196,27 @@ final class Playlists implements PlaylistStore {
   private static String internal(String rendition) {
     return rendition == null ? "" : rendition;
   }
+
+  // TODO(incremental playlists): implemented by the store work of long broadcasts.
+  @Override
+  public boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, Instant fullDueAt, Instant at) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  @Override
+  public boolean raisePeakBandwidth(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long bitsPerSecond, Instant at) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  @Override
+  public List<dev.segmentledger.core.spi.PlaylistPart> parts(String broadcastId, String rendition) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  @Override
+  public boolean sealPart(dev.segmentledger.core.spi.PlaylistPart part) {
+    throw new UnsupportedOperationException("not yet");
+  }
 }

@@ -28,13 +28,30 @@ import java.util.Objects;
  * @param attempts failed publications since the last success
  * @param lastError the last failure, or {@code null}
  * @param updatedAt when the record last changed
+ * @param fullDueAt for a media playlist: when its full playlist, left behind its live window by a
+ *     publication within the full playlist's cadence ({@link PlaylistStore#recordLivePublished}), is
+ *     due to be published again, even with no further change; {@code null} while the full playlist
+ *     is up to date
+ * @param peakBandwidth for a media playlist: the highest bit rate of its confirmed segments as
+ *     recorded by {@link PlaylistStore#raisePeakBandwidth}, in bits per second; 0 if unknown
  */
 public record PlaylistRecord(String broadcastId, String rendition, long wanted, long published,
     int publishedEntries, boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil,
-    int attempts, String lastError, Instant updatedAt) {
+    int attempts, String lastError, Instant updatedAt, Instant fullDueAt, long peakBandwidth) {
 
   public PlaylistRecord {
     Objects.requireNonNull(broadcastId, "broadcastId");
+    if (peakBandwidth < 0) {
+      throw new IllegalArgumentException("peakBandwidth must be >= 0, got " + peakBandwidth);
+    }
+  }
+
+  /** A record whose full playlist is up to date and whose peak bandwidth is unknown (the 1.0 form). */
+  public PlaylistRecord(String broadcastId, String rendition, long wanted, long published, int publishedEntries,
+      boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil, int attempts,
+      String lastError, Instant updatedAt) {
+    this(broadcastId, rendition, wanted, published, publishedEntries, publishedFinal, publishedChecksum, leaseOwner,
+        leaseUntil, attempts, lastError, updatedAt, null, 0);
   }
 
   /** Whether this is the broadcast's multivariant playlist. */
@@ -45,5 +62,10 @@ public record PlaylistRecord(String broadcastId, String rendition, long wanted, 
   /** Whether the ledger changed since the last recorded publication. */
   public boolean awaitingPublication() {
     return wanted > published;
+  }
+
+  /** Whether the full media playlist was left behind its live window and is to be published again. */
+  public boolean fullBehind() {
+    return fullDueAt != null;
   }
 }

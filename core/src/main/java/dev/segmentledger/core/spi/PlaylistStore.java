@@ -13,7 +13,11 @@ import java.util.List;
  *   <li>a PLAYBACK or INIT row confirmed ({@link StateStore#confirm}, {@link StateStore#confirmAll}),
  *       made terminal ({@link StateStore#markTerminal}, {@link StateStore#excludeRegisteredBefore},
  *       {@link StateStore#settleWaiting}) or re-opened ({@link StateStore#reopen}) increments its
- *       rendition's media playlist and its broadcast's multivariant playlist, creating them if absent;
+ *       rendition's media playlist, creating it if absent;
+ *   <li>such a change of an INIT row also increments the broadcast's multivariant playlist, creating
+ *       it if absent (a PLAYBACK row changes the multivariant playlist only through its rendition's
+ *       peak bandwidth: {@link #raisePeakBandwidth});
+ *   <li>a re-open of a PLAYBACK row also removes the {@linkplain #parts parts} that cover it;
  *   <li>any of those changes to a row (any axis) of an ended broadcast, and {@link
  *       StateStore#endBroadcast} itself, increment every existing playlist of the broadcast (its
  *       completion changes them all).
@@ -27,8 +31,10 @@ import java.util.List;
 public interface PlaylistStore {
 
   /**
-   * Claims up to {@code limit} playlists awaiting publication ({@code wanted > published}) that are
-   * due (no lease, or one that ended by {@code now}, and not in backoff): each is leased to
+   * Claims up to {@code limit} playlists that await publication ({@code wanted > published}) or
+   * whose full playlist is behind and due ({@link PlaylistRecord#fullDueAt} at or before
+   * {@code now}), and that are free (no lease, or one that ended by {@code now}, and not in
+   * backoff): each is leased to
    * {@code owner} until {@code leaseUntil}. Of concurrent claims each playlist goes to at most one
    * caller. Returns the claimed records as they are after the claim (with the {@code wanted} this
    * publication will cover), oldest change first.
@@ -58,6 +64,43 @@ public interface PlaylistStore {
    */
   boolean recordFailure(String broadcastId, String rendition, String owner, Instant heldUntil, String detail,
       Instant nextAttemptAt, Instant at);
+
+  /**
+   * Records a publication of a media playlist's live window only, covering change count
+   * {@code coveredWanted}, while its full playlist stays behind until {@code fullDueAt}:
+   * {@code published} becomes at least {@code coveredWanted}, {@link PlaylistRecord#fullDueAt}
+   * becomes the earlier of its current value and {@code fullDueAt}, attempts and last error are
+   * cleared and the lease ends. The checksum of the full playlist is kept. {@link #recordPublished}
+   * (a publication of the full playlist) clears {@code fullDueAt}. Compare-and-set on the lease.
+   */
+  boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, Instant fullDueAt, Instant at);
+
+  /**
+   * Raises the recorded peak bandwidth of a media playlist to at least {@code bitsPerSecond}; if it
+   * rose, increments the broadcast's multivariant playlist (which announces it) in the same
+   * transaction. Compare-and-set on the media playlist's lease.
+   *
+   * @return whether the peak rose
+   */
+  boolean raisePeakBandwidth(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long bitsPerSecond, Instant at);
+
+  /**
+   * The sealed parts of one media playlist, in sequence order: read by a publication of the full
+   * playlist instead of the rows they cover. A store on a database reads them through an index on
+   * (broadcast, rendition, first sequence).
+   */
+  List<PlaylistPart> parts(String broadcastId, String rendition);
+
+  /**
+   * Stores {@code part} unless a part of its playlist already covers its first sequence; idempotent
+   * (a part is a pure function of settled rows, so two publishers sealing the same part store the
+   * same text). The caller holds the playlist's lease; the store does not check it.
+   *
+   * @return whether it was stored
+   */
+  boolean sealPart(PlaylistPart part);
 
   /**
    * Gives a lease back without a publication attempt (the breaker refused it, or the lease was too

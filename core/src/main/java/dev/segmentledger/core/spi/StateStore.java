@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +129,34 @@ public interface StateStore {
 
   /** Every row of a broadcast, all axes, in row id order. Meant for checks and reports. */
   List<LedgerItem> findByBroadcast(String broadcastId);
+
+  /**
+   * Up to {@code limit} PLAYBACK rows of one rendition of a broadcast with a sequence of at least
+   * {@code fromSequence}, in sequence order: a keyset page, so that a playlist publication reads
+   * what follows its last published position and never the whole broadcast. A store on a database
+   * must answer it with a range read of its identity index. The default filters
+   * {@link #findByBroadcast}.
+   */
+  default List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence, int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return findByBroadcast(broadcastId).stream()
+        .filter(row -> row.id().axis() == Axis.PLAYBACK && row.id().rendition().equals(rendition)
+            && row.id().sequence() >= fromSequence)
+        .sorted(Comparator.comparingLong(row -> row.id().sequence()))
+        .limit(limit)
+        .toList();
+  }
+
+  /**
+   * Whether any row of the broadcast, of any axis, is not terminal (PENDING or WAITING): an ended
+   * broadcast is complete once this is false. A store on a database must answer it from an index
+   * of unconfirmed rows only. The default counts {@link #countByBroadcast}.
+   */
+  default boolean hasOpenRows(String broadcastId) {
+    return countByBroadcast(broadcastId).stream().anyMatch(count -> !count.state().isTerminal() && count.rows() > 0);
+  }
 
   /**
    * The rows of a broadcast counted by axis, state and reason, each group with the registration time
