@@ -183,6 +183,28 @@ public final class JdbiStateStore implements StateStore {
   /**
    * {@inheritDoc}
    *
+   * <p>One ordered range read of the identity constraint's index {@code (broadcast_id, axis,
+   * rendition, sequence)} from {@code fromSequence}, stopped at {@code limit} rows.
+   */
+  @Override
+  public List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence, int limit) {
+    return queries.findSegments(broadcastId, rendition, fromSequence, limit);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code EXISTS} probe of the partial index of unconfirmed rows by broadcast
+   * ({@code segment_ledger_item_unconfirmed_by_broadcast}, V5).
+   */
+  @Override
+  public boolean hasOpenRows(String broadcastId) {
+    return queries.hasOpenRows(broadcastId);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * <p>One aggregate statement over the broadcast's range of the identity constraint's index
    * (leading column {@code broadcast_id}): no row leaves the server.
    */
