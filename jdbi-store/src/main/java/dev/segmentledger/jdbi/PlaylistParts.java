@@ -27,6 +27,10 @@ final class PlaylistParts {
   private static final String COLUMNS = "broadcast_id, rendition, first_sequence, next_sequence, entries,"
       + " discontinuities, target_seconds, peak_bandwidth, text";
 
+  /** The parts of one playlist in sequence order: one range of the primary key. Binds broadcastId, rendition. */
+  static final String READ = "SELECT " + COLUMNS + " FROM " + PLAYLIST_PARTS
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence";
+
   private static final String SEAL = Sql.load("playlist-seal-part.sql");
 
   /** Locks the record of the part's playlist, if it has one, for the rest of the seal's transaction. */
@@ -52,8 +56,7 @@ final class PlaylistParts {
   List<PlaylistPart> parts(String broadcastId, String rendition) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(rendition, "rendition");
-    return jdbi.withHandle(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM " + PLAYLIST_PARTS
-            + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence")
+    return jdbi.withHandle(handle -> handle.createQuery(READ)
         .bind("broadcastId", broadcastId)
         .bind("rendition", rendition)
         .map((rs, ctx) -> new PlaylistPart(rs.getString("broadcast_id"), rs.getString("rendition"),

@@ -37,7 +37,11 @@ final class Playlists implements PlaylistStore {
    */
   static final String BUMP = Sql.load("playlist-bump.sql");
 
-  private static final String CLAIM = Sql.load("playlist-claim.sql");
+  /** The claim ({@code playlist-claim.sql}); binds owner, leaseUntil, now, limit. */
+  static final String CLAIM = Sql.load("playlist-claim.sql");
+
+  /** The count of playlists awaiting publication: the partial index {@code segment_ledger_playlist_awaiting} alone. */
+  static final String COUNT_AWAITING = "SELECT count(*) FROM " + PLAYLISTS + " WHERE wanted > published";
 
   /**
    * Raises the peak of a media playlist held by the caller and, if it rose, increments the
@@ -176,8 +180,7 @@ final class Playlists implements PlaylistStore {
 
   @Override
   public long countAwaitingPublication() {
-    return reads.read(handle -> handle.createQuery("SELECT count(*) FROM " + PLAYLISTS
-            + " WHERE wanted > published")
+    return reads.read(handle -> handle.createQuery(COUNT_AWAITING)
         .mapTo(Long.class)
         .one());
   }
