@@ -53,7 +53,8 @@ import org.jdbi.v3.core.JdbiException;
  * handle of its own from the given {@link Jdbi}.
  *
  * <p>This class is a facade: each call goes to one package-private part, by concern (registration,
- * confirmations, other transitions, leases, queries, retention), each stateless over the same {@link Jdbi}.
+ * confirmations, other transitions, leases, queries, retention, playlists and their sealed parts), each
+ * stateless over the same {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private final Jdbi jdbi;
