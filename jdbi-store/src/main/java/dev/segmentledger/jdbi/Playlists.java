@@ -91,10 +91,17 @@ final class Playlists implements PlaylistStore {
         .one();
   }
 
-  /** Increments every playlist of {@code broadcastId} (it ended), in the caller's transaction. */
+  /**
+   * Increments every playlist of {@code broadcastId} (it ended), in the caller's transaction. The
+   * records are locked first, in the order of {@link #BUMP} (media playlists by rendition, then the
+   * multivariant one), so that a concurrent {@link #raisePeakBandwidth}, which holds a media playlist
+   * and waits for the multivariant one, never waits in a cycle with it.
+   */
   static void bumpBroadcast(Handle handle, String broadcastId, Instant at) {
-    handle.createUpdate("UPDATE " + PLAYLISTS + " SET wanted = wanted + 1, updated_at = :at"
-            + " WHERE broadcast_id = :broadcastId")
+    handle.createUpdate("WITH locked AS MATERIALIZED (SELECT rendition FROM " + PLAYLISTS
+            + " WHERE broadcast_id = :broadcastId ORDER BY rendition = '', rendition FOR UPDATE)"
+            + " UPDATE " + PLAYLISTS + " SET wanted = wanted + 1, updated_at = :at"
+            + " WHERE broadcast_id = :broadcastId AND rendition IN (SELECT rendition FROM locked)")
         .bind("broadcastId", broadcastId)
         .bind("at", micros(at))
         .execute();
