@@ -53,7 +53,8 @@ import org.jdbi.v3.core.JdbiException;
  * handle of its own from the given {@link Jdbi}.
  *
  * <p>This class is a facade: each call goes to one package-private part, by concern (registration,
- * confirmations, other transitions, leases, queries, retention), each stateless over the same {@link Jdbi}.
+ * confirmations, other transitions, leases, queries, retention, playlists and their sealed parts), each
+ * stateless over the same {@link Jdbi}.
  */
 public final class JdbiStateStore implements StateStore {
   private final Jdbi jdbi;
@@ -178,6 +179,28 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public List<LedgerItem> findByBroadcast(String broadcastId) {
     return queries.findByBroadcast(broadcastId);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One ordered range read of the identity constraint's index {@code (broadcast_id, axis,
+   * rendition, sequence)} from {@code fromSequence}, stopped at {@code limit} rows.
+   */
+  @Override
+  public List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence, int limit) {
+    return queries.findSegments(broadcastId, rendition, fromSequence, limit);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code EXISTS} probe of the partial index of unconfirmed rows by broadcast
+   * ({@code segment_ledger_item_unconfirmed_by_broadcast}, V5).
+   */
+  @Override
+  public boolean hasOpenRows(String broadcastId) {
+    return queries.hasOpenRows(broadcastId);
   }
 
   /**

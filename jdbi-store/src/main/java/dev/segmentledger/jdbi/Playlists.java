@@ -4,6 +4,7 @@ import static dev.segmentledger.jdbi.Sql.PLAYLISTS;
 import static dev.segmentledger.jdbi.Sql.micros;
 
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
 import java.sql.ResultSet;
@@ -19,16 +20,16 @@ import org.jdbi.v3.core.statement.Update;
 
 /**
  * The playlists part of {@link JdbiStateStore} (table {@code segment_ledger_playlist}, migration
- * V4): the {@link PlaylistStore} itself, and the increments of {@code wanted} that the other parts
- * make in the transactions of their own changes ({@link #BUMP}, {@link #bump},
+ * V4, V12): the {@link PlaylistStore} itself, and the increments of {@code wanted} that the other
+ * parts make in the transactions of their own changes ({@link #BUMP}, {@link #bump},
  * {@link #bumpBroadcast}). The multivariant playlist is stored under the rendition {@code ''}.
- * Every lease update is one compare-and-set on {@code (lease_owner, lease_until)}. Stateless over
- * its {@link Jdbi}; thread-safe.
+ * Every lease update is one compare-and-set on {@code (lease_owner, lease_until)}. The sealed parts
+ * are {@link PlaylistParts}'. Stateless over its {@link Jdbi}; thread-safe.
  */
 final class Playlists implements PlaylistStore {
   /** The columns {@link #map} reads. */
   static final String COLUMNS = "broadcast_id, rendition, wanted, published, published_entries, published_final,"
-      + " published_checksum, lease_owner, lease_until, attempts, last_error, updated_at";
+      + " published_checksum, lease_owner, lease_until, attempts, last_error, updated_at, full_due_at, peak_bandwidth";
 
   /**
    * CTEs to append after a CTE {@code changed (broadcast_id, rendition, axis)} of changed rows:
@@ -36,12 +37,31 @@ final class Playlists implements PlaylistStore {
    */
   static final String BUMP = Sql.load("playlist-bump.sql");
 
-  private static final String CLAIM = Sql.load("playlist-claim.sql");
+  /** The claim ({@code playlist-claim.sql}); binds owner, leaseUntil, now, limit. */
+  static final String CLAIM = Sql.load("playlist-claim.sql");
+
+  /** The count of playlists awaiting publication: the partial index {@code segment_ledger_playlist_awaiting} alone. */
+  static final String COUNT_AWAITING = "SELECT count(*) FROM " + PLAYLISTS + " WHERE wanted > published";
+
+  /**
+   * Raises the peak of a media playlist held by the caller and, if it rose, increments the
+   * multivariant playlist, creating it if absent: one statement, which locks the media record, then
+   * the multivariant one (the order of {@link #BUMP}).
+   */
+  private static final String RAISE_PEAK = "WITH raised AS (UPDATE " + PLAYLISTS
+      + " SET peak_bandwidth = :peak, updated_at = :at"
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition AND lease_owner = :owner"
+      + " AND lease_until = :heldUntil AND peak_bandwidth < :peak RETURNING broadcast_id)"
+      + ", announced AS (INSERT INTO " + PLAYLISTS + " AS p (broadcast_id, rendition, wanted, updated_at)"
+      + " SELECT broadcast_id, '', 1, :at FROM raised ON CONFLICT (broadcast_id, rendition)"
+      + " DO UPDATE SET wanted = p.wanted + 1, updated_at = EXCLUDED.updated_at RETURNING p.broadcast_id)"
+      + " SELECT count(*) FROM raised";
   private static final String HELD = " WHERE broadcast_id = :broadcastId AND rendition = :rendition"
       + " AND lease_owner = :owner AND lease_until = :heldUntil";
 
   private final Jdbi jdbi;
   private final BoundedReads reads;
+  private final PlaylistParts parts;
 
   /**
    * Playlists on {@code jdbi}; the operator reads ({@link #find}, {@link #countAwaitingPublication})
@@ -50,6 +70,7 @@ final class Playlists implements PlaylistStore {
   Playlists(Jdbi jdbi, BoundedReads reads) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
     this.reads = Objects.requireNonNull(reads, "reads");
+    this.parts = new PlaylistParts(jdbi);
   }
 
   /**
@@ -70,10 +91,17 @@ final class Playlists implements PlaylistStore {
         .one();
   }
 
-  /** Increments every playlist of {@code broadcastId} (it ended), in the caller's transaction. */
+  /**
+   * Increments every playlist of {@code broadcastId} (it ended), in the caller's transaction. The
+   * records are locked first, in the order of {@link #BUMP} (media playlists by rendition, then the
+   * multivariant one), so that a concurrent {@link #raisePeakBandwidth}, which holds a media playlist
+   * and waits for the multivariant one, never waits in a cycle with it.
+   */
   static void bumpBroadcast(Handle handle, String broadcastId, Instant at) {
-    handle.createUpdate("UPDATE " + PLAYLISTS + " SET wanted = wanted + 1, updated_at = :at"
-            + " WHERE broadcast_id = :broadcastId")
+    handle.createUpdate("WITH locked AS MATERIALIZED (SELECT rendition FROM " + PLAYLISTS
+            + " WHERE broadcast_id = :broadcastId ORDER BY rendition = '', rendition FOR UPDATE)"
+            + " UPDATE " + PLAYLISTS + " SET wanted = wanted + 1, updated_at = :at"
+            + " WHERE broadcast_id = :broadcastId AND rendition IN (SELECT rendition FROM locked)")
         .bind("broadcastId", broadcastId)
         .bind("at", micros(at))
         .execute();
@@ -112,8 +140,8 @@ final class Playlists implements PlaylistStore {
       long coveredWanted, String checksum, Instant at) {
     Objects.requireNonNull(at, "at");
     return held(broadcastId, rendition, owner, heldUntil,
-        "published = GREATEST(published, :covered), published_checksum = :checksum, attempts = 0,"
-            + " last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
+        "published = GREATEST(published, :covered), published_checksum = :checksum, full_due_at = NULL,"
+            + " attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
         u -> u.bind("covered", coveredWanted).bind("checksum", checksum).bind("at", micros(at)));
   }
 
@@ -159,8 +187,7 @@ final class Playlists implements PlaylistStore {
 
   @Override
   public long countAwaitingPublication() {
-    return reads.read(handle -> handle.createQuery("SELECT count(*) FROM " + PLAYLISTS
-            + " WHERE wanted > published")
+    return reads.read(handle -> handle.createQuery(COUNT_AWAITING)
         .mapTo(Long.class)
         .one());
   }
@@ -185,7 +212,7 @@ final class Playlists implements PlaylistStore {
         rs.getLong("wanted"), rs.getLong("published"), rs.getInt("published_entries"),
         rs.getBoolean("published_final"), rs.getString("published_checksum"), rs.getString("lease_owner"),
         instant(rs, "lease_until"), rs.getInt("attempts"), rs.getString("last_error"),
-        instant(rs, "updated_at"));
+        instant(rs, "updated_at"), instant(rs, "full_due_at"), rs.getLong("peak_bandwidth"));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {
@@ -197,26 +224,61 @@ final class Playlists implements PlaylistStore {
     return rendition == null ? "" : rendition;
   }
 
-  // TODO(incremental playlists): implemented by the store work of long broadcasts.
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code full_due_at} becomes {@code LEAST(full_due_at, :fullDueAt)}: PostgreSQL's
+   * {@code LEAST} ignores a {@code NULL}, so a playlist up to date takes {@code fullDueAt}.
+   */
   @Override
   public boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
       long coveredWanted, Instant fullDueAt, Instant at) {
-    throw new UnsupportedOperationException("not yet");
+    Objects.requireNonNull(fullDueAt, "fullDueAt");
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "published = GREATEST(published, :covered), full_due_at = LEAST(full_due_at, :fullDue), attempts = 0,"
+            + " last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
+        u -> u.bind("covered", coveredWanted).bind("fullDue", micros(fullDueAt)).bind("at", micros(at)));
   }
 
+  /** {@inheritDoc} One statement ({@link #RAISE_PEAK}). */
   @Override
   public boolean raisePeakBandwidth(String broadcastId, String rendition, String owner, Instant heldUntil,
       long bitsPerSecond, Instant at) {
-    throw new UnsupportedOperationException("not yet");
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition of a media playlist");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(heldUntil, "heldUntil");
+    Objects.requireNonNull(at, "at");
+    if (bitsPerSecond < 0) {
+      throw new IllegalArgumentException("bitsPerSecond must be >= 0, got " + bitsPerSecond);
+    }
+    return jdbi.withHandle(handle -> handle.createQuery(RAISE_PEAK)
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", rendition)
+        .bind("owner", owner)
+        .bind("heldUntil", micros(heldUntil))
+        .bind("peak", bitsPerSecond)
+        .bind("at", micros(at))
+        .mapTo(Long.class)
+        .one()) == 1;
   }
 
+  /** {@inheritDoc} One range of the parts' primary key (broadcast, rendition, first sequence). */
   @Override
-  public List<dev.segmentledger.core.spi.PlaylistPart> parts(String broadcastId, String rendition) {
-    throw new UnsupportedOperationException("not yet");
+  public List<PlaylistPart> parts(String broadcastId, String rendition) {
+    return parts.parts(broadcastId, rendition);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Also refuses (stores nothing, returns {@code false}) a part that overlaps any part of its
+   * playlist, or that covers a PLAYBACK row open now (re-opened since the caller read it): see
+   * {@link PlaylistParts}.
+   */
   @Override
-  public boolean sealPart(dev.segmentledger.core.spi.PlaylistPart part) {
-    throw new UnsupportedOperationException("not yet");
+  public boolean sealPart(PlaylistPart part) {
+    return parts.seal(part);
   }
 }

@@ -69,6 +69,22 @@ final class Queries {
    */
   static final String BACKLOG = Sql.load("backlog.sql");
 
+  /**
+   * A keyset page of a rendition's PLAYBACK rows from {@code :fromSequence}: one ordered range of the
+   * identity index {@code (broadcast_id, axis, rendition, sequence)}, the axis a literal.
+   */
+  static final String FIND_SEGMENTS = "SELECT " + COLUMNS + " FROM " + TABLE
+      + " WHERE broadcast_id = :broadcastId AND axis = 'PLAYBACK' AND rendition = :rendition"
+      + " AND sequence >= :fromSequence ORDER BY sequence LIMIT :limit";
+
+  /**
+   * Whether a broadcast has an unconfirmed row: one probe of the partial index
+   * {@code segment_ledger_item_unconfirmed_by_broadcast}, whose predicate ({@code sequence >= 0}
+   * included, always true) the conditions state, as {@code purge-candidate.sql} does.
+   */
+  static final String HAS_OPEN_ROWS = "SELECT EXISTS (SELECT 1 FROM " + TABLE
+      + " WHERE broadcast_id = :broadcastId AND state IN ('PENDING', 'WAITING') AND sequence >= 0)";
+
   private final Jdbi jdbi;
   private final BoundedReads reads;
   private final LedgerItemMapper mapper = new LedgerItemMapper();
@@ -151,6 +167,31 @@ final class Queries {
         .bind("broadcastId", broadcastId)
         .map(mapper)
         .list());
+  }
+
+  /** A playlist publication's read ({@link #FIND_SEGMENTS}): not an operator read, so unbounded. */
+  List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence, int limit) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return jdbi.withHandle(handle -> handle.createQuery(FIND_SEGMENTS)
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", rendition)
+        .bind("fromSequence", fromSequence)
+        .bind("limit", limit)
+        .map(mapper)
+        .list());
+  }
+
+  /** {@link #HAS_OPEN_ROWS}: a publisher's read, unbounded. */
+  boolean hasOpenRows(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return jdbi.withHandle(handle -> handle.createQuery(HAS_OPEN_ROWS)
+        .bind("broadcastId", broadcastId)
+        .mapTo(Boolean.class)
+        .one());
   }
 
   List<RowCount> countByBroadcast(String broadcastId) {

@@ -18,7 +18,8 @@ import org.jdbi.v3.core.Jdbi;
  * call is one transaction that deletes at most {@code maxRows} rows: it takes the oldest complete
  * broadcast that ended before the cutoff ({@code purge-candidate.sql}, locked {@code FOR UPDATE SKIP
  * LOCKED}), deletes its terminal rows in identity order ({@code purge-rows.sql}) and, once none is
- * left, stamps the broadcast record {@code purged_at} (the tombstone); then the next broadcast,
+ * left, stamps the broadcast record {@code purged_at} (the tombstone) and deletes the broadcast's
+ * sealed playlist parts ({@link PlaylistParts#deleteOf}); then the next broadcast,
  * until the budget is spent or no candidate is left. Stateless over its {@link Jdbi}; thread-safe.
  *
  * <p>Why batched deletes and not partitions dropped by time: see docs/scaling.md ("Retention") and
@@ -73,6 +74,7 @@ final class Retention {
           break; // a row was re-opened meanwhile: the broadcast is not complete; nothing more this call
         }
         handle.createUpdate(STAMP_PURGED).bind("broadcastId", broadcastId).execute();
+        PlaylistParts.deleteOf(handle, broadcastId); // they render rows that are gone
         emptied.add(broadcastId);
       }
       return new Purged(deleted, emptied);

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
@@ -102,7 +103,13 @@ final class Transitions {
             .bind("detail", detail)));
   }
 
-  /** One conditional {@code UPDATE ... WHERE id = :id AND state = :expectedState}. */
+  /**
+   * One conditional {@code UPDATE ... WHERE id = :id AND state = :expectedState} that increments the
+   * row's playlists, then, in the same transaction, a delete of the sealed playlist part covering a
+   * re-opened PLAYBACK row ({@link PlaylistParts#UNSEAL_REOPENED}). The delete is a statement of its
+   * own, after the increment has locked the media playlist's record: it sees a part that a seal
+   * holding that lock stored meanwhile (see {@link PlaylistParts}).
+   */
   boolean reopen(long rowId, ItemState expectedState, Reason reason, String detail, Instant at) {
     Objects.requireNonNull(expectedState, "expectedState");
     if (!expectedState.isTerminal()) {
@@ -111,15 +118,21 @@ final class Transitions {
     }
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(at, "at");
-    return compareAndSetAlteringPlaylists(rowId, expectedState,
-        "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
-            + " confirmed_at = NULL, checksum = NULL, attempts = 0, abandoned_attempts = 0, blamed_attempts = 0,"
-            + " internal_errors = 0, repackage_failures = 0, stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
-            + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
-        query -> query
-            .bind("reason", reason.name())
-            .bind("detail", detail)
-            .bind("at", micros(at)));
+    return jdbi.inTransaction(handle -> {
+      boolean reopened = compareAndSetAlteringPlaylists(handle, rowId, expectedState,
+          "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
+              + " confirmed_at = NULL, checksum = NULL, attempts = 0, abandoned_attempts = 0, blamed_attempts = 0,"
+              + " internal_errors = 0, repackage_failures = 0, stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
+              + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
+          query -> query
+              .bind("reason", reason.name())
+              .bind("detail", detail)
+              .bind("at", micros(at)));
+      if (reopened) {
+        handle.createUpdate(PlaylistParts.UNSEAL_REOPENED).bind("id", rowId).execute();
+      }
+      return reopened;
+    });
   }
 
   /** The row's failures with {@code reason}, for the reasons counted per reason (V11); -1 for the others. */
@@ -240,14 +253,21 @@ final class Transitions {
    */
   private boolean compareAndSetAlteringPlaylists(long rowId, ItemState expectedState, String assignments,
       String condition, Instant at, UnaryOperator<Query> binds) {
-    return jdbi.withHandle(handle -> binds.apply(handle.createQuery("WITH changed AS (UPDATE " + TABLE
+    return jdbi.withHandle(handle -> compareAndSetAlteringPlaylists(handle, rowId, expectedState, assignments,
+        condition, at, binds));
+  }
+
+  /** {@link #compareAndSetAlteringPlaylists(long, ItemState, String, String, Instant, UnaryOperator)} on {@code handle}. */
+  private static boolean compareAndSetAlteringPlaylists(Handle handle, long rowId, ItemState expectedState,
+      String assignments, String condition, Instant at, UnaryOperator<Query> binds) {
+    return binds.apply(handle.createQuery("WITH changed AS (UPDATE " + TABLE
             + " SET " + assignments + " WHERE id = :id AND state = :expectedState" + condition
             + " RETURNING broadcast_id, rendition, axis)" + Playlists.BUMP + " SELECT count(*) FROM changed"))
         .bind("id", rowId)
         .bind("expectedState", expectedState.name())
         .bind("bumpAt", micros(at))
         .mapTo(Integer.class)
-        .one()) == 1;
+        .one() == 1;
   }
 
   /**

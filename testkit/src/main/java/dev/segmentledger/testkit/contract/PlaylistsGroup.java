@@ -54,7 +54,7 @@ abstract class PlaylistsGroup extends ContractGroup {
   }
 
   @Test
-  void confirmingAPlaybackOrInitRowIncrementsItsMediaAndTheMultivariantPlaylist() {
+  void confirmingAnInitRowIncrementsItsMediaAndTheMultivariantPlaylistAndAPlaybackRowItsMediaPlaylistOnly() {
     LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
     LedgerItem init = derived(ItemId.init("b1", "720p"));
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
@@ -70,7 +70,8 @@ abstract class PlaylistsGroup extends ContractGroup {
     assertTrue(store.confirm(new Confirmation(segment.rowId(), segment.id(),
         ItemState.PENDING, 100, "c", T0.plusSeconds(1))));
     assertEquals(2, wanted("b1", "720p"));
-    assertEquals(2, wanted("b1", "master"));
+    assertEquals(1, wanted("b1", "master"), "a segment changes the multivariant playlist only through its"
+        + " rendition's peak bandwidth (raisePeakBandwidth)");
 
     PlaylistRecord media = of("b1").get("720p");
     assertEquals("b1", media.broadcastId());
@@ -82,8 +83,23 @@ abstract class PlaylistsGroup extends ContractGroup {
   }
 
   @Test
+  void aPlaybackRowOfARenditionWithoutInitCreatesNoMultivariantPlaylist() {
+    LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
+    assertTrue(store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0)));
+    assertTrue(store.markTerminal(derived(ItemId.playback("b1", "720p", 1)).rowId(), ItemState.PENDING, "n1",
+        ItemState.REJECTED, Reason.SINK_PERMANENT, "refused", T0));
+    assertTrue(store.reopen(segment.rowId(), ItemState.CONFIRMED, Reason.REOPENED, "fixed", T0));
+
+    assertEquals(List.of("720p"), playlists().find("b1").stream().map(PlaylistRecord::rendition).toList(),
+        "the media playlist only");
+    assertEquals(3, wanted("b1", "720p"));
+  }
+
+  @Test
   void aBatchOfConfirmsIncrementsEveryPlaylistItAlters() {
     List<Confirmation> batch = new ArrayList<>();
+    LedgerItem init = derived(ItemId.init("b1", "720p"));
+    batch.add(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
     for (String rendition : List.of("720p", "1080p")) {
       for (int i = 0; i < 3; i++) {
         LedgerItem row = derived(ItemId.playback("b1", rendition, i));
@@ -97,6 +113,7 @@ abstract class PlaylistsGroup extends ContractGroup {
     Map<String, PlaylistRecord> records = of("b1");
     assertEquals(List.of("1080p", "720p", "master"), records.keySet().stream().sorted().toList());
     records.values().forEach(r -> assertTrue(r.wanted() >= 1, r::toString));
+    assertEquals(1, records.get("master").wanted(), "the batch's INIT row only");
     assertEquals(java.util.Arrays.asList("1080p", "720p", null), playlists().find("b1").stream().map(PlaylistRecord::rendition)
         .toList(), "media playlists by rendition, then the multivariant one");
   }
@@ -133,28 +150,31 @@ abstract class PlaylistsGroup extends ContractGroup {
   @Test
   void theEndOfABroadcastIncrementsEachOfItsPlaylistsAndSoDoesAnyLaterChangeOfItsRows() {
     LedgerItem original = register(ItemId.original("b1", "720p", 0), 10);
+    LedgerItem init = derived(ItemId.init("b1", "720p"));
     LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
     derived(ItemId.playback("b2", "720p", 0));
+    store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
     store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
-    assertEquals(1, wanted("b1", "720p"));
+    assertEquals(2, wanted("b1", "720p"));
+    assertEquals(1, wanted("b1", "master"));
 
     assertTrue(store.endBroadcast("b1", T0));
-    assertEquals(2, wanted("b1", "720p"));
+    assertEquals(3, wanted("b1", "720p"));
     assertEquals(2, wanted("b1", "master"));
     assertFalse(store.endBroadcast("b1", T0), "already ended");
-    assertEquals(2, wanted("b1", "720p"));
+    assertEquals(3, wanted("b1", "720p"));
 
     assertTrue(store.confirm(new Confirmation(original.rowId(), original.id(),
-        ItemState.PENDING, 10, "c", T0)), "the last row: completes b1");
-    assertEquals(3, wanted("b1", "720p"));
+        ItemState.PENDING, 10, "c", T0)), "the last row, an original: completes b1");
+    assertEquals(4, wanted("b1", "720p"));
     assertEquals(3, wanted("b1", "master"));
     assertEquals(List.of(), playlists().find("b2"), "another broadcast is untouched");
   }
 
   @Test
   void aClaimLeasesPlaylistsAwaitingPublicationToOneOwnerUntilItEnds() {
-    LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
+    LedgerItem init = derived(ItemId.init("b1", "720p"));
+    store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
 
     List<PlaylistRecord> claimed = playlists().claimDue("n1", LEASE_END, T0, 10);
     assertEquals(2, claimed.size());
@@ -170,8 +190,8 @@ abstract class PlaylistsGroup extends ContractGroup {
 
   @Test
   void aPublicationIsRecordedOnlyByTheLeaseHolderAndEntriesNeverDecrease() {
-    LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
-    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
+    LedgerItem init = derived(ItemId.init("b1", "720p"));
+    store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
     PlaylistRecord media = playlists().claimDue("n1", LEASE_END, T0, 10).stream()
         .filter(r -> !r.multivariant()).findFirst().orElseThrow();
 
@@ -232,8 +252,8 @@ abstract class PlaylistsGroup extends ContractGroup {
   @Test
   void concurrentClaimsLeaseEachPlaylistToOneOwner() throws Exception {
     for (int i = 0; i < 4; i++) {
-      LedgerItem segment = derived(ItemId.playback("b1", "r" + i, 0));
-      store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
+      LedgerItem init = derived(ItemId.init("b1", "r" + i));
+      store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
     }
     List<Callable<List<PlaylistRecord>>> claims = new ArrayList<>();
     for (int i = 0; i < CONCURRENT_CONFIRMERS; i++) {

@@ -1,0 +1,102 @@
+package dev.segmentledger.jdbi;
+
+import static dev.segmentledger.jdbi.Sql.PLAYLISTS;
+import static dev.segmentledger.jdbi.Sql.PLAYLIST_PARTS;
+import static dev.segmentledger.jdbi.Sql.TABLE;
+
+import dev.segmentledger.core.spi.PlaylistPart;
+import java.util.List;
+import java.util.Objects;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The sealed parts of media playlists (table {@code segment_ledger_playlist_part}, migration V12):
+ * {@link Playlists#parts} and {@link Playlists#sealPart}, and the deletes the other parts of the
+ * store make in their own transactions: a re-open removes the part covering its PLAYBACK row
+ * ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it emptied ({@link #deleteOf}).
+ * Stateless over its {@link Jdbi}; thread-safe.
+ *
+ * <p>A seal and a re-open of a row it covers are ordered by the media playlist's record: the seal
+ * locks it before it checks the rows, the re-open increments it (which locks it) before it deletes
+ * the covering parts, in a statement of its own. Whichever comes second sees what the first did: a
+ * seal after a re-open finds the row open and stores nothing; a re-open after a seal deletes the part.
+ */
+final class PlaylistParts {
+  /** The columns {@link #parts} reads, in the order of {@link PlaylistPart}'s components. */
+  private static final String COLUMNS = "broadcast_id, rendition, first_sequence, next_sequence, entries,"
+      + " discontinuities, target_seconds, peak_bandwidth, text";
+
+  /** The parts of one playlist in sequence order: one range of the primary key. Binds broadcastId, rendition. */
+  static final String READ = "SELECT " + COLUMNS + " FROM " + PLAYLIST_PARTS
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence";
+
+  private static final String SEAL = Sql.load("playlist-seal-part.sql");
+
+  /** Locks the record of the part's playlist, if it has one, for the rest of the seal's transaction. */
+  private static final String LOCK_PLAYLIST = "SELECT 1 FROM " + PLAYLISTS
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition FOR UPDATE";
+
+  /**
+   * Deletes the part covering the row {@code :id} if it is a PLAYBACK row (at most one: parts of a
+   * rendition never overlap), through the parts' key. Run by a re-open, in its transaction, after the
+   * statement that re-opened the row and incremented its playlist.
+   */
+  static final String UNSEAL_REOPENED = "DELETE FROM " + PLAYLIST_PARTS + " p USING " + TABLE + " i"
+      + " WHERE i.id = :id AND i.axis = 'PLAYBACK' AND p.broadcast_id = i.broadcast_id"
+      + " AND p.rendition = i.rendition AND p.first_sequence <= i.sequence AND p.next_sequence > i.sequence";
+
+  private final Jdbi jdbi;
+
+  PlaylistParts(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  /** One range of the parts' key, in sequence order. */
+  List<PlaylistPart> parts(String broadcastId, String rendition) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    return jdbi.withHandle(handle -> handle.createQuery(READ)
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", rendition)
+        .map((rs, ctx) -> new PlaylistPart(rs.getString("broadcast_id"), rs.getString("rendition"),
+            rs.getLong("first_sequence"), rs.getLong("next_sequence"), rs.getInt("entries"),
+            rs.getInt("discontinuities"), rs.getInt("target_seconds"), rs.getLong("peak_bandwidth"),
+            rs.getString("text")))
+        .list());
+  }
+
+  /**
+   * One transaction: locks the playlist's record ({@link #LOCK_PLAYLIST}), then inserts the part
+   * unless another part of the playlist overlaps it or a row it covers is open
+   * ({@code playlist-seal-part.sql}).
+   */
+  boolean seal(PlaylistPart part) {
+    Objects.requireNonNull(part, "part");
+    return jdbi.inTransaction(handle -> {
+      handle.createQuery(LOCK_PLAYLIST)
+          .bind("broadcastId", part.broadcastId())
+          .bind("rendition", part.rendition())
+          .mapTo(Integer.class)
+          .findOne();
+      return Sql.updatedOne(handle.createUpdate(SEAL)
+          .bind("broadcastId", part.broadcastId())
+          .bind("rendition", part.rendition())
+          .bind("first", part.firstSequence())
+          .bind("next", part.nextSequence())
+          .bind("entries", part.entries())
+          .bind("discontinuities", part.discontinuities())
+          .bind("target", part.targetSeconds())
+          .bind("peak", part.peakBandwidth())
+          .bind("text", part.text())
+          .execute());
+    });
+  }
+
+  /** Deletes every part of {@code broadcastId}, in the caller's transaction on {@code handle}. */
+  static int deleteOf(Handle handle, String broadcastId) {
+    return handle.createUpdate("DELETE FROM " + PLAYLIST_PARTS + " WHERE broadcast_id = :broadcastId")
+        .bind("broadcastId", broadcastId)
+        .execute();
+  }
+}
