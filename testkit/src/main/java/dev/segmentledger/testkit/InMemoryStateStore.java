@@ -184,6 +184,27 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence,
+      int limit) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    StoreArguments.requirePositiveLimit(limit);
+    return rows.values().stream()
+        .filter(row -> row.id().axis() == Axis.PLAYBACK && row.id().broadcastId().equals(broadcastId)
+            && row.id().rendition().equals(rendition) && row.id().sequence() >= fromSequence)
+        .sorted(Comparator.comparingLong(row -> row.id().sequence()))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public synchronized boolean hasOpenRows(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return rows.values().stream()
+        .anyMatch(row -> row.id().broadcastId().equals(broadcastId) && !row.state().isTerminal());
+  }
+
+  @Override
   public synchronized Page<LedgerItem> findRows(RowQuery query) {
     Objects.requireNonNull(query, "query");
     Collection<LedgerItem> ordered = query.order() == RowQuery.Order.OLDEST_FIRST
@@ -331,7 +352,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
         row.mediaDuration(), identity, row.recordedAt(), row.storageGroup(), row.traceContext()));
-    playlists.rowChanged(row.id(), at);
+    playlists.rowReopened(row.id(), at);
     return true;
   }
 
@@ -486,6 +507,7 @@ public final class InMemoryStateStore implements StateStore {
       if (ofBroadcast.stream().anyMatch(row -> !row.state().isTerminal())) {
         continue; // not complete: every row is kept
       }
+      playlists.broadcastPurged(broadcast.broadcastId()); // parts are derived from the rows deleted here
       for (LedgerItem row : ofBroadcast) {
         if (deleted >= maxRows) {
           break;
