@@ -43,6 +43,8 @@ public final class LedgerBuilder {
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
   private Duration retention;
   private boolean publishPlaylists = true;
+  private int liveWindowSegments = 6;
+  private Duration fullPlaylistInterval = Duration.ofSeconds(30);
   private String storageGroup;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
@@ -342,6 +344,44 @@ public final class LedgerBuilder {
   }
 
   /**
+   * The fewest segments a rendition's live window playlist ({@link ObjectKeys#liveMediaPlaylistKey})
+   * lists: its last entries, extended back until they last at least three target durations (the
+   * distance from the live edge a player keeps). More segments make a player tolerate a longer
+   * stall of the uploads; fewer make the live playlist smaller. Default 6.
+   *
+   * @throws IllegalArgumentException if {@code segments} is less than 3
+   */
+  public LedgerBuilder liveWindowSegments(int segments) {
+    if (segments < 3) {
+      throw new IllegalArgumentException("liveWindowSegments must be >= 3, got " + segments);
+    }
+    this.liveWindowSegments = segments;
+    return this;
+  }
+
+  /**
+   * The shortest time between two PUTs of a live broadcast's full media playlist
+   * ({@link ObjectKeys#mediaPlaylistKey}, an EVENT playlist listing every segment so far): between
+   * them a publication PUTs only the rendition's live window, and the full playlist follows at the
+   * latest one interval after the change, on any node. The final (VOD) playlist is PUT at once. A
+   * full playlist grows with the broadcast (about 80 bytes per segment), so this interval bounds
+   * its PUT bytes per hour: see docs/bucket.md for the formula. Zero PUTs it at every publication.
+   * Default 30 seconds: a viewer joining from the start (DVR) sees at most 30 s less than a live
+   * viewer, while a 6-hour broadcast of 4 s segments PUTs about 160 MB of full playlists per
+   * rendition instead of about 1.2 GB (one full PUT per segment).
+   *
+   * @throws IllegalArgumentException if {@code interval} is negative
+   */
+  public LedgerBuilder fullPlaylistInterval(Duration interval) {
+    Objects.requireNonNull(interval, "fullPlaylistInterval");
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("fullPlaylistInterval must be >= 0, got " + interval);
+    }
+    this.fullPlaylistInterval = interval;
+    return this;
+  }
+
+  /**
    * The storage group of this node: the nodes that can read the files this node registers (the
    * hosts sharing its disk, or just this host). Rows this node registers carry its group (their
    * PLAYBACK and INIT rows too: they are made from the original's file), and this node sweeps,
@@ -401,7 +441,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing);
+        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval);
   }
 
   /**

@@ -26,15 +26,20 @@ final class InMemoryPlaylists implements PlaylistStore {
 
   private final Object lock;
   private final Predicate<String> ended;
+  private final Predicate<PlaylistPart> settled;
   /** By broadcast, then rendition ({@value #MULTIVARIANT} for the multivariant playlist). */
   private final TreeMap<String, TreeMap<String, PlaylistRecord>> records = new TreeMap<>();
   /** Sealed parts by broadcast, then rendition, then first sequence. */
   private final TreeMap<String, TreeMap<String, TreeMap<Long, PlaylistPart>>> parts = new TreeMap<>();
 
-  /** @param ended whether a broadcast has ended; called with {@code lock} held */
-  InMemoryPlaylists(Object lock, Predicate<String> ended) {
+  /**
+   * @param ended whether a broadcast has ended; called with {@code lock} held
+   * @param settled whether every row a part covers is settled; called with {@code lock} held
+   */
+  InMemoryPlaylists(Object lock, Predicate<String> ended, Predicate<PlaylistPart> settled) {
     this.lock = lock;
     this.ended = ended;
+    this.settled = settled;
   }
 
   /**
@@ -263,10 +268,19 @@ final class InMemoryPlaylists implements PlaylistStore {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Also refuses a part that covers a row no longer settled: a publisher that read a row before
+   * its re-open and seals after it cannot leave a part the re-open could not remove.
+   */
   @Override
   public boolean sealPart(PlaylistPart part) {
     Objects.requireNonNull(part, "part");
     synchronized (lock) {
+      if (!settled.test(part)) {
+        return false;
+      }
       TreeMap<Long, PlaylistPart> of = partsOf(part.broadcastId(), part.rendition(), true);
       Map.Entry<Long, PlaylistPart> before = of.floorEntry(part.firstSequence());
       Map.Entry<Long, PlaylistPart> after = of.higherEntry(part.firstSequence());

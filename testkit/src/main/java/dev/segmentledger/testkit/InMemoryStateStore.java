@@ -64,7 +64,11 @@ public final class InMemoryStateStore implements StateStore {
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
-      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended());
+      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended(),
+      part -> rows.values().stream().noneMatch(row -> row.id().axis() == Axis.PLAYBACK
+          && row.id().broadcastId().equals(part.broadcastId()) && row.id().rendition().equals(part.rendition())
+          && row.id().sequence() >= part.firstSequence() && row.id().sequence() < part.nextSequence()
+          && !row.state().isTerminal()));
   private long lastRowId;
 
   @Override

@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.Identifiers;
+import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.PlaybackView;
@@ -19,6 +20,9 @@ import java.util.Optional;
 
 /** Derives broadcast status and playback views from rows; pure functions. */
 final class BroadcastViews {
+  /** Rows per keyset page of a playback view. */
+  private static final int PAGE = 500;
+
   private BroadcastViews() {}
 
   static BroadcastStatus status(String broadcastId, Optional<BroadcastRecord> record, List<LedgerItem> rows) {
@@ -83,11 +87,38 @@ final class BroadcastViews {
     return new BroadcastStatus(broadcastId, phase, counts);
   }
 
-  /** What a player may see of one rendition of {@code broadcastId}, as {@code store} holds it now. */
+  /**
+   * What a player may see of one rendition of {@code broadcastId}, as {@code store} holds it now:
+   * the status from the counts, the INIT by its identity, and the PLAYBACK rows in keyset pages
+   * only until the contiguous confirmed prefix stops (never every row of the broadcast).
+   */
   static PlaybackView playback(StateStore store, String broadcastId, String rendition) {
     Identifiers.requireValid("broadcastId", broadcastId);
     Identifiers.requireValid("rendition", rendition);
-    List<LedgerItem> rows = store.findByBroadcast(broadcastId);
-    return playback(broadcastId, rendition, status(broadcastId, store.findBroadcast(broadcastId), rows), rows);
+    BroadcastStatus status = status(store, broadcastId);
+    boolean initConfirmed = store.find(ItemId.init(broadcastId, rendition))
+        .map(row -> row.state() == ItemState.CONFIRMED).orElse(false);
+    List<PlaybackView.Segment> segments = new ArrayList<>();
+    long expected = -1;
+    long from = 0;
+    boolean more = initConfirmed;
+    while (more) {
+      List<LedgerItem> page = store.findSegments(broadcastId, rendition, from, PAGE);
+      for (LedgerItem row : page) {
+        if ((expected >= 0 && row.id().sequence() != expected) || row.state() != ItemState.CONFIRMED) {
+          more = false;
+          break;
+        }
+        Duration duration = row.mediaDuration() == null ? Duration.ZERO : row.mediaDuration();
+        segments.add(new PlaybackView.Segment(row.id().sequence(), row.objectKey(), duration, row.recordedAt()));
+        expected = row.id().sequence() + 1;
+      }
+      if (page.size() < PAGE) {
+        more = false;
+      }
+      from = expected;
+    }
+    return new PlaybackView(broadcastId, rendition, initConfirmed,
+        status.phase() == BroadcastStatus.Phase.COMPLETE, segments);
   }
 }
