@@ -43,8 +43,8 @@ public final class LedgerBuilder {
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
   private Duration retention;
   private boolean publishPlaylists = true;
-  private int liveWindowSegments = 6;
-  private Duration fullPlaylistInterval = Duration.ofSeconds(30);
+  private int liveWindowSegments = DEFAULT_LIVE_WINDOW_SEGMENTS;
+  private Duration fullPlaylistInterval = DEFAULT_FULL_PLAYLIST_INTERVAL;
   private String storageGroup;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
@@ -343,11 +343,18 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /** The default {@link #liveWindowSegments}: 6. */
+  public static final int DEFAULT_LIVE_WINDOW_SEGMENTS = 6;
+
+  /** The default {@link #fullPlaylistInterval}: 30 seconds. */
+  public static final Duration DEFAULT_FULL_PLAYLIST_INTERVAL = Duration.ofSeconds(30);
+
   /**
    * The fewest segments a rendition's live window playlist ({@link ObjectKeys#liveMediaPlaylistKey})
    * lists: its last entries, extended back until they last at least three target durations (the
    * distance from the live edge a player keeps). More segments make a player tolerate a longer
-   * stall of the uploads; fewer make the live playlist smaller. Default 6.
+   * stall of the uploads; fewer make the live playlist smaller. Default
+   * {@value #DEFAULT_LIVE_WINDOW_SEGMENTS}.
    *
    * @throws IllegalArgumentException if {@code segments} is less than 3
    */

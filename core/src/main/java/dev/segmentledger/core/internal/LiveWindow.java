@@ -33,9 +33,6 @@ import java.util.List;
  * </ul>
  */
 final class LiveWindow {
-  /** The default of {@code LedgerBuilder.liveWindowSegments}. */
-  static final int DEFAULT_SEGMENTS = 6;
-
   /**
    * A window.
    *
