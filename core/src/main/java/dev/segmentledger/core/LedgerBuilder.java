@@ -371,11 +371,12 @@ public final class LedgerBuilder {
    * ({@link ObjectKeys#mediaPlaylistKey}, an EVENT playlist listing every segment so far): between
    * them a publication PUTs only the rendition's live window, and the full playlist follows at the
    * latest one interval after the change, on any node. The final (VOD) playlist is PUT at once. A
-   * full playlist grows with the broadcast (about 80 bytes per segment), so this interval bounds
-   * its PUT bytes per hour: see docs/bucket.md for the formula. Zero PUTs it at every publication.
-   * Default 30 seconds: a viewer joining from the start (DVR) sees at most 30 s less than a live
-   * viewer, while a 6-hour broadcast of 4 s segments PUTs about 160 MB of full playlists per
-   * rendition instead of about 1.2 GB (one full PUT per segment).
+   * full playlist grows with the broadcast (42 bytes per segment, 92 with recording times), so
+   * this interval bounds its PUT bytes per hour: see docs/bucket.md for the formula. Zero PUTs it at
+   * every publication (the behaviour before the live window). Default 30 seconds: a player reading
+   * the full playlist (from the start, DVR) is at most about 30 s behind one reading the live
+   * window, while a 6-hour broadcast of 4 s segments with recording times PUTs about 180 MB of
+   * full playlists per rendition instead of about 1.3 GB (one full PUT per segment).
    *
    * @throws IllegalArgumentException if {@code interval} is negative
    */
