@@ -332,9 +332,12 @@ public final class LedgerBuilder {
 
   /**
    * Whether the ledger publishes HLS playlists to the bucket when it repackages: a media playlist
-   * per rendition ({@link ObjectKeys#mediaPlaylistKey}) and a multivariant playlist per broadcast
-   * ({@link ObjectKeys#multivariantPlaylistKey}), listing only confirmed segments (terminal ones as
-   * gaps), republished as rows are confirmed, and never going backwards. Publication is part of the
+   * per rendition ({@link ObjectKeys#mediaPlaylistKey}) with its live window
+   * ({@link ObjectKeys#liveMediaPlaylistKey}), and a multivariant playlist per broadcast
+   * ({@link ObjectKeys#multivariantPlaylistKey}) with its live counterpart
+   * ({@link ObjectKeys#liveMultivariantPlaylistKey}), listing only confirmed segments (terminal ones
+   * as gaps), republished as rows are confirmed ({@link #fullPlaylistInterval}), and never going
+   * backwards. Publication is part of the
    * ledger: its state is in the store, recovered after a crash like every upload. Default
    * {@code true}; it has no effect without a {@link #repackager}.
    */
