@@ -210,11 +210,13 @@ public final class LedgerConsole {
     }
     String broadcast = key.substring(0, slash);
     try {
-      if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcast))) {
+      if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcast))
+          || key.equals(ObjectKeys.liveMultivariantPlaylistKey(broadcast))) {
         return true;
       }
       int end = key.lastIndexOf('/');
-      return end > slash && key.equals(ObjectKeys.mediaPlaylistKey(broadcast, key.substring(slash + 1, end)));
+      return end > slash && (key.equals(ObjectKeys.mediaPlaylistKey(broadcast, key.substring(slash + 1, end)))
+          || key.equals(ObjectKeys.liveMediaPlaylistKey(broadcast, key.substring(slash + 1, end))));
     } catch (IllegalArgumentException e) {
       return false;
     }

@@ -43,6 +43,8 @@ public final class LedgerBuilder {
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
   private Duration retention;
   private boolean publishPlaylists = true;
+  private int liveWindowSegments = DEFAULT_LIVE_WINDOW_SEGMENTS;
+  private Duration fullPlaylistInterval = DEFAULT_FULL_PLAYLIST_INTERVAL;
   private String storageGroup;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
@@ -330,14 +332,63 @@ public final class LedgerBuilder {
 
   /**
    * Whether the ledger publishes HLS playlists to the bucket when it repackages: a media playlist
-   * per rendition ({@link ObjectKeys#mediaPlaylistKey}) and a multivariant playlist per broadcast
-   * ({@link ObjectKeys#multivariantPlaylistKey}), listing only confirmed segments (terminal ones as
-   * gaps), republished as rows are confirmed, and never going backwards. Publication is part of the
+   * per rendition ({@link ObjectKeys#mediaPlaylistKey}) with its live window
+   * ({@link ObjectKeys#liveMediaPlaylistKey}), and a multivariant playlist per broadcast
+   * ({@link ObjectKeys#multivariantPlaylistKey}) with its live counterpart
+   * ({@link ObjectKeys#liveMultivariantPlaylistKey}), listing only confirmed segments (terminal ones
+   * as gaps), republished as rows are confirmed ({@link #fullPlaylistInterval}), and never going
+   * backwards. Publication is part of the
    * ledger: its state is in the store, recovered after a crash like every upload. Default
    * {@code true}; it has no effect without a {@link #repackager}.
    */
   public LedgerBuilder publishPlaylists(boolean publishPlaylists) {
     this.publishPlaylists = publishPlaylists;
+    return this;
+  }
+
+  /** The default {@link #liveWindowSegments}: 6. */
+  public static final int DEFAULT_LIVE_WINDOW_SEGMENTS = 6;
+
+  /** The default {@link #fullPlaylistInterval}: 30 seconds. */
+  public static final Duration DEFAULT_FULL_PLAYLIST_INTERVAL = Duration.ofSeconds(30);
+
+  /**
+   * The fewest segments a rendition's live window playlist ({@link ObjectKeys#liveMediaPlaylistKey})
+   * lists: its last entries, extended back until they last at least three target durations (the
+   * distance from the live edge a player keeps). More segments make a player tolerate a longer
+   * stall of the uploads; fewer make the live playlist smaller. Default
+   * {@value #DEFAULT_LIVE_WINDOW_SEGMENTS}.
+   *
+   * @throws IllegalArgumentException if {@code segments} is less than 3
+   */
+  public LedgerBuilder liveWindowSegments(int segments) {
+    if (segments < 3) {
+      throw new IllegalArgumentException("liveWindowSegments must be >= 3, got " + segments);
+    }
+    this.liveWindowSegments = segments;
+    return this;
+  }
+
+  /**
+   * The shortest time between two PUTs of a live broadcast's full media playlist
+   * ({@link ObjectKeys#mediaPlaylistKey}, an EVENT playlist listing every segment so far): between
+   * them a publication PUTs only the rendition's live window, and the full playlist follows at the
+   * latest one interval after the change, on any node. The final (VOD) playlist is PUT at once. A
+   * full playlist grows with the broadcast (42 bytes per segment, 92 with recording times), so
+   * this interval bounds its PUT bytes per hour: see docs/bucket.md for the formula. Zero PUTs it at
+   * every publication (the behaviour before the live window). Default 30 seconds: a player reading
+   * the full playlist (from the start, DVR) is at most about 30 s behind one reading the live
+   * window, while a 6-hour broadcast of 4 s segments with recording times PUTs about 180 MB of
+   * full playlists per rendition instead of about 1.3 GB (one full PUT per segment).
+   *
+   * @throws IllegalArgumentException if {@code interval} is negative
+   */
+  public LedgerBuilder fullPlaylistInterval(Duration interval) {
+    Objects.requireNonNull(interval, "fullPlaylistInterval");
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("fullPlaylistInterval must be >= 0, got " + interval);
+    }
+    this.fullPlaylistInterval = interval;
     return this;
   }
 
@@ -401,7 +452,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing);
+        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval);
   }
 
   /**

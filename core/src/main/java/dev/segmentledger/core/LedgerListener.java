@@ -71,8 +71,12 @@ public interface LedgerListener {
 
   /**
    * A playlist was published: its text was stored in the bucket and the publication recorded in
-   * the ledger. Called once per publication, by the thread that published it. Playlists never go
-   * backwards: for one playlist, {@code entries} never decreases from one call to the next, across
+   * the ledger. For a media playlist a publication always stores its live window
+   * ({@link ObjectKeys#liveMediaPlaylistKey}) and, at most once per
+   * {@code LedgerBuilder.fullPlaylistInterval} while the broadcast is live, its full playlist; for
+   * the multivariant playlist both multivariant playlists. Called once per publication, by the
+   * thread that published it. Playlists never go backwards: for one playlist, {@code entries} (of
+   * the full list, which the live window ends) never decreases from one call to the next, across
    * every node sharing the store (see docs/design.md, "Playlists").
    *
    * @param broadcastId the broadcast

@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
  *
  * <pre>
  *   media playlist of a rendition   {broadcast}/{rendition}/media.m3u8
+ *   live window of a rendition      {broadcast}/{rendition}/live.m3u8
  *   multivariant playlist           {broadcast}/master.m3u8
+ *   live multivariant playlist      {broadcast}/live.m3u8
  * </pre>
  *
  * <p>For example {@code ItemId.original("b42", "720p", 7)} is stored at
@@ -48,6 +50,11 @@ public final class ObjectKeys {
   public static final String MEDIA_PLAYLIST_NAME = "media.m3u8";
   /** The file name of the multivariant playlist, in its broadcast's folder. */
   public static final String MULTIVARIANT_PLAYLIST_NAME = "master.m3u8";
+  /**
+   * The file name of a live playlist: a rendition's live window in its rendition's folder, and the
+   * live multivariant playlist (listing those windows) in its broadcast's folder.
+   */
+  public static final String LIVE_PLAYLIST_NAME = "live.m3u8";
 
   /**
    * The key of the HLS media playlist of one rendition: {@code {broadcast}/{rendition}/media.m3u8}.
@@ -58,6 +65,29 @@ public final class ObjectKeys {
   public static String mediaPlaylistKey(String broadcastId, String rendition) {
     return broadcastPrefix(broadcastId) + Identifiers.requireValid("rendition", rendition) + "/"
         + MEDIA_PLAYLIST_NAME;
+  }
+
+  /**
+   * The key of the live window of one rendition: {@code {broadcast}/{rendition}/live.m3u8}, the
+   * last few entries of its media playlist (a live HLS playlist without a playlist type, whose
+   * media sequence number advances as entries leave its front). Its URIs are relative to the same
+   * folder as the media playlist's. A pure function.
+   *
+   * @throws IllegalArgumentException if either identifier is invalid
+   */
+  public static String liveMediaPlaylistKey(String broadcastId, String rendition) {
+    return broadcastPrefix(broadcastId) + Identifiers.requireValid("rendition", rendition) + "/"
+        + LIVE_PLAYLIST_NAME;
+  }
+
+  /**
+   * The key of the live multivariant playlist of a broadcast: {@code {broadcast}/live.m3u8}. It
+   * lists each rendition's live window by the relative URI {@code {rendition}/live.m3u8}.
+   *
+   * @throws IllegalArgumentException if the identifier is invalid
+   */
+  public static String liveMultivariantPlaylistKey(String broadcastId) {
+    return broadcastPrefix(broadcastId) + LIVE_PLAYLIST_NAME;
   }
 
   /**

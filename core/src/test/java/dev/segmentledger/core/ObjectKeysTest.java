@@ -27,6 +27,16 @@ class ObjectKeysTest {
   }
 
   @Test
+  void playlistKeysAreNotItems() {
+    assertEquals("b1/720p/live.m3u8", ObjectKeys.liveMediaPlaylistKey("b1", "720p"));
+    assertEquals("b1/live.m3u8", ObjectKeys.liveMultivariantPlaylistKey("b1"));
+    for (String key : List.of(ObjectKeys.mediaPlaylistKey("b1", "720p"), ObjectKeys.liveMediaPlaylistKey("b1", "720p"),
+        ObjectKeys.multivariantPlaylistKey("b1"), ObjectKeys.liveMultivariantPlaylistKey("b1"))) {
+      assertEquals(Optional.empty(), ObjectKeys.idOf(key), key);
+    }
+  }
+
+  @Test
   void anOriginalsKeyHasItsFormatsExtensionAndIdOfGivesTheFormatBack() {
     assertEquals("b42/720p/original/0000000007.ts", ItemId.original("b42", "720p", 7, MediaFormat.MPEG_TS).objectKey());
     assertEquals("b42/720p/original/0000000007.m4s", ItemId.original("b42", "720p", 7, MediaFormat.FMP4).objectKey());

@@ -87,6 +87,8 @@ public class SegmentLedgerAutoConfiguration {
         .stallTimeout(properties.getStallTimeout())
         .maxAbandonedAttempts(properties.getMaxAbandonedAttempts())
         .maxErrorAttempts(properties.getMaxErrorAttempts())
+        .liveWindowSegments(properties.getLiveWindowSegments())
+        .fullPlaylistInterval(properties.getFullPlaylistInterval())
         .abortUnfinishedUploadsAfter(properties.getAbortUnfinishedUploadsAfter());
     // Spring Boot's tracing (Brave or OpenTelemetry through Micrometer Tracing) handles the
     // observations of this registry: the ledger's spans join the application's traces.

@@ -79,6 +79,12 @@ public class SegmentLedgerProperties implements InitializingBean {
   /** Attempts after which INTERNAL_ERROR and REPACKAGE_FAILED end a row REJECTED. */
   private int maxErrorAttempts = LedgerBuilder.DEFAULT_MAX_ERROR_ATTEMPTS;
 
+  /** The fewest segments of a rendition's live window playlist ({rendition}/live.m3u8); at least 3. */
+  private int liveWindowSegments = LedgerBuilder.DEFAULT_LIVE_WINDOW_SEGMENTS;
+
+  /** The shortest time between two PUTs of a live broadcast's full media playlist (0: every publication). */
+  private Duration fullPlaylistInterval = LedgerBuilder.DEFAULT_FULL_PLAYLIST_INTERVAL;
+
   /** How old an unfinished multipart upload must be for reconcile-and-repair to abort it. */
   private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
 
@@ -115,6 +121,8 @@ public class SegmentLedgerProperties implements InitializingBean {
     check(p, "sweep-batch-size", () -> ledger.sweepBatchSize(sweepBatchSize));
     check(p, "max-abandoned-attempts", () -> ledger.maxAbandonedAttempts(maxAbandonedAttempts));
     check(p, "max-error-attempts", () -> ledger.maxErrorAttempts(maxErrorAttempts));
+    check(p, "live-window-segments", () -> ledger.liveWindowSegments(liveWindowSegments));
+    check(p, "full-playlist-interval", () -> ledger.fullPlaylistInterval(fullPlaylistInterval));
     check(p, "sweep-interval", () -> ledger.sweepInterval(sweepInterval));
     check(p, "shutdown-timeout", () -> ledger.shutdownTimeout(shutdownTimeout));
     if (cutoff != null) {
@@ -286,6 +294,22 @@ public class SegmentLedgerProperties implements InitializingBean {
 
   public void setMaxErrorAttempts(int maxErrorAttempts) {
     this.maxErrorAttempts = maxErrorAttempts;
+  }
+
+  public int getLiveWindowSegments() {
+    return liveWindowSegments;
+  }
+
+  public void setLiveWindowSegments(int liveWindowSegments) {
+    this.liveWindowSegments = liveWindowSegments;
+  }
+
+  public Duration getFullPlaylistInterval() {
+    return fullPlaylistInterval;
+  }
+
+  public void setFullPlaylistInterval(Duration fullPlaylistInterval) {
+    this.fullPlaylistInterval = fullPlaylistInterval;
   }
 
   public int getMaxAbandonedAttempts() {

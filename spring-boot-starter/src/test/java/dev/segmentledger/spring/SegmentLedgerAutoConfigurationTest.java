@@ -58,6 +58,8 @@ class SegmentLedgerAutoConfigurationTest {
             "segment-ledger.node-id=node-a",
             "segment-ledger.lease-duration=90s",
             "segment-ledger.max-abandoned-attempts=3",
+            "segment-ledger.live-window-segments=8",
+            "segment-ledger.full-playlist-interval=1m",
             "segment-ledger.abort-unfinished-uploads-after=2d",
             "segment-ledger.backoff.initial=2s",
             "segment-ledger.backoff.max=1m",
@@ -82,6 +84,8 @@ class SegmentLedgerAutoConfigurationTest {
           assertThat(p.getNodeId()).isEqualTo("node-a");
           assertThat(p.getLeaseDuration()).isEqualTo(Duration.ofSeconds(90));
           assertThat(p.getMaxAbandonedAttempts()).isEqualTo(3);
+          assertThat(p.getLiveWindowSegments()).isEqualTo(8);
+          assertThat(p.getFullPlaylistInterval()).isEqualTo(Duration.ofMinutes(1));
           assertThat(p.getAbortUnfinishedUploadsAfter()).isEqualTo(Duration.ofDays(2));
           assertThat(p.toBackoff().initial()).isEqualTo(Duration.ofSeconds(2));
           assertThat(p.toBackoff().max()).isEqualTo(Duration.ofMinutes(1));
@@ -161,13 +165,15 @@ class SegmentLedgerAutoConfigurationTest {
   @Test
   void invalidValuesStopTheStartWithAMessageNamingTheProperty() {
     runner().withPropertyValues("segment-ledger.workers=0", "segment-ledger.backoff.jitter=1.5",
-            "segment-ledger.sweep-interval=0s", "segment-ledger.storage-group=disk 7")
+            "segment-ledger.sweep-interval=0s", "segment-ledger.storage-group=disk 7",
+            "segment-ledger.live-window-segments=2")
         .run(context -> {
           assertThat(context).hasFailed();
           assertThat(rootMessage(context.getStartupFailure()))
               .contains("segment-ledger.workers: workers must be > 0, got 0")
               .contains("segment-ledger.backoff: jitter must be in [0, 1], got 1.5")
               .contains("segment-ledger.sweep-interval: sweepInterval must be > 0, got PT0S")
+              .contains("segment-ledger.live-window-segments: liveWindowSegments must be >= 3, got 2")
               .contains("segment-ledger.storage-group: storageGroup must be 1-64 characters of [A-Za-z0-9._-]"
                   + " starting with a letter or digit, got: \"disk 7\"");
         });

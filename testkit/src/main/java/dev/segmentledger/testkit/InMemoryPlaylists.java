@@ -2,6 +2,7 @@ package dev.segmentledger.testkit;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
 import java.time.Instant;
@@ -9,6 +10,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -24,24 +26,54 @@ final class InMemoryPlaylists implements PlaylistStore {
 
   private final Object lock;
   private final Predicate<String> ended;
+  private final Predicate<PlaylistPart> settled;
   /** By broadcast, then rendition ({@value #MULTIVARIANT} for the multivariant playlist). */
   private final TreeMap<String, TreeMap<String, PlaylistRecord>> records = new TreeMap<>();
+  /** Sealed parts by broadcast, then rendition, then first sequence. */
+  private final TreeMap<String, TreeMap<String, TreeMap<Long, PlaylistPart>>> parts = new TreeMap<>();
 
-  /** @param ended whether a broadcast has ended; called with {@code lock} held */
-  InMemoryPlaylists(Object lock, Predicate<String> ended) {
+  /**
+   * @param ended whether a broadcast has ended; called with {@code lock} held
+   * @param settled whether every row a part covers is settled; called with {@code lock} held
+   */
+  InMemoryPlaylists(Object lock, Predicate<String> ended, Predicate<PlaylistPart> settled) {
     this.lock = lock;
     this.ended = ended;
+    this.settled = settled;
   }
 
-  /** The ledger changed row {@code id}: increments the playlists that change with it. Call with the lock held. */
+  /**
+   * The ledger changed row {@code id}: increments the playlists that change with it (its media
+   * playlist for a PLAYBACK or INIT row, the multivariant one for an INIT row only). Call with the
+   * lock held.
+   */
   void rowChanged(ItemId id, Instant at) {
     if (id.axis() != Axis.ORIGINAL) {
       bump(id.broadcastId(), id.rendition(), at);
+    }
+    if (id.axis() == Axis.INIT) {
       bump(id.broadcastId(), MULTIVARIANT, at);
     }
     if (ended.test(id.broadcastId())) {
       broadcastChanged(id.broadcastId(), at);
     }
+  }
+
+  /** Row {@code id} was re-opened: removes the parts that cover it, then as {@link #rowChanged}. Call with the lock held. */
+  void rowReopened(ItemId id, Instant at) {
+    if (id.axis() == Axis.PLAYBACK) {
+      TreeMap<Long, PlaylistPart> of = partsOf(id.broadcastId(), id.rendition(), false);
+      Map.Entry<Long, PlaylistPart> covering = of == null ? null : of.floorEntry(id.sequence());
+      if (covering != null && covering.getValue().nextSequence() > id.sequence()) {
+        of.remove(covering.getKey());
+      }
+    }
+    rowChanged(id, at);
+  }
+
+  /** The broadcast's rows are being purged: its parts go with them. Call with the lock held. */
+  void broadcastPurged(String broadcastId) {
+    parts.remove(broadcastId);
   }
 
   /** The broadcast ended or completed: increments each of its playlists once. Call with the lock held. */
@@ -61,7 +93,7 @@ final class InMemoryPlaylists implements PlaylistStore {
         ? new PlaylistRecord(broadcastId, external(rendition), 1, 0, 0, false, null, null, null, 0, null, micros(at))
         : new PlaylistRecord(broadcastId, r.rendition(), r.wanted() + 1, r.published(), r.publishedEntries(),
             r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(),
-            micros(at)));
+            micros(at), r.fullDueAt(), r.peakBandwidth()));
   }
 
   @Override
@@ -72,7 +104,8 @@ final class InMemoryPlaylists implements PlaylistStore {
     StoreArguments.requirePositiveLimit(limit);
     synchronized (lock) {
       List<PlaylistRecord> due = records.values().stream().flatMap(m -> m.values().stream())
-          .filter(r -> r.awaitingPublication() && (r.leaseUntil() == null || !r.leaseUntil().isAfter(now)))
+          .filter(r -> (r.awaitingPublication() || (r.fullDueAt() != null && !r.fullDueAt().isAfter(now)))
+              && (r.leaseUntil() == null || !r.leaseUntil().isAfter(now)))
           .sorted(Comparator.comparing(PlaylistRecord::updatedAt))
           .limit(limit)
           .toList();
@@ -80,7 +113,7 @@ final class InMemoryPlaylists implements PlaylistStore {
       for (PlaylistRecord r : due) {
         PlaylistRecord c = new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(),
             r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), owner, micros(leaseUntil), r.attempts(),
-            r.lastError(), r.updatedAt());
+            r.lastError(), r.updatedAt(), r.fullDueAt(), r.peakBandwidth());
         put(c);
         claimed.add(c);
       }
@@ -93,7 +126,8 @@ final class InMemoryPlaylists implements PlaylistStore {
       boolean complete) {
     return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
         r.wanted(), r.published(), Math.max(r.publishedEntries(), entries), r.publishedFinal() || complete,
-        r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(), r.updatedAt()));
+        r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(), r.updatedAt(),
+        r.fullDueAt(), r.peakBandwidth()));
   }
 
   @Override
@@ -102,7 +136,7 @@ final class InMemoryPlaylists implements PlaylistStore {
     Objects.requireNonNull(at, "at");
     return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
         r.wanted(), Math.max(r.published(), coveredWanted), r.publishedEntries(), r.publishedFinal(), checksum, null,
-        null, 0, null, micros(at)));
+        null, 0, null, micros(at), null, r.peakBandwidth()));
   }
 
   @Override
@@ -112,7 +146,7 @@ final class InMemoryPlaylists implements PlaylistStore {
     Objects.requireNonNull(at, "at");
     return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
         r.wanted(), r.published(), r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), null,
-        micros(nextAttemptAt), r.attempts() + 1, detail, micros(at)));
+        micros(nextAttemptAt), r.attempts() + 1, detail, micros(at), r.fullDueAt(), r.peakBandwidth()));
   }
 
   @Override
@@ -120,7 +154,7 @@ final class InMemoryPlaylists implements PlaylistStore {
     Objects.requireNonNull(dueAt, "dueAt");
     return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
         r.wanted(), r.published(), r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), null,
-        micros(dueAt), r.attempts(), r.lastError(), r.updatedAt()));
+        micros(dueAt), r.attempts(), r.lastError(), r.updatedAt(), r.fullDueAt(), r.peakBandwidth()));
   }
 
   @Override
@@ -189,26 +223,81 @@ final class InMemoryPlaylists implements PlaylistStore {
     return instant.truncatedTo(ChronoUnit.MICROS);
   }
 
-  // TODO(incremental playlists): implemented by the store work of long broadcasts.
   @Override
   public boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
       long coveredWanted, Instant fullDueAt, Instant at) {
-    throw new UnsupportedOperationException("not yet");
+    Objects.requireNonNull(fullDueAt, "fullDueAt");
+    Objects.requireNonNull(at, "at");
+    return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
+        r.wanted(), Math.max(r.published(), coveredWanted), r.publishedEntries(), r.publishedFinal(),
+        r.publishedChecksum(), null, null, 0, null, micros(at),
+        r.fullDueAt() == null || micros(fullDueAt).isBefore(r.fullDueAt()) ? micros(fullDueAt) : r.fullDueAt(),
+        r.peakBandwidth()));
   }
 
   @Override
   public boolean raisePeakBandwidth(String broadcastId, String rendition, String owner, Instant heldUntil,
       long bitsPerSecond, Instant at) {
-    throw new UnsupportedOperationException("not yet");
+    Objects.requireNonNull(rendition, "rendition");
+    Objects.requireNonNull(at, "at");
+    synchronized (lock) {
+      boolean[] rose = {false};
+      boolean held = update(broadcastId, rendition, owner, heldUntil, r -> {
+        if (bitsPerSecond <= r.peakBandwidth()) {
+          return r;
+        }
+        rose[0] = true;
+        return new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(), r.publishedEntries(),
+            r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(),
+            r.updatedAt(), r.fullDueAt(), bitsPerSecond);
+      });
+      if (held && rose[0]) {
+        bump(broadcastId, MULTIVARIANT, at);
+      }
+      return held && rose[0];
+    }
   }
 
   @Override
-  public List<dev.segmentledger.core.spi.PlaylistPart> parts(String broadcastId, String rendition) {
-    throw new UnsupportedOperationException("not yet");
+  public List<PlaylistPart> parts(String broadcastId, String rendition) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    synchronized (lock) {
+      TreeMap<Long, PlaylistPart> of = partsOf(broadcastId, rendition, false);
+      return of == null ? List.of() : List.copyOf(of.values());
+    }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Also refuses a part that covers a row no longer settled: a publisher that read a row before
+   * its re-open and seals after it cannot leave a part the re-open could not remove.
+   */
   @Override
-  public boolean sealPart(dev.segmentledger.core.spi.PlaylistPart part) {
-    throw new UnsupportedOperationException("not yet");
+  public boolean sealPart(PlaylistPart part) {
+    Objects.requireNonNull(part, "part");
+    synchronized (lock) {
+      if (!settled.test(part)) {
+        return false;
+      }
+      TreeMap<Long, PlaylistPart> of = partsOf(part.broadcastId(), part.rendition(), true);
+      Map.Entry<Long, PlaylistPart> before = of.floorEntry(part.firstSequence());
+      Map.Entry<Long, PlaylistPart> after = of.higherEntry(part.firstSequence());
+      if ((before != null && before.getValue().nextSequence() > part.firstSequence())
+          || (after != null && after.getKey() < part.nextSequence())) {
+        return false;
+      }
+      of.put(part.firstSequence(), part);
+      return true;
+    }
+  }
+
+  private TreeMap<Long, PlaylistPart> partsOf(String broadcastId, String rendition, boolean create) {
+    if (!create) {
+      TreeMap<String, TreeMap<Long, PlaylistPart>> of = parts.get(broadcastId);
+      return of == null ? null : of.get(rendition);
+    }
+    return parts.computeIfAbsent(broadcastId, b -> new TreeMap<>()).computeIfAbsent(rendition, r -> new TreeMap<>());
   }
 }

@@ -64,7 +64,11 @@ public final class InMemoryStateStore implements StateStore {
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
-      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended());
+      broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended(),
+      part -> rows.values().stream().noneMatch(row -> row.id().axis() == Axis.PLAYBACK
+          && row.id().broadcastId().equals(part.broadcastId()) && row.id().rendition().equals(part.rendition())
+          && row.id().sequence() >= part.firstSequence() && row.id().sequence() < part.nextSequence()
+          && !row.state().isTerminal()));
   private long lastRowId;
 
   @Override
@@ -181,6 +185,27 @@ public final class InMemoryStateStore implements StateStore {
   public synchronized List<LedgerItem> findByBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     return rows.values().stream().filter(row -> row.id().broadcastId().equals(broadcastId)).toList();
+  }
+
+  @Override
+  public synchronized List<LedgerItem> findSegments(String broadcastId, String rendition, long fromSequence,
+      int limit) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    StoreArguments.requirePositiveLimit(limit);
+    return rows.values().stream()
+        .filter(row -> row.id().axis() == Axis.PLAYBACK && row.id().broadcastId().equals(broadcastId)
+            && row.id().rendition().equals(rendition) && row.id().sequence() >= fromSequence)
+        .sorted(Comparator.comparingLong(row -> row.id().sequence()))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public synchronized boolean hasOpenRows(String broadcastId) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    return rows.values().stream()
+        .anyMatch(row -> row.id().broadcastId().equals(broadcastId) && !row.state().isTerminal());
   }
 
   @Override
@@ -331,7 +356,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
         row.mediaDuration(), identity, row.recordedAt(), row.storageGroup(), row.traceContext()));
-    playlists.rowChanged(row.id(), at);
+    playlists.rowReopened(row.id(), at);
     return true;
   }
 
@@ -486,6 +511,7 @@ public final class InMemoryStateStore implements StateStore {
       if (ofBroadcast.stream().anyMatch(row -> !row.state().isTerminal())) {
         continue; // not complete: every row is kept
       }
+      playlists.broadcastPurged(broadcast.broadcastId()); // parts are derived from the rows deleted here
       for (LedgerItem row : ofBroadcast) {
         if (deleted >= maxRows) {
           break;

@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.ReconcileRequest;
@@ -147,19 +148,29 @@ public final class DefaultReconciler implements Reconciler {
         playlists);
   }
 
-  /** Whether {@code key} is the multivariant playlist of the broadcast or a media playlist of one of its renditions. */
+  /**
+   * Whether {@code key} is a playlist of the broadcast: its multivariant or live multivariant
+   * playlist, or a media playlist or live window of one of its renditions.
+   */
   static boolean isPlaylistKey(String broadcastId, String key) {
-    if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcastId))) {
+    if (key.equals(ObjectKeys.multivariantPlaylistKey(broadcastId))
+        || key.equals(ObjectKeys.liveMultivariantPlaylistKey(broadcastId))) {
       return true;
     }
+    return isRenditionPlaylistKey(broadcastId, key, ObjectKeys.MEDIA_PLAYLIST_NAME)
+        || isRenditionPlaylistKey(broadcastId, key, ObjectKeys.LIVE_PLAYLIST_NAME);
+  }
+
+  private static boolean isRenditionPlaylistKey(String broadcastId, String key, String name) {
     String prefix = ObjectKeys.broadcastPrefix(broadcastId);
-    String suffix = "/" + ObjectKeys.MEDIA_PLAYLIST_NAME;
+    String suffix = "/" + name;
     if (!key.startsWith(prefix) || !key.endsWith(suffix) || key.length() <= prefix.length() + suffix.length()) {
       return false;
     }
     String rendition = key.substring(prefix.length(), key.length() - suffix.length());
     try {
-      return key.equals(ObjectKeys.mediaPlaylistKey(broadcastId, rendition));
+      return key.equals(ObjectKeys.broadcastPrefix(broadcastId) + Identifiers.requireValid("rendition", rendition)
+          + suffix);
     } catch (IllegalArgumentException e) {
       return false;
     }

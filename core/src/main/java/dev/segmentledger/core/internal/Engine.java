@@ -87,7 +87,7 @@ final class Engine {
         : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);
     this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
         config.breakerDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
-        config.sweepBatchSize(), config.tracing());
+        config.sweepBatchSize(), config.tracing(), config.liveWindowSegments(), config.fullPlaylistInterval());
     this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);

@@ -22,7 +22,9 @@ import java.util.List;
  * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
  * storage); {@code stallTimeout} how long an attempt may make no progress before its node cancels
  * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
- * error ends REJECTED; {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
+ * error ends REJECTED; {@code liveWindowSegments} the fewest entries of a live window playlist;
+ * {@code fullPlaylistInterval} the shortest time between two PUTs of a live full media playlist
+ * (zero: every publication); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
  * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
@@ -52,7 +54,9 @@ public record LedgerConfig(
     String storageGroup,
     Duration stallTimeout,
     int maxErrorAttempts,
-    Tracing tracing) {
+    Tracing tracing,
+    int liveWindowSegments,
+    Duration fullPlaylistInterval) {
 
   /** Guards the tracing: a tracer that throws costs a span, never an upload. */
   public LedgerConfig {
@@ -64,7 +68,8 @@ public record LedgerConfig(
     return workers + " workers, queue capacity " + queueCapacity + ", sweep batch " + sweepBatchSize + " every "
         + sweepInterval + ", lease " + leaseDuration + " (heartbeat every " + Heartbeat.tickFor(leaseDuration)
         + "), stall timeout " + stallTimeout + ", retention " + (retention == null ? "off" : retention)
-        + ", playlists " + (publishPlaylists ? "published" : "off")
+        + ", playlists " + (publishPlaylists ? "published (live window " + liveWindowSegments
+            + " segments, full playlist every " + fullPlaylistInterval + ")" : "off")
         + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
   }
 

@@ -1,42 +1,46 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Backoff;
-import dev.segmentledger.core.BroadcastStatus;
-import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.internal.PrintableText;
+import dev.segmentledger.core.internal.PlaylistPlans.Plan;
+import dev.segmentledger.core.internal.PlaylistPlans.Put;
+import dev.segmentledger.core.spi.BroadcastRecord;
+import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
-import dev.segmentledger.core.spi.Sha256Checksum;
 import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Publishes playlists as part of the ledger: claims the playlists whose ledger state changed since
- * their last publication ({@link PlaylistStore#claimDue}), derives each text from the rows
- * ({@link PlaylistTexts}), records its entry count before the PUT ({@link PlaylistStore#recordIntent}),
- * PUTs it through the {@link SinkBreaker} to its contract key, and records the publication
- * ({@link PlaylistStore#recordPublished}). A failure is recorded with the ledger's backoff and retried
- * by a later round, on any node.
+ * their last publication, or whose full playlist is due ({@link PlaylistStore#claimDue}), decides
+ * what to PUT ({@link PlaylistPlans}: a media playlist's live window, and its full playlist at most
+ * once per interval while live; both multivariant playlists), derives each text from the sealed
+ * parts and the rows after them ({@link MediaPlaylistReader}, never every row of the broadcast),
+ * records its entry count before the PUTs ({@link PlaylistStore#recordIntent}), PUTs them through
+ * the {@link SinkBreaker} to their contract keys, seals the parts the publication may seal, raises
+ * the recorded peak bandwidth, and records the publication ({@link PlaylistStore#recordPublished},
+ * or {@link PlaylistStore#recordLivePublished} when the full playlist stays behind). A failure is
+ * recorded with the ledger's backoff and retried by a later round, on any node.
  *
  * <p><b>Never backwards.</b> A publication lists at least the recorded {@code publishedEntries} (a
  * position that became unconfirmed again is a gap), which is raised before each PUT, so a kill
@@ -68,11 +72,18 @@ final class PlaylistPublisher {
   private final Events events;
   private final int batch;
   private final Tracing tracing;
+  private final PlaylistPlans plans;
   private volatile long awaiting;
 
+  /**
+   * @param windowSegments the fewest entries of a live window
+   * @param fullInterval the shortest time between two PUTs of a live full playlist (zero: every publication)
+   */
   PlaylistPublisher(StateStore store, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Clock clock,
-      String owner, Duration lease, Backoff backoff, Events events, int batch, Tracing tracing) {
+      String owner, Duration lease, Backoff backoff, Events events, int batch, Tracing tracing, int windowSegments,
+      Duration fullInterval) {
     this.store = store;
+    this.plans = new PlaylistPlans(store, windowSegments, fullInterval);
     this.playlists = store.playlists();
     this.sink = sink;
     this.breaker = breaker;
@@ -92,18 +103,20 @@ final class PlaylistPublisher {
   }
 
   /**
-   * One round: claims up to a batch of due playlists and publishes each.
+   * One round: claims up to a batch of due playlists and publishes each, media playlists before
+   * multivariant ones (a media publication may raise the peak bandwidth a multivariant one announces).
    *
    * @return the number of playlists published
    */
   int round() {
     Instant now = clock.instant();
     Instant until = now.plus(lease);
-    List<PlaylistRecord> claimed = playlists.claimDue(owner, until, now, batch);
-    Map<String, Snapshot> snapshots = new HashMap<>(); // the rows of each broadcast, read once per round
+    List<PlaylistRecord> claimed = new ArrayList<>(playlists.claimDue(owner, until, now, batch));
+    claimed.sort(Comparator.comparing(PlaylistRecord::multivariant));
+    Map<String, Boolean> complete = new HashMap<>(); // per broadcast, read once per round
     int published = 0;
     for (PlaylistRecord record : claimed) {
-      if (publish(record, until, snapshots)) {
+      if (publish(record, until, complete)) {
         published++;
       }
     }
@@ -111,21 +124,17 @@ final class PlaylistPublisher {
     return published;
   }
 
-  /** A broadcast's rows, and whether it is complete, as read after the round's claim. */
-  private record Snapshot(List<LedgerItem> rows, boolean complete) {}
-
-  private Snapshot snapshot(String broadcast) {
-    List<LedgerItem> rows = store.findByBroadcast(broadcast);
-    return new Snapshot(rows, BroadcastViews.status(broadcast, store.findBroadcast(broadcast), rows).phase()
-        == BroadcastStatus.Phase.COMPLETE);
+  /** Whether the broadcast is complete: ended, with no unconfirmed row of any axis. */
+  private boolean complete(String broadcast) {
+    return store.findBroadcast(broadcast).map(BroadcastRecord::ended).orElse(false) && !store.hasOpenRows(broadcast);
   }
 
   /** Publishes one claimed playlist, traced; every outcome is recorded on its record. */
-  private boolean publish(PlaylistRecord record, Instant until, Map<String, Snapshot> snapshots) {
+  private boolean publish(PlaylistRecord record, Instant until, Map<String, Boolean> complete) {
     Span span = tracing.root("segment-ledger.playlist.publish").tag("broadcast", record.broadcastId())
         .tag("rendition", record.rendition() == null ? "(multivariant)" : record.rendition());
     try {
-      boolean published = publishTraced(record, until, snapshots);
+      boolean published = publishTraced(record, until, complete);
       span.tag("published", String.valueOf(published)).end();
       return published;
     } catch (RuntimeException | Error e) {
@@ -134,23 +143,21 @@ final class PlaylistPublisher {
     }
   }
 
-  private boolean publishTraced(PlaylistRecord record, Instant until, Map<String, Snapshot> snapshots) {
+  private boolean publishTraced(PlaylistRecord record, Instant until, Map<String, Boolean> completes) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
     String key = rendition == null ? ObjectKeys.multivariantPlaylistKey(broadcast)
         : ObjectKeys.mediaPlaylistKey(broadcast, rendition);
     try {
-      Snapshot snapshot = snapshots.computeIfAbsent(broadcast, this::snapshot);
-      List<LedgerItem> rows = snapshot.rows();
-      boolean complete = record.publishedFinal() || snapshot.complete();
-      PlaylistTexts.Text text = rendition == null ? PlaylistTexts.multivariant(rows, complete)
-          : PlaylistTexts.media(broadcast, rendition, rows, complete, record.publishedEntries());
-      if (text == null) { // nothing playable yet: this change is covered by having nothing to show
+      Plan plan = plans.plan(record,
+          () -> record.publishedFinal() || completes.computeIfAbsent(broadcast, this::complete),
+          () -> complete(broadcast), clock.instant());
+      if (plan == null) { // nothing playable yet: this change is covered by having nothing to show
         playlists.recordPublished(broadcast, rendition, owner, until, record.wanted(), record.publishedChecksum(),
             clock.instant());
         return false;
       }
-      if (!playlists.recordIntent(broadcast, rendition, owner, until, text.entries(), text.complete())) {
+      if (!playlists.recordIntent(broadcast, rendition, owner, until, plan.entries(), plan.complete())) {
         log.debug("playlist {} was taken over before its PUT; left to its new holder", key);
         return false;
       }
@@ -163,15 +170,26 @@ final class PlaylistPublisher {
         playlists.release(broadcast, rendition, owner, until, clock.instant().plus(breakerDelay));
         return false;
       }
-      byte[] bytes = text.text().getBytes(StandardCharsets.UTF_8);
-      StoredObjectInfo stored = put(key, bytes);
-      String checksum = stored.checksum() != null ? stored.checksum() : sha256(bytes);
-      if (!playlists.recordPublished(broadcast, rendition, owner, until, record.wanted(), checksum,
-          clock.instant())) {
+      String checksum = plan.checksum();
+      for (Put put : plan.puts()) {
+        checksum = put(put);
+      }
+      for (PlaylistPart part : plan.seal()) { // while the lease is held
+        playlists.sealPart(part);
+      }
+      if (plan.peakBandwidth() > record.peakBandwidth()) {
+        playlists.raisePeakBandwidth(broadcast, rendition, owner, until, plan.peakBandwidth(), clock.instant());
+      }
+      boolean recorded = plan.full()
+          ? playlists.recordPublished(broadcast, rendition, owner, until, plan.coveredWanted(), checksum,
+              clock.instant())
+          : playlists.recordLivePublished(broadcast, rendition, owner, until, plan.coveredWanted(), plan.fullDueAt(),
+              clock.instant());
+      if (!recorded) {
         log.warn("playlist {} was PUT but its lease had been taken over; the new holder publishes again", key);
         return false;
       }
-      events.onPlaylistPublished(broadcast, rendition, text.entries(), text.complete());
+      events.onPlaylistPublished(broadcast, rendition, plan.entries(), plan.complete());
       return true;
     } catch (SinkException e) {
       fail(record, until, key, e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause(),
@@ -180,6 +198,21 @@ final class PlaylistPublisher {
       fail(record, until, key, String.valueOf(e), false);
     }
     return false;
+  }
+
+  /**
+   * PUTs one object (unless it is conditional and the object is already there with its checksum);
+   * returns the object's checksum.
+   */
+  private String put(Put put) {
+    if (put.ifDifferent()) {
+      Optional<StoredObjectInfo> existing = breaker.call(() -> sink.head(put.key()));
+      if (existing.isPresent() && put.checksum().equals(existing.get().checksum())) {
+        return put.checksum();
+      }
+    }
+    StoredObjectInfo stored = put(put.key(), put.bytes());
+    return stored.checksum() != null ? stored.checksum() : put.checksum();
   }
 
   /** The PUT through the breaker, counted as an item's PUT is ({@link Uploader}). */
@@ -221,13 +254,5 @@ final class PlaylistPublisher {
         return new ByteArrayInputStream(bytes);
       }
     };
-  }
-
-  private static String sha256(byte[] bytes) {
-    try {
-      return Sha256Checksum.of(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
   }
 }

@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.spi.PlaylistPart;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -12,11 +13,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.TreeMap;
 
 /**
- * The text of the playlists the {@link PlaylistPublisher} puts in the bucket, derived from a
- * broadcast's rows; pure functions. See docs/design.md, "Playlists".
+ * The text of the playlists the {@link PlaylistPublisher} puts in the bucket; pure functions. See
+ * docs/design.md, "Playlists", and docs/bucket.md.
  *
  * <p><b>Media playlist</b> (HLS version 7, fMP4, URIs relative to {@code {broadcast}/{rendition}/}):
  * {@code #EXT-X-MAP} to {@code init.mp4}, then one entry per PLAYBACK row of the contiguous prefix
@@ -26,19 +26,32 @@ import java.util.TreeMap;
  * (the most ever published): a position listed before that became unconfirmed again (re-opened) is
  * listed as a gap. {@code EVENT} while the broadcast is not complete; {@code VOD} with
  * {@code #EXT-X-ENDLIST} once it is (then sequence holes are bridged with a discontinuity).
- * An entry's duration is the produced segment's, or the target duration if unknown.
+ * An entry's duration is the produced segment's; if unknown (a gap never produced), the target
+ * duration of its <em>block</em>: entries are counted in blocks of {@link #PART_ENTRIES} from the
+ * first, and a block's target is its longest known duration rounded up to whole seconds (at least
+ * 1). So an entry's text depends on its block alone, and a block of settled entries can be sealed
+ * once as a {@link PlaylistPart} whose text is exactly what the full playlist lists there. The
+ * playlist's {@code #EXT-X-TARGETDURATION} is the largest block target.
  * Each entry whose row has a {@linkplain LedgerItem#recordedAt() recording time} (the recorder
  * gave it for the original) carries it as {@code #EXT-X-PROGRAM-DATE-TIME} (ISO 8601, UTC, in
  * milliseconds); an entry without one has none (the player extrapolates from the last one).
  * The tags change no entry: the count of entries, and thus the never-backwards rule, is the same.
  *
  * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose INIT is
- * confirmed, in rendition order, with a BANDWIDTH estimated as the peak of its confirmed segments'
- * size over duration (a fixed guess before any segment is confirmed).
+ * confirmed, in rendition order, with the BANDWIDTH recorded as its media playlist's peak (a fixed
+ * guess before any segment is confirmed). The live window is {@link LiveWindow}.
  */
 final class PlaylistTexts {
   /** The BANDWIDTH announced for a rendition before any of its segments is confirmed: 2 Mbit/s. */
   static final long UNKNOWN_BANDWIDTH = 2_000_000;
+
+  /**
+   * The entries of a sealed part and of a block: 100 entries, 400 to 1,000 s of media at the usual
+   * 4 to 10 s segments. A publication reads at most about two blocks of rows beyond the live window
+   * (the block being filled and the one waiting to be sealed) and a part list that grows by one
+   * record per 100 segments.
+   */
+  static final int PART_ENTRIES = 100;
 
   /**
    * A playlist to publish.
@@ -48,6 +61,24 @@ final class PlaylistTexts {
    * @param complete whether it is final
    */
   record Text(String text, int entries, boolean complete) {}
+
+  /** A listed position: its row, whether it is a gap, whether a sequence hole precedes it. */
+  record Entry(LedgerItem row, boolean gap, boolean afterHole) {
+    /** Whether its row is settled, so that its text changes again only if the row is re-opened. */
+    boolean settled() {
+      return row.state().isTerminal();
+    }
+  }
+
+  /**
+   * One entry as rendered.
+   *
+   * @param text its lines, each ending in {@code \n}
+   * @param seconds its {@code #EXTINF} duration
+   * @param discontinuity whether it carries {@code #EXT-X-DISCONTINUITY}
+   * @param target the target duration of its block
+   */
+  record Rendered(String text, double seconds, boolean discontinuity, long target) {}
 
   /** {@code #EXT-X-PROGRAM-DATE-TIME}'s value: ISO 8601 in UTC with milliseconds, e.g. {@code 2026-11-30T18:00:00.000Z}. */
   private static final DateTimeFormatter PROGRAM_DATE_TIME =
@@ -61,8 +92,161 @@ final class PlaylistTexts {
   }
 
   /**
-   * The media playlist of {@code rendition}, or {@code null} if there is nothing to publish yet (its
-   * INIT is not confirmed and nothing was ever published).
+   * The prefix rule, applied to PLAYBACK rows offered in sequence order, possibly over several pages
+   * and after sealed parts. Not thread-safe.
+   */
+  static final class Prefix {
+    private final int floor;
+    private final boolean complete;
+    private final List<Entry> entries = new ArrayList<>();
+    private long expected;
+    private int listed;
+
+    /**
+     * @param expected the sequence the next row continues without a hole, or -1 for the first row
+     * @param listedBefore the entries listed before the first row offered (those of the parts)
+     */
+    Prefix(long expected, int listedBefore, int floor, boolean complete) {
+      this.expected = expected;
+      this.listed = listedBefore;
+      this.floor = floor;
+      this.complete = complete;
+    }
+
+    /** Lists {@code row} and returns true, or returns false: the prefix stops before it. */
+    boolean offer(LedgerItem row) {
+      boolean hole = expected >= 0 && row.id().sequence() != expected;
+      boolean mustList = listed < floor;
+      if ((hole && !complete && !mustList) || (!row.state().isTerminal() && !mustList)) {
+        return false;
+      }
+      entries.add(new Entry(row, row.state() != ItemState.CONFIRMED, hole));
+      listed++;
+      expected = row.id().sequence() + 1;
+      return true;
+    }
+
+    List<Entry> entries() {
+      return entries;
+    }
+  }
+
+  /** The folder the entries' URIs are relative to. */
+  static String folder(String broadcastId, String rendition) {
+    return ObjectKeys.broadcastPrefix(broadcastId) + rendition + "/";
+  }
+
+  /** Renders {@code entries}, which begin at a block boundary, block by block. */
+  static List<Rendered> render(String folder, List<Entry> entries) {
+    List<Rendered> rendered = new ArrayList<>(entries.size());
+    for (int from = 0; from < entries.size(); from += PART_ENTRIES) {
+      List<Entry> block = entries.subList(from, Math.min(entries.size(), from + PART_ENTRIES));
+      long target = blockTarget(block);
+      for (Entry e : block) {
+        rendered.add(render(folder, e, target));
+      }
+    }
+    return rendered;
+  }
+
+  private static long blockTarget(List<Entry> block) {
+    long target = 1;
+    for (Entry e : block) {
+      if (e.row().mediaDuration() != null) {
+        target = Math.max(target, (e.row().mediaDuration().toMillis() + 999) / 1000);
+      }
+    }
+    return target;
+  }
+
+  private static Rendered render(String folder, Entry e, long target) {
+    Duration d = e.row().mediaDuration();
+    double seconds = d == null || d.isZero() ? target : d.toNanos() / 1e9;
+    StringBuilder m3u8 = new StringBuilder();
+    if (e.afterHole()) {
+      m3u8.append("#EXT-X-DISCONTINUITY\n");
+    }
+    if (e.row().recordedAt() != null) {
+      m3u8.append("#EXT-X-PROGRAM-DATE-TIME:").append(programDateTime(e.row().recordedAt())).append('\n');
+    }
+    if (e.gap()) {
+      m3u8.append("#EXT-X-GAP\n");
+    }
+    m3u8.append(String.format(Locale.ROOT, "#EXTINF:%.6f,", seconds)).append('\n')
+        .append(e.row().objectKey().substring(folder.length())).append('\n');
+    return new Rendered(m3u8.toString(), seconds, e.afterHole(), target);
+  }
+
+  /**
+   * The part sealing one full block of settled entries.
+   *
+   * @param firstSequence the sequence after the previous part (the first entry's for the first part)
+   */
+  static PlaylistPart part(String broadcastId, String rendition, long firstSequence, List<Entry> block,
+      List<Rendered> rendered) {
+    StringBuilder text = new StringBuilder();
+    int discontinuities = 0;
+    long peak = 0;
+    for (int i = 0; i < block.size(); i++) {
+      text.append(rendered.get(i).text());
+      discontinuities += rendered.get(i).discontinuity() ? 1 : 0;
+      peak = Math.max(peak, bitsPerSecond(block.get(i).row()));
+    }
+    long next = block.get(block.size() - 1).row().id().sequence() + 1;
+    return new PlaylistPart(broadcastId, rendition, firstSequence, next, block.size(), discontinuities,
+        (int) rendered.get(0).target(), peak, text.toString());
+  }
+
+  /** The bit rate of a confirmed segment of known duration, in bits per second; 0 otherwise. */
+  static long bitsPerSecond(LedgerItem row) {
+    Duration d = row.mediaDuration();
+    if (row.state() != ItemState.CONFIRMED || d == null || d.toMillis() <= 0) {
+      return 0;
+    }
+    return row.sizeBytes() * 8_000 / d.toMillis();
+  }
+
+  /** The full media playlist: its header, the parts' text, the tail entries after them, the end tag if complete. */
+  static Text media(long target, long mediaSequence, List<PlaylistPart> parts, List<Rendered> tail,
+      boolean complete) {
+    StringBuilder m3u8 = new StringBuilder()
+        .append("#EXTM3U\n")
+        .append("#EXT-X-VERSION:7\n")
+        .append("#EXT-X-TARGETDURATION:").append(target).append('\n')
+        .append("#EXT-X-MEDIA-SEQUENCE:").append(mediaSequence).append('\n')
+        .append("#EXT-X-PLAYLIST-TYPE:").append(complete ? "VOD" : "EVENT").append('\n')
+        .append("#EXT-X-INDEPENDENT-SEGMENTS\n")
+        .append("#EXT-X-MAP:URI=\"init.mp4\"\n");
+    int entries = 0;
+    for (PlaylistPart part : parts) {
+      m3u8.append(part.text());
+      entries += part.entries();
+    }
+    for (Rendered r : tail) {
+      m3u8.append(r.text());
+    }
+    if (complete) {
+      m3u8.append("#EXT-X-ENDLIST\n");
+    }
+    return new Text(m3u8.toString(), entries + tail.size(), complete);
+  }
+
+  /** The target duration of a playlist of {@code parts} followed by {@code tail}. */
+  static long target(List<PlaylistPart> parts, List<Rendered> tail) {
+    long target = 1;
+    for (PlaylistPart part : parts) {
+      target = Math.max(target, part.targetSeconds());
+    }
+    for (Rendered r : tail) {
+      target = Math.max(target, r.target());
+    }
+    return target;
+  }
+
+  /**
+   * The media playlist of {@code rendition} rendered from all of its rows at once, or {@code null}
+   * if there is nothing to publish yet (its INIT is not confirmed and nothing was ever published):
+   * the reference the publication from parts and tail rows equals byte for byte.
    */
   static Text media(String broadcastId, String rendition, List<LedgerItem> rows, boolean complete, int floor) {
     LedgerItem init = null;
@@ -81,79 +265,33 @@ final class PlaylistTexts {
       return null;
     }
     playback.sort(Comparator.comparingLong(row -> row.id().sequence()));
-    List<Entry> entries = new ArrayList<>();
-    long expected = playback.isEmpty() ? 0 : playback.get(0).id().sequence();
+    Prefix prefix = new Prefix(-1, 0, floor, complete);
     for (LedgerItem row : playback) {
-      boolean hole = row.id().sequence() != expected;
-      boolean settled = row.state() != ItemState.PENDING && row.state() != ItemState.WAITING;
-      boolean mustList = entries.size() < floor;
-      if ((hole && !complete && !mustList) || (!settled && !mustList)) {
+      if (!prefix.offer(row)) {
         break;
       }
-      entries.add(new Entry(row, row.state() != ItemState.CONFIRMED, hole));
-      expected = row.id().sequence() + 1;
     }
-    long target = 1;
-    for (Entry e : entries) {
-      if (e.row().mediaDuration() != null) {
-        target = Math.max(target, (e.row().mediaDuration().toMillis() + 999) / 1000);
-      }
-    }
-    String folder = ObjectKeys.broadcastPrefix(broadcastId) + rendition + "/";
-    StringBuilder m3u8 = new StringBuilder()
-        .append("#EXTM3U\n")
-        .append("#EXT-X-VERSION:7\n")
-        .append("#EXT-X-TARGETDURATION:").append(target).append('\n')
-        .append("#EXT-X-MEDIA-SEQUENCE:").append(playback.isEmpty() ? 0 : playback.get(0).id().sequence()).append('\n')
-        .append("#EXT-X-PLAYLIST-TYPE:").append(complete ? "VOD" : "EVENT").append('\n')
-        .append("#EXT-X-INDEPENDENT-SEGMENTS\n")
-        .append("#EXT-X-MAP:URI=\"init.mp4\"\n");
-    for (Entry e : entries) {
-      Duration d = e.row().mediaDuration();
-      double seconds = d == null || d.isZero() ? target : d.toNanos() / 1e9;
-      if (e.afterHole()) {
-        m3u8.append("#EXT-X-DISCONTINUITY\n");
-      }
-      if (e.row().recordedAt() != null) {
-        m3u8.append("#EXT-X-PROGRAM-DATE-TIME:").append(programDateTime(e.row().recordedAt())).append('\n');
-      }
-      if (e.gap()) {
-        m3u8.append("#EXT-X-GAP\n");
-      }
-      m3u8.append(String.format(Locale.ROOT, "#EXTINF:%.6f,", seconds)).append('\n')
-          .append(e.row().objectKey().substring(folder.length())).append('\n');
-    }
-    if (complete) {
-      m3u8.append("#EXT-X-ENDLIST\n");
-    }
-    return new Text(m3u8.toString(), entries.size(), complete);
+    List<Rendered> rendered = render(folder(broadcastId, rendition), prefix.entries());
+    return media(target(List.of(), rendered), playback.isEmpty() ? 0 : playback.get(0).id().sequence(), List.of(),
+        rendered, complete);
   }
 
-  private record Entry(LedgerItem row, boolean gap, boolean afterHole) {}
+  /** A rendition listed in a multivariant playlist, with the BANDWIDTH announced for it. */
+  record Variant(String rendition, long bandwidth) {}
 
-  /** The multivariant playlist of the broadcast; {@code null} while no rendition can be played. */
-  static Text multivariant(List<LedgerItem> rows, boolean complete) {
-    TreeMap<String, Long> bandwidth = new TreeMap<>();
-    for (LedgerItem row : rows) {
-      if (row.id().axis() == Axis.INIT && row.state() == ItemState.CONFIRMED) {
-        bandwidth.putIfAbsent(row.id().rendition(), 0L);
-      }
-    }
-    for (LedgerItem row : rows) {
-      Duration d = row.mediaDuration();
-      if (row.id().axis() == Axis.PLAYBACK && row.state() == ItemState.CONFIRMED
-          && bandwidth.containsKey(row.id().rendition()) && d != null && d.toMillis() > 0) {
-        long bps = row.sizeBytes() * 8_000 / d.toMillis();
-        bandwidth.merge(row.id().rendition(), bps, Math::max);
-      }
-    }
-    if (bandwidth.isEmpty()) {
+  /**
+   * The multivariant playlist listing {@code variants} (in rendition order) by
+   * {@code {rendition}/{playlistName}}; {@code null} while no rendition can be played.
+   */
+  static Text multivariant(List<Variant> variants, String playlistName, boolean complete) {
+    if (variants.isEmpty()) {
       return null;
     }
     StringBuilder m3u8 = new StringBuilder("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n");
-    bandwidth.forEach((rendition, bps) -> m3u8
-        .append("#EXT-X-STREAM-INF:BANDWIDTH=").append(bps > 0 ? bps : UNKNOWN_BANDWIDTH).append('\n')
-        .append(rendition).append('/').append(ObjectKeys.MEDIA_PLAYLIST_NAME).append('\n'));
-    return new Text(m3u8.toString(), bandwidth.size(), complete);
+    for (Variant v : variants) {
+      m3u8.append("#EXT-X-STREAM-INF:BANDWIDTH=").append(v.bandwidth() > 0 ? v.bandwidth() : UNKNOWN_BANDWIDTH)
+          .append('\n').append(v.rendition()).append('/').append(playlistName).append('\n');
+    }
+    return new Text(m3u8.toString(), variants.size(), complete);
   }
 }

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PlaylistPublicationTest {
   private static final String MEDIA = ObjectKeys.mediaPlaylistKey("b1", "720p");
   private static final String MASTER = ObjectKeys.multivariantPlaylistKey("b1");
+  private static final String LIVE = ObjectKeys.liveMediaPlaylistKey("b1", "720p");
 
   @TempDir Path temp;
   private LedgerFixture f;
@@ -143,11 +144,20 @@ class PlaylistPublicationTest {
     LedgerItem second = ledger.find(ItemId.playback("b1", "720p", 1)).orElseThrow();
     assertTrue(f.store.reopen(second.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "test", f.clock.instant()));
     assertTrue(ledger.publishPlaylists() >= 1, "the re-open altered the playlist");
+    String live = text(LIVE);
+    assertEquals(3, count(live, "#EXTINF:"), "the live window shows the gap at once: " + live);
+    assertTrue(live.contains("#EXT-X-GAP\n#EXTINF:4.000000,\nplayback/0000000001.m4s\n"), live);
+    assertEquals(3, count(text(MEDIA), "#EXTINF:"), "the full playlist waits for its interval, never shorter");
+    f.clock.advance(Duration.ofSeconds(30));
+    ledger.publishPlaylists();
     String during = text(MEDIA);
     assertEquals(3, count(during, "#EXTINF:"), "still three entries: " + during);
     assertTrue(during.contains("#EXT-X-GAP\n#EXTINF:4.000000,\nplayback/0000000001.m4s\n"), during);
 
     LedgerFixture.settle(ledger);
+    ledger.publishPlaylists();
+    assertEquals(0, count(text(LIVE), "#EXT-X-GAP"), text(LIVE));
+    f.clock.advance(Duration.ofSeconds(30));
     ledger.publishPlaylists();
     String after = text(MEDIA);
     assertEquals(3, count(after, "#EXTINF:"), after);

@@ -1,0 +1,123 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.internal.PlaylistTexts.Entry;
+import dev.segmentledger.core.internal.PlaylistTexts.Prefix;
+import dev.segmentledger.core.internal.PlaylistTexts.Rendered;
+import dev.segmentledger.core.internal.PlaylistTexts.Text;
+import dev.segmentledger.core.spi.PlaylistPart;
+import dev.segmentledger.core.spi.StateStore;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads what one publication of a media playlist needs, and no more: the playlist's sealed parts
+ * ({@link dev.segmentledger.core.spi.PlaylistStore#parts}), then its PLAYBACK rows after the last
+ * part in keyset pages ({@link StateStore#findSegments}), only until the prefix of listed entries
+ * stops. Never reads the whole broadcast: the rows read per publication are bounded by the live
+ * window, two blocks of {@link PlaylistTexts#PART_ENTRIES} and one page, whatever the broadcast's
+ * length. Stateless and thread-safe.
+ */
+final class MediaPlaylistReader {
+  /** Rows per keyset page. */
+  static final int PAGE = 128;
+
+  private final StateStore store;
+  private final int windowSegments;
+
+  MediaPlaylistReader(StateStore store, int windowSegments) {
+    this.store = store;
+    this.windowSegments = windowSegments;
+  }
+
+  /**
+   * One media playlist as the ledger holds it now.
+   *
+   * @param full the full playlist (EVENT, or VOD once complete)
+   * @param live its live window
+   * @param sealable the parts this publication may seal (full blocks of settled entries behind the window)
+   * @param peakBandwidth the highest bit rate of the confirmed entries read (not those of parts)
+   * @param target the target duration
+   */
+  record Media(Text full, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {}
+
+  /**
+   * The media playlist of {@code rendition}, or {@code null} if there is nothing to publish yet
+   * (its INIT is not confirmed and nothing was ever published).
+   *
+   * @param floor the most entries ever published: it lists at least that many
+   */
+  Media read(String broadcastId, String rendition, int floor, boolean complete) {
+    if (floor == 0 && !store.find(ItemId.init(broadcastId, rendition)).map(r -> r.state() == ItemState.CONFIRMED)
+        .orElse(false)) {
+      return null;
+    }
+    List<LedgerItem> first = store.findSegments(broadcastId, rendition, 0, 1);
+    long firstSequence = first.isEmpty() ? 0 : first.get(0).id().sequence();
+    // The parts that follow each other from the first sequence; a re-open removed the part after them, if any.
+    List<PlaylistPart> parts = new ArrayList<>();
+    long next = firstSequence;
+    int listed = 0;
+    for (PlaylistPart part : store.playlists().parts(broadcastId, rendition)) {
+      if (part.firstSequence() != next) {
+        break;
+      }
+      parts.add(part);
+      next = part.nextSequence();
+      listed += part.entries();
+    }
+    Prefix prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, complete);
+    long from = next;
+    boolean more = !first.isEmpty();
+    while (more) {
+      List<LedgerItem> page = store.findSegments(broadcastId, rendition, from, PAGE);
+      for (LedgerItem row : page) {
+        if (!prefix.offer(row)) {
+          more = false;
+          break;
+        }
+      }
+      if (page.size() < PAGE) {
+        more = false;
+      } else {
+        from = page.get(page.size() - 1).id().sequence() + 1;
+      }
+    }
+    List<Entry> entries = prefix.entries();
+    List<Rendered> tail = PlaylistTexts.render(PlaylistTexts.folder(broadcastId, rendition), entries);
+    long target = PlaylistTexts.target(parts, tail);
+    Text full = PlaylistTexts.media(target, firstSequence, parts, tail, complete);
+    LiveWindow.Window live = LiveWindow.of(parts, tail, firstSequence, target, complete, windowSegments);
+    long peak = 0;
+    for (Entry e : entries) {
+      peak = Math.max(peak, PlaylistTexts.bitsPerSecond(e.row()));
+    }
+    return new Media(full, live, sealable(broadcastId, rendition, next, entries, tail,
+        Math.max(windowSegments, live.text().entries())), peak, target);
+  }
+
+  /**
+   * The full blocks of settled entries at the start of the tail that lie more than {@code margin}
+   * entries behind its end, up to the first block with an unsettled entry.
+   *
+   * @param next the sequence after the last part (the first entry's if there is none)
+   */
+  private static List<PlaylistPart> sealable(String broadcastId, String rendition, long next, List<Entry> entries,
+      List<Rendered> tail, int margin) {
+    List<PlaylistPart> parts = new ArrayList<>();
+    for (int from = 0; from + PlaylistTexts.PART_ENTRIES <= entries.size() - margin;
+        from += PlaylistTexts.PART_ENTRIES) {
+      List<Entry> block = entries.subList(from, from + PlaylistTexts.PART_ENTRIES);
+      if (!block.stream().allMatch(Entry::settled)) {
+        break;
+      }
+      PlaylistPart part = PlaylistTexts.part(broadcastId, rendition, next, block,
+          tail.subList(from, from + PlaylistTexts.PART_ENTRIES));
+      parts.add(part);
+      next = part.nextSequence();
+    }
+    return parts;
+  }
+}

@@ -1,0 +1,147 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.internal.PlaylistTexts.Text;
+import dev.segmentledger.core.internal.PlaylistTexts.Variant;
+import dev.segmentledger.core.spi.PlaylistPart;
+import dev.segmentledger.core.spi.PlaylistRecord;
+import dev.segmentledger.core.spi.Sha256Checksum;
+import dev.segmentledger.core.spi.StateStore;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Decides what one publication of a claimed playlist PUTs and records (see docs/design.md,
+ * "Playlists"):
+ *
+ * <ul>
+ *   <li>a media playlist: its live window always, first (the live edge's latency); its full
+ *       playlist only when it is due: never published yet, final (complete), or its
+ *       {@link PlaylistRecord#fullDueAt} has come. Otherwise the publication is recorded as
+ *       live-only, with the full playlist due {@code fullInterval} later, so that a live full
+ *       playlist is PUT at most once per interval. A full text equal to the one last published
+ *       (a reconciler's repair, or a change beyond a stalled position) is PUT only if the object
+ *       is missing or different, and recorded as a full publication;
+ *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
+ *       rendition whose INIT is confirmed with its media playlist's recorded peak bandwidth.
+ * </ul>
+ *
+ * Thread-safe (stateless beyond its settings).
+ */
+final class PlaylistPlans {
+  private final StateStore store;
+  private final MediaPlaylistReader reader;
+  private final Duration fullInterval;
+
+  PlaylistPlans(StateStore store, int windowSegments, Duration fullInterval) {
+    this.store = store;
+    this.reader = new MediaPlaylistReader(store, windowSegments);
+    this.fullInterval = fullInterval;
+  }
+
+  /**
+   * An object to PUT.
+   *
+   * @param ifDifferent PUT only if the object at {@code key} is missing or has another checksum
+   */
+  record Put(String key, byte[] bytes, String checksum, boolean ifDifferent) {}
+
+  /**
+   * One publication.
+   *
+   * @param puts the objects, in order
+   * @param entries the entries (renditions) listed, recorded as the intent
+   * @param complete whether the playlists are final
+   * @param full whether it is recorded as a full publication (with the last put's checksum), or as live-only
+   * @param coveredWanted the change count it covers
+   * @param seal the parts to seal
+   * @param peakBandwidth the peak bit rate seen, raised on the record if above it
+   * @param fullDueAt for a live-only publication, when the full playlist is due
+   */
+  record Plan(List<Put> puts, int entries, boolean complete, boolean full, long coveredWanted,
+      List<PlaylistPart> seal, long peakBandwidth, Instant fullDueAt) {
+    String checksum() {
+      return puts.get(puts.size() - 1).checksum();
+    }
+  }
+
+  /**
+   * What to publish for {@code record}; {@code null} if there is nothing to publish yet.
+   *
+   * @param complete whether the broadcast is complete, read after the claim (for a media playlist,
+   *     whose publication covers the claimed change count)
+   * @param completeNow reads it again (for the multivariant playlist, whose publication covers the
+   *     change count it reads itself, so completeness must be read after that)
+   */
+  Plan plan(PlaylistRecord record, BooleanSupplier complete, BooleanSupplier completeNow, Instant now) {
+    return record.multivariant() ? multivariant(record, completeNow) : media(record, complete.getAsBoolean(), now);
+  }
+
+  private Plan media(PlaylistRecord record, boolean complete, Instant now) {
+    String broadcast = record.broadcastId();
+    String rendition = record.rendition();
+    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), complete);
+    if (media == null) {
+      return null;
+    }
+    List<Put> puts = new ArrayList<>();
+    puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), false));
+    Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
+    boolean unchanged = full.checksum().equals(record.publishedChecksum());
+    boolean due = media.full().complete() || record.publishedChecksum() == null || fullInterval.isZero()
+        || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
+    if (unchanged) {
+      puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
+    } else if (due) {
+      puts.add(full);
+    }
+    return new Plan(puts, media.full().entries(), media.full().complete(), unchanged || due, record.wanted(),
+        media.sealable(), media.peakBandwidth(), now.plus(fullInterval));
+  }
+
+  private Plan multivariant(PlaylistRecord record, BooleanSupplier completeNow) {
+    String broadcast = record.broadcastId();
+    long covered = record.wanted();
+    List<Variant> variants = new ArrayList<>();
+    // Records first, INIT rows and completeness after: a change after this read is not covered, and
+    // is published again.
+    for (PlaylistRecord media : store.playlists().find(broadcast)) {
+      if (media.multivariant()) {
+        covered = Math.max(covered, media.wanted());
+      } else if (store.find(ItemId.init(broadcast, media.rendition())).map(r -> r.state() == ItemState.CONFIRMED)
+          .orElse(false)) {
+        variants.add(new Variant(media.rendition(), media.peakBandwidth()));
+      }
+    }
+    boolean complete = record.publishedFinal() || completeNow.getAsBoolean();
+    Text master = PlaylistTexts.multivariant(variants, ObjectKeys.MEDIA_PLAYLIST_NAME, complete);
+    if (master == null) {
+      return null;
+    }
+    Text live = PlaylistTexts.multivariant(variants, ObjectKeys.LIVE_PLAYLIST_NAME, complete);
+    List<Put> puts = List.of(put(ObjectKeys.liveMultivariantPlaylistKey(broadcast), live, false),
+        put(ObjectKeys.multivariantPlaylistKey(broadcast), master, false));
+    return new Plan(puts, master.entries(), complete, true, covered, List.of(), 0, null);
+  }
+
+  private static Put put(String key, Text text, boolean ifDifferent) {
+    byte[] bytes = text.text().getBytes(StandardCharsets.UTF_8);
+    return new Put(key, bytes, sha256(bytes), ifDifferent);
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return Sha256Checksum.of(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+}
