@@ -16,6 +16,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -58,7 +60,8 @@ public final class BrowserPlayback {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
       "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required", "--mute-audio",
       "--window-size=800,600");
-  private static final Duration POLL = Duration.ofMillis(250);
+  private static final long POLL_MILLIS = 250;
+  private static final Duration POLL = Duration.ofMillis(POLL_MILLIS);
 
   private BrowserPlayback() {}
 
@@ -172,6 +175,20 @@ public final class BrowserPlayback {
    */
   public static Observation play(Tools tools, URI page, URI playlist, Duration timeout, double stopAtSeconds,
       Path artifacts) throws IOException, InterruptedException {
+    return watch(tools, page, playlist, "", timeout,
+        snapshot -> number(snapshot.get("position")) >= stopAtSeconds || Boolean.TRUE.equals(snapshot.get("ended"))
+            || !strings(snapshot.get("fatal")).isEmpty(),
+        snapshot -> { }, artifacts);
+  }
+
+  /**
+   * Opens {@code page} on {@code playlist} with {@code query} appended to its query string (empty,
+   * or {@code &name=value...}; see player.html), hands each snapshot the page reports (every
+   * {@value #POLL_MILLIS} ms) to {@code samples}, and stops once {@code stop} holds for one, a fatal
+   * error is reported, or {@code timeout} passes.
+   */
+  public static Observation watch(Tools tools, URI page, URI playlist, String query, Duration timeout,
+      Predicate<Map<?, ?>> stop, Consumer<Map<?, ?>> samples, Path artifacts) throws IOException, InterruptedException {
     Path profile = Files.createTempDirectory("segment-ledger-chromium");
     ChromeDriverService.Builder serviceBuilder = new ChromeDriverService.Builder()
         .usingDriverExecutable(tools.chromedriver().toFile())
@@ -190,7 +207,7 @@ public final class BrowserPlayback {
     try {
       driver = new ChromeDriver(service, options);
       driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30)).scriptTimeout(Duration.ofSeconds(10));
-      URI url = URI.create(page + "?src=" + URLEncoder.encode(playlist.toString(), StandardCharsets.UTF_8));
+      URI url = URI.create(page + "?src=" + URLEncoder.encode(playlist.toString(), StandardCharsets.UTF_8) + query);
       start = System.nanoTime();
       driver.get(url.toString());
       long deadline = start + timeout.toNanos();
@@ -200,8 +217,8 @@ public final class BrowserPlayback {
             .executeScript("return window.__playback && window.__playback.snapshot ? window.__playback.snapshot() : null;");
         if (result instanceof Map<?, ?> map) {
           snapshot = map;
-          if (number(map.get("position")) >= stopAtSeconds || Boolean.TRUE.equals(map.get("ended"))
-              || !strings(map.get("fatal")).isEmpty()) {
+          samples.accept(map);
+          if (stop.test(map) || !strings(map.get("fatal")).isEmpty()) {
             break;
           }
         }
@@ -249,7 +266,8 @@ public final class BrowserPlayback {
         strings(s.get("events")), strings(s.get("console")), String.valueOf(s.get("buffered")), elapsed);
   }
 
-  private static double number(Object value) {
+  /** A number the page reported, or -1 if it reported none. */
+  public static double number(Object value) {
     return value instanceof Number n ? n.doubleValue() : -1;
   }
 

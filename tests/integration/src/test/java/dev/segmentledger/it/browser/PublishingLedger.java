@@ -59,6 +59,11 @@ final class PublishingLedger implements AutoCloseable {
     return ledger;
   }
 
+  /** The ledger's events, for a test to wait on. */
+  LedgerEvents events() {
+    return events;
+  }
+
   /**
    * Waits until {@code broadcastId} is complete and its final playlists are published: the media
    * playlist of {@code rendition} and the multivariant playlist.
