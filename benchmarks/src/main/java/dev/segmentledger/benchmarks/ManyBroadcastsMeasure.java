@@ -130,10 +130,16 @@ final class ManyBroadcastsMeasure implements Measure {
             try {
               bucket.awaitListed(id(i), rendition, sequence, Duration.ofNanos(Math.max(1,
                   drainDeadline - System.nanoTime())));
-              bucket.lagNanos(id(i), rendition, sequence).ifPresent(n -> lags.add(n / 1e6));
             } catch (AssertionError e) {
               unlisted++;
             }
+          }
+        }
+      }
+      for (int i = 0; i < broadcasts; i++) { // once all are listed: a live window's PUT is preferred
+        for (int sequence = first[i]; sequence < last[i]; sequence++) {
+          for (String rendition : RENDITIONS) {
+            bucket.lagNanos(id(i), rendition, sequence).ifPresent(n -> lags.add(n / 1e6));
           }
         }
       }

@@ -37,11 +37,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * as a URI line not marked {@code #EXT-X-GAP}. URIs are resolved against the playlist's folder and
  * recognised with {@link ObjectKeys#idOf}. The instant is taken when the sink's PUT returned, that
  * is when a reader can see it. The publication lag of a segment is that instant minus the instant
- * {@link #onConfirmed} saw its PLAYBACK row confirmed.
+ * {@link #onConfirmed} saw its PLAYBACK row confirmed; where a live window {@value #LIVE_PLAYLIST_NAME}
+ * listed the segment, the lag is to that listing (what a live player reads).
  *
  * <p>Playlists list segments in sequence order, so each PUT's text is read backwards from its end
- * and only down to the oldest segment of its rendition not yet listed: the cost per PUT is the new
- * entries', not the playlist's length (the harness must not add a cost that grows with the
+ * and only down to the oldest segment that playlist has not listed yet: the cost per PUT is the
+ * new entries' (or a live window's), not the full playlist's length (the harness must not add a cost that grows with the
  * broadcast to the figures it measures).
  *
  * <p>Register it both as the ledger's object sink and as one of its listeners. Thread-safe.
@@ -49,6 +50,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class PlaylistPutLog extends ForwardingObjectSink implements LedgerListener {
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final String PLAYLIST_SUFFIX = ".m3u8";
+  /** The file name of a rendition's live window, preferred by {@link #lagNanos(String, String, long)}. */
+  public static final String LIVE_PLAYLIST_NAME = "live.m3u8";
 
   private final ObjectSink delegate;
   private final LongAdder bytes = new LongAdder();
@@ -161,16 +164,28 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
 
   /**
    * The publication lag of a segment in nanoseconds: from its PLAYBACK row's confirm to the first
-   * playlist PUT that listed it; empty while either is unknown. Never negative (a listener called
-   * after the PUT returned counts as no lag).
+   * PUT of the rendition's live window {@value #LIVE_PLAYLIST_NAME} that listed it, if one did, and
+   * otherwise to the first PUT of any playlist of the rendition that listed it; empty while unknown.
+   * Never negative (a listener called after the PUT returned counts as no lag). Read it once the
+   * publications of the segment are done (a live window PUT just after the full playlist's in the
+   * same round is preferred only once it happened).
    */
   public Optional<Long> lagNanos(String broadcastId, String rendition, long sequence) {
+    Optional<Long> live = lagNanos(broadcastId, rendition, sequence, LIVE_PLAYLIST_NAME);
+    return live.isPresent() ? live : lagNanos(broadcastId, rendition, sequence, null);
+  }
+
+  /**
+   * As {@link #lagNanos(String, String, long)}, to the first PUT of playlist {@code fileName} of the
+   * rendition that listed the segment ({@code null}: of any playlist).
+   */
+  public Optional<Long> lagNanos(String broadcastId, String rendition, long sequence, String fileName) {
     Rendition r = renditions.get(folder(broadcastId, rendition));
     if (r == null) {
       return Optional.empty();
     }
     long confirmed = r.confirmedAt(sequence);
-    long listed = r.listedAt(sequence);
+    long listed = fileName == null ? r.listedAt(sequence) : r.listedAt(fileName, sequence);
     return confirmed == UNKNOWN || listed == UNKNOWN ? Optional.empty() : Optional.of(Math.max(0, listed - confirmed));
   }
 
@@ -182,14 +197,17 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
     return broadcastId + "/" + rendition + "/";
   }
 
-  /** Reads the text backwards, down to the oldest segment of the rendition not yet listed. */
+  /**
+   * Reads the text backwards, down to the oldest segment this playlist has not listed yet (a live
+   * window, which never lists the old segments, is short and read whole).
+   */
   private void recordListings(String folder, String name, byte[] text, long now) {
     String[] parts = folder.split("/");
     if (parts.length != 2) {
       return; // the multivariant playlist ({broadcast}/master.m3u8) lists no segment
     }
     Rendition rendition = rendition(parts[0], parts[1]);
-    long oldestUnlisted = rendition.oldestUnlisted();
+    long oldestUnlisted = rendition.oldestUnlisted(name);
     String pending = null;
     boolean pendingGap = false;
     int end = text.length;
@@ -232,7 +250,7 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
       return true;
     }
     long sequence = id.get().sequence();
-    if (!gap && rendition.listed(sequence, now)) {
+    if (!gap && rendition.listed(name, sequence, now)) {
       firstListedBy.computeIfAbsent(name, n -> new LongAdder()).increment();
     }
     return sequence > oldestUnlisted;
@@ -246,34 +264,29 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
     }
   }
 
-  /** The instants of one rendition's segments, by sequence. */
+  /** The instants of one rendition's segments, by sequence: confirmed, listed by any playlist, listed by each. */
   private static final class Rendition {
-    private long[] confirmed = empty(64);
-    private long[] listed = empty(64);
-    private long oldestUnlisted;
+    private long[] confirmed = Listing.empty(64);
+    private final Listing any = new Listing();
+    private final Map<String, Listing> byName = new java.util.HashMap<>();
 
     synchronized void confirmed(long sequence, long at) {
-      confirmed = grow(confirmed, sequence);
+      confirmed = Listing.grow(confirmed, sequence);
       if (confirmed[(int) sequence] == UNKNOWN) {
         confirmed[(int) sequence] = at;
       }
     }
 
-    /** Returns whether this is the segment's first listing. */
-    synchronized boolean listed(long sequence, long at) {
-      listed = grow(listed, sequence);
-      if (listed[(int) sequence] != UNKNOWN) {
-        return false;
-      }
-      listed[(int) sequence] = at;
-      while (oldestUnlisted < listed.length && listed[(int) oldestUnlisted] != UNKNOWN) {
-        oldestUnlisted++;
-      }
-      return true;
+    /** Returns whether this is the segment's first listing by any playlist. */
+    synchronized boolean listed(String name, long sequence, long at) {
+      byName.computeIfAbsent(name, n -> new Listing()).mark(sequence, at);
+      return any.mark(sequence, at);
     }
 
-    synchronized long oldestUnlisted() {
-      return oldestUnlisted;
+    /** The oldest segment playlist {@code name} has not listed yet: its PUTs are read down to it. */
+    synchronized long oldestUnlisted(String name) {
+      Listing listing = byName.get(name);
+      return listing == null ? 0 : listing.oldestUnlisted;
     }
 
     synchronized long confirmedAt(long sequence) {
@@ -281,10 +294,38 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
     }
 
     synchronized long listedAt(long sequence) {
-      return sequence < listed.length ? listed[(int) sequence] : UNKNOWN;
+      return any.at(sequence);
     }
 
-    private static long[] grow(long[] a, long sequence) {
+    synchronized long listedAt(String name, long sequence) {
+      Listing listing = byName.get(name);
+      return listing == null ? UNKNOWN : listing.at(sequence);
+    }
+  }
+
+  /** When each segment was first listed (by one playlist, or by any). Guarded by its {@link Rendition}. */
+  private static final class Listing {
+    private long[] at = empty(64);
+    private long oldestUnlisted;
+
+    /** Returns whether this is the segment's first listing. */
+    boolean mark(long sequence, long instant) {
+      at = grow(at, sequence);
+      if (at[(int) sequence] != UNKNOWN) {
+        return false;
+      }
+      at[(int) sequence] = instant;
+      while (oldestUnlisted < at.length && at[(int) oldestUnlisted] != UNKNOWN) {
+        oldestUnlisted++;
+      }
+      return true;
+    }
+
+    long at(long sequence) {
+      return sequence < at.length ? at[(int) sequence] : UNKNOWN;
+    }
+
+    static long[] grow(long[] a, long sequence) {
       if (sequence >= Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("sequence too large for the log: " + sequence);
       }
@@ -296,7 +337,7 @@ public final class PlaylistPutLog extends ForwardingObjectSink implements Ledger
       return b;
     }
 
-    private static long[] empty(int n) {
+    static long[] empty(int n) {
       long[] a = new long[n];
       Arrays.fill(a, UNKNOWN);
       return a;

@@ -47,6 +47,17 @@ class PlaylistPutLogTest {
     assertEquals(3, log.byFileName().size());
     assertEquals(2, log.byFileName().get("media.m3u8")[1]);
     assertThrows(AssertionError.class, () -> log.awaitListed("b", "720p", 4, Duration.ofMillis(10)));
+
+    // Listed by the full playlist first, then by the live window: the lag is the live window's.
+    log.onConfirmed(playback("b", "720p", 4));
+    put("b/720p/media.m3u8", media(0, 1, 2, 3, 4));
+    long toMedia = log.lagNanos("b", "720p", 4).orElseThrow();
+    put("b/720p/live.m3u8", "#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:3\n#EXTINF:2.0,\nplayback/0000000003.m4s\n"
+        + "#EXTINF:2.0,\nplayback/0000000004.m4s\n");
+    assertEquals(toMedia, log.lagNanos("b", "720p", 4, "media.m3u8").orElseThrow());
+    assertTrue(log.lagNanos("b", "720p", 4).orElseThrow() >= toMedia);
+    assertEquals(log.lagNanos("b", "720p", 4, PlaylistPutLog.LIVE_PLAYLIST_NAME), log.lagNanos("b", "720p", 4));
+    assertEquals(3L, log.firstListingsByFileName().get("media.m3u8"));
   }
 
   private static String media(int... sequences) {
