@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The broadcast measures ({@code long_broadcast}, {@code many_broadcasts}; on demand, not in
  * {@link BenchmarkSmokeTest}'s run) at smoke sizes, so that they cannot rot: each completes, every
  * figure is measured (a number), every segment was listed, and the results are written under the
- * name given. No goal is asserted (about 35 s).
+ * name given. No goal is asserted (about 40 s).
  */
 class BroadcastMeasuresSmokeTest {
   @Test
