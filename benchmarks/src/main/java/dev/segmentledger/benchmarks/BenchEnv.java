@@ -190,6 +190,9 @@ final class BenchEnv implements AutoCloseable {
     config.setPassword(password);
     config.setMaximumPoolSize(poolSize);
     config.setPoolName("bench-" + schema);
+    // The schema's name as the connections' application_name: LedgerTableReads waits for exactly
+    // these backends (pg_stat_activity) when it settles the table statistics.
+    config.addDataSourceProperty("ApplicationName", schema);
     HikariDataSource dataSource = new HikariDataSource(config);
     Jdbi jdbi = Jdbi.create(dataSource);
     JdbiStateStore store = JdbiStateStore.create(jdbi).migrate();
@@ -224,6 +227,11 @@ final class BenchEnv implements AutoCloseable {
     c.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
     c.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
     return c;
+  }
+
+  /** A new connection to the server, outside any measure's pool (for reading statistics); close it. */
+  Connection connectToServer() throws SQLException {
+    return connect(baseUrl);
   }
 
   private Connection connect(String url) throws SQLException {
