@@ -68,8 +68,8 @@ final class PlaylistParts {
 
   /**
    * One transaction: locks the playlist's record ({@link #LOCK_PLAYLIST}), then inserts the part
-   * unless another part of the playlist overlaps it or a row it covers is open
-   * ({@code playlist-seal-part.sql}).
+   * unless another part of the playlist overlaps it, a row it covers is open, or its CONFIRMED rows
+   * are not exactly its segment entries ({@code playlist-seal-part.sql}).
    */
   boolean seal(PlaylistPart part) {
     Objects.requireNonNull(part, "part");
@@ -85,6 +85,7 @@ final class PlaylistParts {
           .bind("first", part.firstSequence())
           .bind("next", part.nextSequence())
           .bind("entries", part.entries())
+          .bind("segments", part.entries() - part.gaps())
           .bind("discontinuities", part.discontinuities())
           .bind("target", part.targetSeconds())
           .bind("peak", part.peakBandwidth())

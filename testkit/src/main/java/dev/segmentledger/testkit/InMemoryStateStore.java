@@ -17,6 +17,7 @@ import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.DuePage;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
@@ -65,11 +66,28 @@ public final class InMemoryStateStore implements StateStore {
   private final Set<String> emptied = new HashSet<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
       broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended(),
-      part -> rows.values().stream().noneMatch(row -> row.id().axis() == Axis.PLAYBACK
-          && row.id().broadcastId().equals(part.broadcastId()) && row.id().rendition().equals(part.rendition())
-          && row.id().sequence() >= part.firstSequence() && row.id().sequence() < part.nextSequence()
-          && !row.state().isTerminal()));
+      this::listsItsRowsAsTheyAre);
   private long lastRowId;
+
+  /**
+   * Whether every PLAYBACK row {@code part} covers is settled and its CONFIRMED ones are as many as
+   * its segment entries. Called by the playlists with the lock held.
+   */
+  private boolean listsItsRowsAsTheyAre(PlaylistPart part) {
+    long confirmed = 0;
+    for (LedgerItem row : rows.values()) {
+      ItemId id = row.id();
+      if (id.axis() == Axis.PLAYBACK && id.broadcastId().equals(part.broadcastId())
+          && id.rendition().equals(part.rendition()) && id.sequence() >= part.firstSequence()
+          && id.sequence() < part.nextSequence()) {
+        if (!row.state().isTerminal()) {
+          return false;
+        }
+        confirmed += row.state() == ItemState.CONFIRMED ? 1 : 0;
+      }
+    }
+    return confirmed == part.entries() - part.gaps();
+  }
 
   @Override
   public synchronized List<RegisterResult> registerAll(List<NewItem> items) {

@@ -31,6 +31,9 @@ import java.util.Objects;
 public record PlaylistPart(String broadcastId, String rendition, long firstSequence, long nextSequence, int entries,
     int discontinuities, int targetSeconds, long peakBandwidth, String text) {
 
+  /** The tag that marks an entry as a gap ({@code #EXT-X-GAP}), on a line of its own before the entry. */
+  private static final String GAP_LINE = "#EXT-X-GAP\n";
+
   public PlaylistPart {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(rendition, "rendition");
@@ -44,5 +47,17 @@ public record PlaylistPart(String broadcastId, String rendition, long firstSeque
           + ": entries " + entries + ", discontinuities " + discontinuities + ", target " + targetSeconds
           + ", peak " + peakBandwidth);
     }
+  }
+
+  /**
+   * The entries listed as gaps: the {@code #EXT-X-GAP} lines of {@code text}. The other
+   * {@code entries - gaps()} entries are segments, one per CONFIRMED row the part covers.
+   */
+  public int gaps() {
+    int gaps = 0;
+    for (int at = text.indexOf(GAP_LINE); at >= 0; at = text.indexOf(GAP_LINE, at + GAP_LINE.length())) {
+      gaps++;
+    }
+    return gaps;
   }
 }

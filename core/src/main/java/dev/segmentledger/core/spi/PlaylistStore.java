@@ -94,9 +94,12 @@ public interface PlaylistStore {
   List<PlaylistPart> parts(String broadcastId, String rendition);
 
   /**
-   * Stores {@code part} unless a part of its playlist already covers its first sequence; idempotent
-   * (a part is a pure function of settled rows, so two publishers sealing the same part store the
-   * same text). The caller holds the playlist's lease; the store does not check it.
+   * Stores {@code part} unless a part of its playlist already overlaps it, or the rows it covers
+   * are no longer as the part lists them: a covered PLAYBACK row is open, or the covered CONFIRMED
+   * PLAYBACK rows are not exactly {@code part.entries() - part.gaps()} (a row the publisher read
+   * was re-opened and settled otherwise before the seal). Idempotent (a part is a pure function of
+   * settled rows, so two publishers sealing the same part store the same text). The caller holds
+   * the playlist's lease; the store does not check it.
    *
    * @return whether it was stored
    */

@@ -286,6 +286,12 @@ abstract class LongBroadcastsGroup extends ContractGroup {
   @Test
   void sealedPartsAreReadInSequenceOrderAndASealIsIdempotent() {
     assertEquals(List.of(), playlists().parts("b1", "720p"));
+    for (long sequence = 0; sequence < 28; sequence++) { // 28 and 29 never registered: holes
+      confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    for (long sequence = 0; sequence < 5; sequence++) {
+      confirmed(ItemId.playback("b1", "1080p", sequence), T0);
+    }
     assertTrue(playlists().sealPart(part("720p", 10, 20)));
     assertTrue(playlists().sealPart(part("720p", 0, 10)));
     assertTrue(playlists().sealPart(part("1080p", 0, 5)));
@@ -301,6 +307,26 @@ abstract class LongBroadcastsGroup extends ContractGroup {
     assertFalse(playlists().sealPart(part("720p", 0, 10)), "the same part again: stored once");
     assertFalse(playlists().sealPart(part("720p", 15, 20)), "its first sequence is covered");
     assertEquals(3, playlists().parts("b1", "720p").size());
+  }
+
+  @Test
+  void aSealListingItsRowsOtherwiseThanTheyAreNowStoresNothing() {
+    LedgerItem[] segments = new LedgerItem[4];
+    for (int sequence = 0; sequence < segments.length; sequence++) {
+      segments[sequence] = confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    // Read by a publisher as four segments; then row 1 was re-opened and rejected before its seal.
+    assertTrue(store.reopen(segments[1].rowId(), ItemState.CONFIRMED, Reason.REOPENED, "object missing", T0));
+    assertFalse(playlists().sealPart(part("720p", 0, 4)), "row 1 is open");
+    assertTrue(store.markTerminal(segments[1].rowId(), ItemState.PENDING, "n1", ItemState.REJECTED,
+        Reason.MISSING_FILE, "gone", T0));
+
+    assertFalse(playlists().sealPart(part("720p", 0, 4)), "it lists row 1 as a segment, which is now a gap");
+    PlaylistPart withGap = new PlaylistPart("b1", "720p", 0, 4, 4, 0, 2, 0,
+        "#EXTINF:2.000,\n0.m4s\n#EXT-X-GAP\n#EXTINF:2.000,\n1.m4s\n#EXTINF:2.000,\n2.m4s\n#EXTINF:2.000,\n3.m4s\n");
+    assertEquals(1, withGap.gaps());
+    assertTrue(playlists().sealPart(withGap), "listing row 1 as a gap, as it is");
+    assertEquals(List.of(withGap), playlists().parts("b1", "720p"));
   }
 
   @Test
