@@ -44,6 +44,7 @@ public final class LedgerBuilder {
   private Duration retention;
   private boolean publishPlaylists = true;
   private String storageGroup;
+  private long lowDiskThreshold;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
   private Tracing tracing = Tracing.NONE;
@@ -364,6 +365,25 @@ public final class LedgerBuilder {
   }
 
   /**
+   * The free space of the allowed root's file store below which the recorder's disk is low: the
+   * ledger then reports itself degraded with the named cause {@code LOW_DISK}
+   * ({@link LedgerStats.LocalDisk#lowDisk()}, the Micrometer meters, the Spring Boot health, the
+   * console and the CLI status). It keeps uploading as before; the cause is for the operator, who
+   * may have to stop recording before the disk is full. The free space is read ({@code statvfs}) each
+   * time the stats are read. Default 0: no threshold.
+   *
+   * @param bytes the threshold in bytes, &gt;= 0; 0 turns it off
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
+  public LedgerBuilder lowDiskThreshold(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("lowDiskThreshold must be >= 0 bytes, got " + bytes);
+    }
+    this.lowDiskThreshold = bytes;
+    return this;
+  }
+
+  /**
    * Where the ledger reports its spans (see {@link Tracing}): a registration, each upload attempt
    * with its repackage, PUT, multipart parts and confirm, and each playlist publication. The
    * context of a registration's span is stored with its rows, so the upload continues the
@@ -401,7 +421,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing);
+        maxErrorAttempts, tracing, lowDiskThreshold);
   }
 
   /**

@@ -22,7 +22,8 @@ import java.util.List;
  * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
  * storage); {@code stallTimeout} how long an attempt may make no progress before its node cancels
  * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
- * error ends REJECTED; {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
+ * error ends REJECTED; {@code lowDiskThreshold} the free bytes of the allowed root's file store below
+ * which the disk is low (0: none); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
  * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
@@ -52,7 +53,8 @@ public record LedgerConfig(
     String storageGroup,
     Duration stallTimeout,
     int maxErrorAttempts,
-    Tracing tracing) {
+    Tracing tracing,
+    long lowDiskThreshold) {
 
   /** Guards the tracing: a tracer that throws costs a span, never an upload. */
   public LedgerConfig {
