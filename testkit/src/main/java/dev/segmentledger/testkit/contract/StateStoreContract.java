@@ -197,4 +197,12 @@ public abstract class StateStoreContract {
       super(StateStoreContract.this);
     }
   }
+
+  /** The recorder's disk: the confirmed rows whose produced file is still to delete, and their mark. */
+  @Nested
+  public class LocalFiles extends LocalFilesGroup {
+    LocalFiles() {
+      super(StateStoreContract.this);
+    }
+  }
 }
