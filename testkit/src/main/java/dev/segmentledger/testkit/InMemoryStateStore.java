@@ -212,12 +212,14 @@ public final class InMemoryStateStore implements StateStore {
       long leased = 0;
       long inBackoff = 0;
       long waiting = 0;
+      long bytes = 0;
       Instant oldest = null;
       for (LedgerItem row : rows.values()) {
         if (row.id().axis() != axis || row.state().isTerminal()) {
           continue;
         }
         unconfirmed++;
+        bytes += Math.max(0, row.sizeBytes());
         oldest = oldest == null || row.registeredAt().isBefore(oldest) ? row.registeredAt() : oldest;
         if (row.state() == ItemState.WAITING) {
           waiting++;
@@ -229,7 +231,7 @@ public final class InMemoryStateStore implements StateStore {
           inBackoff++;
         }
       }
-      axes.put(axis, new Backlog.AxisBacklog(unconfirmed, oldest, due, leased, inBackoff, waiting));
+      axes.put(axis, new Backlog.AxisBacklog(unconfirmed, oldest, due, leased, inBackoff, waiting, bytes));
     }
     return new Backlog(at, axes);
   }
