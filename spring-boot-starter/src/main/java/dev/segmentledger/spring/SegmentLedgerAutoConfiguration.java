@@ -103,6 +103,9 @@ public class SegmentLedgerAutoConfiguration {
     if (properties.getStorageGroup() != null) {
       builder.storageGroup(properties.getStorageGroup());
     }
+    if (properties.getLowDiskThreshold() != null) {
+      builder.lowDiskThreshold(properties.getLowDiskThreshold().toBytes());
+    }
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();
     if (custom != null || repackaging.isEnabled()) {
