@@ -45,6 +45,7 @@ public final class LedgerBuilder {
   private boolean publishPlaylists = true;
   private String storageGroup;
   private long lowDiskThreshold;
+  private Duration localRetention;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
   private Tracing tracing = Tracing.NONE;
@@ -375,6 +376,30 @@ public final class LedgerBuilder {
    * @param bytes the threshold in bytes, &gt;= 0; 0 turns it off
    * @throws IllegalArgumentException if {@code bytes} is negative
    */
+  /**
+   * Opt-in local retention of originals: the recorded file of an ORIGINAL row is deleted from the
+   * recorder's disk {@code localRetention} after its row and every PLAYBACK and INIT row made from it
+   * were confirmed (by this builder's clock). Default: off, originals are never deleted (the
+   * PLAYBACK and INIT files the ledger produced itself are deleted once confirmed, whatever this says).
+   *
+   * <p>What it guarantees: never a file whose row is not confirmed (nor one a derived row still
+   * needs); never a file that is not the registered one (read without following a link, it must be a
+   * regular file of the recorded size and file identity; a row registered without an identity is
+   * never deleted); never outside the allowed root, never through a link; only by a node of the
+   * row's own storage group (the group that owns the disk); durable and idempotent (the row records
+   * that its file is handled; a refusal is logged, counted in {@link LedgerStats.LocalDisk#refused()}
+   * and final). The sweep deletes one page per round, read from an index of the candidates. A
+   * started ledger refuses to start on a store that does not implement it
+   * ({@link dev.segmentledger.core.spi.StateStore#findOriginalsToRemove}). Rows are purged by
+   * {@link #retention} regardless; set it longer than this.
+   *
+   * @throws IllegalArgumentException if {@code localRetention} is not positive
+   */
+  public LedgerBuilder localRetention(Duration localRetention) {
+    this.localRetention = requirePositive("localRetention", localRetention);
+    return this;
+  }
+
   public LedgerBuilder lowDiskThreshold(long bytes) {
     if (bytes < 0) {
       throw new IllegalArgumentException("lowDiskThreshold must be >= 0 bytes, got " + bytes);
@@ -421,7 +446,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing, lowDiskThreshold);
+        maxErrorAttempts, tracing, lowDiskThreshold, localRetention);
   }
 
   /**

@@ -286,6 +286,12 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
+  public List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    return localFiles.findOriginals(storageGroup, confirmedBefore, afterConfirmedAt, afterRowId, limit);
+  }
+
+  @Override
   public boolean markLocalFileDone(long rowId, Instant at) {
     return localFiles.markDone(rowId, at);
   }

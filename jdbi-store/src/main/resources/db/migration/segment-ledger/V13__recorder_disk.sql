@@ -19,3 +19,14 @@ ALTER TABLE segment_ledger_item ADD COLUMN local_file_done_at timestamptz;
 CREATE INDEX IF NOT EXISTS segment_ledger_item_local_file_undone
   ON segment_ledger_item (id)
   WHERE state = 'CONFIRMED' AND origin_path IS NOT NULL AND local_file_done_at IS NULL;
+
+-- Opt-in local retention of originals (LedgerBuilder.localRetention): the confirmed originals whose
+-- file is not handled yet, per storage group (only the group that owns the disk deletes) in the
+-- order they were confirmed. The sweep of a group reads those confirmed before the retention's
+-- cutoff past a (confirmed_at, id) cursor, one page per round; a deleted original leaves the index.
+-- The group is keyed as COALESCE(storage_group, '') (as in V7), so that one equality reaches it.
+-- Without local retention nothing reads it; it then holds every confirmed original (one entry per
+-- original confirmed), the price of finding old ones without a scan.
+CREATE INDEX IF NOT EXISTS segment_ledger_item_original_undone
+  ON segment_ledger_item ((COALESCE(storage_group, '')), confirmed_at, id)
+  WHERE axis = 'ORIGINAL' AND state = 'CONFIRMED' AND local_file_done_at IS NULL;

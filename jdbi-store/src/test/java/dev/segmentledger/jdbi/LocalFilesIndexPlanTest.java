@@ -59,6 +59,19 @@ class LocalFilesIndexPlanTest {
   }
 
   @Test
+  void theOriginalsPageReadsTheIndexOfConfirmedOriginalsNotHandled() {
+    for (String group : new String[] {"", "host-a"}) {
+      String plan = jdbi.withHandle(handle -> String.join("\n", handle.createQuery("EXPLAIN " + LocalFiles.FIND_ORIGINALS)
+          .bind("storageGroup", group).bind("before", NOW).bind("afterAt", NOW.minusSeconds(3600))
+          .bind("afterRowId", 0L).bind("limit", 100).mapTo(String.class).list()));
+
+      assertTrue(plan.contains(" segment_ledger_item_original_undone"), plan);
+      assertFalse(plan.contains("Seq Scan"), plan);
+      assertFalse(plan.contains("Sort"), "read in the index's order: " + plan);
+    }
+  }
+
+  @Test
   void thePagesHoldTheUnhandledRowsOnly() {
     List<LedgerItem> first = store.findLocalFilesToRemove(null, 0, 30);
     assertEquals(30, first.size());

@@ -524,6 +524,25 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    Objects.requireNonNull(confirmedBefore, "confirmedBefore");
+    Objects.requireNonNull(afterConfirmedAt, "afterConfirmedAt");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return rows.values().stream()
+        .filter(row -> row.id().axis() == Axis.ORIGINAL && row.state() == ItemState.CONFIRMED
+            && !localFileDone.containsKey(row.rowId()) && Objects.equals(row.storageGroup(), storageGroup)
+            && !row.confirmedAt().isAfter(confirmedBefore)
+            && (row.confirmedAt().isAfter(afterConfirmedAt)
+                || row.confirmedAt().equals(afterConfirmedAt) && row.rowId() > afterRowId))
+        .sorted(Comparator.comparing(LedgerItem::confirmedAt).thenComparingLong(LedgerItem::rowId))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
   public synchronized boolean markLocalFileDone(long rowId, Instant at) {
     Objects.requireNonNull(at, "at");
     LedgerItem row = rows.get(rowId);

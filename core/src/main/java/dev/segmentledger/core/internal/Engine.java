@@ -47,6 +47,7 @@ final class Engine {
   final StorageGroups groups;
   final Reconciler reconciler;
   final LocalOutputs outputs;
+  final LocalOriginals originals; // null without a local retention
   final Retainer retainer; // null without a retention
   final PlaylistPublisher playlists; // this and the next: null without playlist publication
   final PlaylistScheduler playlistRounds;
@@ -72,6 +73,8 @@ final class Engine {
     this.outputs = new LocalOutputs(store, clock, config.repackaging()
         ? new LocalFileRemover(guard, config.playbackRoot()) : null, config.storageGroup());
     this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
+    this.originals = config.localRetention() == null ? null : new LocalOriginals(store, clock,
+        config.localRetention(), new LocalFileRemover(guard, guard.root()), config.storageGroup(), outputs);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
         events, clock, clock.instant().plus(config.leaseDuration()));
     this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
@@ -82,7 +85,8 @@ final class Engine {
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
     this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
-        (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow, outputs);
+        (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
+        limit -> outputs.sweepPage(limit) | (originals != null && originals.sweepPage(limit)));
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         signals);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
@@ -104,6 +108,9 @@ final class Engine {
   boolean start() {
     if (retainer != null && !signals.running() && !signals.closed()) {
       retainer.requireSupported(); // a store without retention fails the start before anything runs
+    }
+    if (originals != null && !signals.running() && !signals.closed()) {
+      originals.requireSupported(); // likewise a store without local retention
     }
     if (!signals.start()) {
       requireOpen();

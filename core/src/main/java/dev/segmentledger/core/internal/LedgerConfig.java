@@ -22,7 +22,8 @@ import java.util.List;
  * with a repackager); {@code storageGroup} the group whose rows this node uploads (null: shared
  * storage); {@code stallTimeout} how long an attempt may make no progress before its node cancels
  * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
- * error ends REJECTED; {@code lowDiskThreshold} the free bytes of the allowed root's file store below
+ * error ends REJECTED; {@code localRetention}, if not null, how long after its confirm (and its
+ * derived rows') an original's local file is deleted; {@code lowDiskThreshold} the free bytes of the allowed root's file store below
  * which the disk is low (0: none); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
  * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
@@ -54,7 +55,8 @@ public record LedgerConfig(
     Duration stallTimeout,
     int maxErrorAttempts,
     Tracing tracing,
-    long lowDiskThreshold) {
+    long lowDiskThreshold,
+    Duration localRetention) {
 
   /** Guards the tracing: a tracer that throws costs a span, never an upload. */
   public LedgerConfig {
@@ -67,7 +69,8 @@ public record LedgerConfig(
         + sweepInterval + ", lease " + leaseDuration + " (heartbeat every " + Heartbeat.tickFor(leaseDuration)
         + "), stall timeout " + stallTimeout + ", retention " + (retention == null ? "off" : retention)
         + ", playlists " + (publishPlaylists ? "published" : "off")
-        + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
+        + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup)
+        + ", local retention of originals " + (localRetention == null ? "off" : localRetention);
   }
 
   /** The time between two heartbeats of a ledger with this lease duration. */

@@ -95,7 +95,14 @@ final class LocalOutputs {
   }
 
   private void handle(LedgerItem item) {
-    Removal removal = remover.remove(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity());
+    settle(item, remover.remove(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity()));
+  }
+
+  /**
+   * Counts and logs what a removal of {@code item}'s local file did, and marks the row done with its
+   * file unless the refusal is one to retry. Also used for originals ({@link LocalOriginals}).
+   */
+  void settle(LedgerItem item, Removal removal) {
     if (removal.deleted()) {
       filesDeleted.increment();
       bytesDeleted.add(removal.bytes());

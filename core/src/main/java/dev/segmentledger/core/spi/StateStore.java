@@ -435,6 +435,25 @@ public interface StateStore {
   }
 
   /**
+   * One page of the {@link dev.segmentledger.core.Axis#ORIGINAL} rows whose recorded file local
+   * retention may delete ({@link dev.segmentledger.core.LedgerBuilder#localRetention}):
+   * {@link ItemState#CONFIRMED} at or before {@code confirmedBefore}, not yet {@linkplain
+   * #markLocalFileDone marked done}, of storage group {@code storageGroup} exactly ({@code null}: of
+   * no group; only the group that owns the disk deletes), after the cursor ({@code afterConfirmedAt},
+   * {@code afterRowId}) in (confirmed time, row id) order, at most {@code limit} rows. Start with
+   * {@link java.time.Instant#MIN} and 0. A store on a database must answer it from an index holding
+   * only such rows, in that order. Read-only.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a ledger configured with a local
+   * retention refuses to start on a store that does not implement it.
+   */
+  default List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not implement local retention"
+        + " (findOriginalsToRemove)");
+  }
+
+  /**
    * Records that the ledger is done with the local file of row {@code rowId} (deleted, found gone,
    * or refused for good) at {@code at}, if the row is {@link ItemState#CONFIRMED} and not marked
    * yet: the row then leaves {@link #findLocalFilesToRemove}. Idempotent. A {@linkplain #reopen

@@ -86,4 +86,43 @@ abstract class LocalFilesGroup extends ContractGroup {
     assertEquals(List.of(ofB.rowId(), ofNone.rowId()), rowIdsOf(store.findLocalFilesToRemove("host-b", 0, 10)));
     assertEquals(List.of(ofNone.rowId()), rowIdsOf(store.findLocalFilesToRemove(null, 0, 10)));
   }
+
+  /** An ORIGINAL of {@code group}, confirmed at {@code T0 + seconds}. */
+  private LedgerItem confirmedOriginal(long sequence, String group, long seconds) {
+    ItemId id = ItemId.original("b1", "720p", sequence);
+    LedgerItem row = store.register(NewItem.pending(id, "/rec/" + sequence + ".ts", 10, T0).inStorageGroup(group))
+        .item();
+    assertTrue(store.confirm(new Confirmation(row.rowId(), id, ItemState.PENDING, 10, "c", T0.plusSeconds(seconds))));
+    return store.findByRowId(row.rowId()).orElseThrow();
+  }
+
+  @Test
+  void confirmedOriginalsOfAGroupAreListedInConfirmOrderUpToTheCutoffUntilMarked() {
+    LedgerItem late = confirmedOriginal(0, null, 30);
+    LedgerItem early = confirmedOriginal(1, null, 10);
+    LedgerItem sameTime = confirmedOriginal(2, null, 10);
+    LedgerItem tooRecent = confirmedOriginal(3, null, 100);
+    LedgerItem ofA = confirmedOriginal(4, "host-a", 10);
+    register(ItemId.original("b1", "720p", 5), 10); // not confirmed
+    confirmedInit("720p", null); // not an original
+    java.time.Instant cutoff = T0.plusSeconds(60);
+
+    assertEquals(List.of(early.rowId(), sameTime.rowId(), late.rowId()),
+        rowIdsOf(store.findOriginalsToRemove(null, cutoff, java.time.Instant.MIN, 0, 10)));
+    assertEquals(List.of(early.rowId(), sameTime.rowId()),
+        rowIdsOf(store.findOriginalsToRemove(null, cutoff, java.time.Instant.MIN, 0, 2)));
+    assertEquals(List.of(late.rowId()),
+        rowIdsOf(store.findOriginalsToRemove(null, cutoff, sameTime.confirmedAt(), sameTime.rowId(), 2)),
+        "past the (confirmed time, row id) cursor");
+    assertEquals(List.of(ofA.rowId()),
+        rowIdsOf(store.findOriginalsToRemove("host-a", cutoff, java.time.Instant.MIN, 0, 10)),
+        "a group's own rows only: the group that owns the disk");
+    assertEquals(List.of(early.rowId(), sameTime.rowId(), late.rowId(), tooRecent.rowId()),
+        rowIdsOf(store.findOriginalsToRemove(null, T0.plusSeconds(100), java.time.Instant.MIN, 0, 10)),
+        "confirmed at the cutoff is included");
+
+    assertTrue(store.markLocalFileDone(early.rowId(), T0.plusSeconds(70)));
+    assertEquals(List.of(sameTime.rowId(), late.rowId()),
+        rowIdsOf(store.findOriginalsToRemove(null, cutoff, java.time.Instant.MIN, 0, 10)));
+  }
 }
