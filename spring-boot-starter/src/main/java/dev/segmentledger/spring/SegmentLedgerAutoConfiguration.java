@@ -106,6 +106,9 @@ public class SegmentLedgerAutoConfiguration {
     if (properties.getLowDiskThreshold() != null) {
       builder.lowDiskThreshold(properties.getLowDiskThreshold().toBytes());
     }
+    if (properties.getLocalRetention() != null) {
+      builder.localRetention(properties.getLocalRetention());
+    }
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();
     if (custom != null || repackaging.isEnabled()) {

@@ -72,6 +72,12 @@ public class SegmentLedgerProperties implements InitializingBean {
   private DataSize lowDiskThreshold;
 
   /**
+   * Opt-in local retention of originals: how long after an original and its derived rows were
+   * confirmed its recorded file is deleted from this host's disk. Unset: originals are never deleted.
+   */
+  private Duration localRetention;
+
+  /**
    * How long a lease keeps other instances from a row past the last sign of life of the attempt that
    * holds it (renewed by the heartbeat while the attempt lives).
    */
@@ -138,6 +144,9 @@ public class SegmentLedgerProperties implements InitializingBean {
     }
     if (lowDiskThreshold != null) {
       check(p, "low-disk-threshold", () -> ledger.lowDiskThreshold(lowDiskThreshold.toBytes()));
+    }
+    if (localRetention != null) {
+      check(p, "local-retention", () -> ledger.localRetention(localRetention));
     }
     check(p, "backoff", this::toBackoff);
     check(p, "breaker", () -> ledger.circuitBreaker(breaker.failures, breaker.openDelay));
@@ -280,6 +289,14 @@ public class SegmentLedgerProperties implements InitializingBean {
 
   public void setLowDiskThreshold(DataSize lowDiskThreshold) {
     this.lowDiskThreshold = lowDiskThreshold;
+  }
+
+  public Duration getLocalRetention() {
+    return localRetention;
+  }
+
+  public void setLocalRetention(Duration localRetention) {
+    this.localRetention = localRetention;
   }
 
   public Duration getLeaseDuration() {
