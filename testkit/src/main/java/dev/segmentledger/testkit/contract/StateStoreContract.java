@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Nested;
  * which run on the store of {@link #newEmptyStore()}: {@link Registration},
  * {@link OriginalFormatAndRecordingTime}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
- * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases}, {@link Retention} and
- * {@link Playlists}. Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
+ * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases}, {@link Retention},
+ * {@link Playlists}, {@link StorageGroups} and {@link LocalFiles} (the recorder's disk). Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
  * subclass ({@code -Dtest=MyStoreContractTest}) runs every group.
  *
  * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
