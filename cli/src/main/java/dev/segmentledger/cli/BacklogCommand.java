@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 
 /** {@code backlog}: what is still to be uploaded, per axis, across every broadcast. Read-only. */
 @Command(name = "backlog", description = "Unconfirmed rows per axis across every broadcast: how many, the age of "
-    + "the oldest, and how many are due, being uploaded (leased), in backoff, or waiting for their INIT.")
+    + "the oldest, how many are due, being uploaded (leased), in backoff, or waiting for their INIT, and their bytes.")
 final class BacklogCommand extends LedgerCommand {
   @Override
   public Integer call() {
@@ -30,6 +30,7 @@ final class BacklogCommand extends LedgerCommand {
         figures.put("leased", a.leased());
         figures.put("inBackoff", a.inBackoff());
         figures.put("waitingForInit", a.waitingForInit());
+        figures.put("unconfirmedBytes", a.unconfirmedBytes());
         axes.put(axis.name(), figures);
       }
       doc.put("axes", axes);
@@ -37,12 +38,13 @@ final class BacklogCommand extends LedgerCommand {
       return SegmentLedgerCli.EXIT_OK;
     }
     Table table = new Table("AXIS", "UNCONFIRMED", "OLDEST_AGE", "OLDEST_REGISTERED_AT", "DUE", "LEASED",
-        "IN_BACKOFF", "WAITING_FOR_INIT");
+        "IN_BACKOFF", "WAITING_FOR_INIT", "BYTES_TO_UPLOAD");
     for (Axis axis : Axis.values()) {
       Backlog.AxisBacklog a = backlog.axis(axis);
       table.row(axis, a.unconfirmed(),
           a.unconfirmed() == 0 ? null : a.oldestAge(backlog.at()).truncatedTo(ChronoUnit.SECONDS),
-          a.oldestRegisteredAt(), a.due(), a.leased(), a.inBackoff(), a.waitingForInit());
+          a.oldestRegisteredAt(), a.due(), a.leased(), a.inBackoff(), a.waitingForInit(),
+          a.unconfirmedBytes() < 0 ? null : a.unconfirmedBytes());
     }
     table.print(out());
     return SegmentLedgerCli.EXIT_OK;

@@ -89,12 +89,13 @@ final class Pages {
     h.raw("<h1>Backlog</h1><p>Rows not yet confirmed, across every broadcast and node, at ").t(now)
         .raw(". The oldest row's age is what to watch.</p>");
     h.raw("<table id=\"backlog\"><thead><tr><th>axis</th><th>unconfirmed</th><th>oldest</th><th>due</th>"
-        + "<th>leased</th><th>in backoff</th><th>waiting for init</th></tr></thead><tbody>");
+        + "<th>leased</th><th>in backoff</th><th>waiting for init</th><th>bytes to upload</th></tr></thead><tbody>");
     for (Axis axis : Axis.values()) {
       Backlog.AxisBacklog a = backlog.axis(axis);
       h.raw("<tr>").td(axis).td(a.unconfirmed()).td(a.oldestRegisteredAt() == null ? null
           : Html.span(a.oldestAge(now)) + " (" + a.oldestRegisteredAt() + ")").td(a.due()).td(a.leased())
-          .td(a.inBackoff()).td(a.waitingForInit()).raw("</tr>");
+          .td(a.inBackoff()).td(a.waitingForInit()).td(a.unconfirmedBytes() < 0 ? null : a.unconfirmedBytes())
+          .raw("</tr>");
     }
     h.raw("</tbody></table>");
     h.raw("<p>Playlists awaiting publication: ").t(store.playlists().countAwaitingPublication()).raw("</p>");

@@ -129,6 +129,8 @@ class LedgerConsoleTest {
   void theOverviewShowsTheBacklogPerAxisWithTheOldestAge() {
     String page = body(get(console, "/"));
     assertTrue(page.contains("<td>ORIGINAL</td><td>6</td><td>10m 0s"), page);
+    assertTrue(page.contains("<th>bytes to upload</th>"), page);
+    assertTrue(page.contains("<td>60</td></tr>"), "6 unconfirmed rows of 10 bytes: " + page);
   }
 
   /**

@@ -46,6 +46,8 @@ public final class LedgerBuilder {
   private int liveWindowSegments = DEFAULT_LIVE_WINDOW_SEGMENTS;
   private Duration fullPlaylistInterval = DEFAULT_FULL_PLAYLIST_INTERVAL;
   private String storageGroup;
+  private long lowDiskThreshold;
+  private Duration localRetention;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
   private Tracing tracing = Tracing.NONE;
@@ -415,6 +417,49 @@ public final class LedgerBuilder {
   }
 
   /**
+   * The free space of the allowed root's file store below which the recorder's disk is low: the
+   * ledger then reports itself degraded with the named cause {@code LOW_DISK}
+   * ({@link LedgerStats.LocalDisk#lowDisk()}, the Micrometer meters, the Spring Boot health, the
+   * console and the CLI status). It keeps uploading as before; the cause is for the operator, who
+   * may have to stop recording before the disk is full. The free space is read ({@code statvfs}) each
+   * time the stats are read. Default 0: no threshold.
+   *
+   * @param bytes the threshold in bytes, &gt;= 0; 0 turns it off
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
+  /**
+   * Opt-in local retention of originals: the recorded file of an ORIGINAL row is deleted from the
+   * recorder's disk {@code localRetention} after its row and every PLAYBACK and INIT row made from it
+   * were confirmed (by this builder's clock). Default: off, originals are never deleted (the
+   * PLAYBACK and INIT files the ledger produced itself are deleted once confirmed, whatever this says).
+   *
+   * <p>What it guarantees: never a file whose row is not confirmed (nor one a derived row still
+   * needs); never a file that is not the registered one (read without following a link, it must be a
+   * regular file of the recorded size and file identity; a row registered without an identity is
+   * never deleted); never outside the allowed root, never through a link; only by a node of the
+   * row's own storage group (the group that owns the disk); durable and idempotent (the row records
+   * that its file is handled; a refusal is logged, counted in {@link LedgerStats.LocalDisk#refused()}
+   * and final). The sweep deletes one page per round, read from an index of the candidates. A
+   * started ledger refuses to start on a store that does not implement it
+   * ({@link dev.segmentledger.core.spi.StateStore#findOriginalsToRemove}). Rows are purged by
+   * {@link #retention} regardless; set it longer than this.
+   *
+   * @throws IllegalArgumentException if {@code localRetention} is not positive
+   */
+  public LedgerBuilder localRetention(Duration localRetention) {
+    this.localRetention = requirePositive("localRetention", localRetention);
+    return this;
+  }
+
+  public LedgerBuilder lowDiskThreshold(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("lowDiskThreshold must be >= 0 bytes, got " + bytes);
+    }
+    this.lowDiskThreshold = bytes;
+    return this;
+  }
+
+  /**
    * Where the ledger reports its spans (see {@link Tracing}): a registration, each upload attempt
    * with its repackage, PUT, multipart parts and confirm, and each playlist publication. The
    * context of a registration's span is stored with its rows, so the upload continues the
@@ -452,7 +497,7 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval);
+        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval, lowDiskThreshold, localRetention);
   }
 
   /**

@@ -23,14 +23,17 @@ import java.util.Objects;
  *     zero if the store has no clock of its own or it was not measured yet. Leases are judged by the
  *     store's clock whatever it is; a skew beyond a tenth of the lease duration (at least 1 s) is
  *     logged as a warning once, when it crosses that threshold
+ * @param localDisk the recorder's disk: the files this ledger deleted, the deletions it refused, and
+ *     the free space of the allowed root's file store against the low-disk threshold
  */
 public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
-    long playlistsAwaitingPublication, Duration clockSkew) {
+    long playlistsAwaitingPublication, Duration clockSkew, LocalDisk localDisk) {
 
   public LedgerStats {
     Objects.requireNonNull(byAxis, "byAxis");
     Objects.requireNonNull(circuit, "circuit");
     Objects.requireNonNull(clockSkew, "clockSkew");
+    Objects.requireNonNull(localDisk, "localDisk");
     EnumMap<Axis, AxisStats> copy = new EnumMap<>(Axis.class);
     for (Axis axis : Axis.values()) {
       copy.put(axis, byAxis.getOrDefault(axis, AxisStats.ZERO));
@@ -42,6 +45,59 @@ public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight,
   public LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
       long playlistsAwaitingPublication) {
     this(byAxis, queued, inFlight, circuit, playlistsAwaitingPublication, Duration.ZERO);
+  }
+
+  /** Stats without disk figures ({@link LocalDisk#UNKNOWN}), as before they were reported. */
+  public LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight, CircuitState circuit,
+      long playlistsAwaitingPublication, Duration clockSkew) {
+    this(byAxis, queued, inFlight, circuit, playlistsAwaitingPublication, clockSkew, LocalDisk.UNKNOWN);
+  }
+
+  /**
+   * The recorder's disk as this ledger sees it.
+   *
+   * @param filesDeleted local files this ledger deleted (its produced PLAYBACK and INIT files, once
+   *     confirmed) since it was built
+   * @param bytesDeleted their bytes
+   * @param refused deletions refused since it was built, by reason (every reason is present)
+   * @param freeBytes usable bytes of the allowed root's file store now; -1 if unknown
+   * @param lowDiskThreshold below this many free bytes the disk is low
+   *     ({@link dev.segmentledger.core.LedgerBuilder#lowDiskThreshold}); 0: no threshold
+   */
+  public record LocalDisk(long filesDeleted, long bytesDeleted, Map<LocalFileRefusal, Long> refused, long freeBytes,
+      long lowDiskThreshold) {
+    /** Nothing deleted, nothing refused, free space unknown, no threshold. */
+    public static final LocalDisk UNKNOWN = new LocalDisk(0, 0, Map.of(), -1, 0);
+
+    public LocalDisk {
+      EnumMap<LocalFileRefusal, Long> copy = new EnumMap<>(LocalFileRefusal.class);
+      for (LocalFileRefusal refusal : LocalFileRefusal.values()) {
+        copy.put(refusal, Objects.requireNonNull(refused, "refused").getOrDefault(refusal, 0L));
+      }
+      refused = Map.copyOf(copy);
+    }
+
+    /** Every refused deletion, whatever its reason. */
+    public long refusedTotal() {
+      return refused.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Whether the disk is low: a threshold is set, the free space is known and below it. The ledger
+     * is then degraded (see {@link #lowDiskCause()}): it still uploads, but the recorder may soon
+     * have no room to record.
+     */
+    public boolean lowDisk() {
+      return lowDiskThreshold > 0 && freeBytes >= 0 && freeBytes < lowDiskThreshold;
+    }
+
+    /** The named cause of the degraded state, for health pages; empty if the disk is not low. */
+    public java.util.Optional<String> lowDiskCause() {
+      return lowDisk()
+          ? java.util.Optional.of("LOW_DISK: " + freeBytes + " bytes free under the allowed root, threshold "
+              + lowDiskThreshold)
+          : java.util.Optional.empty();
+    }
   }
 
   /** The counters of one axis. */

@@ -61,6 +61,7 @@ public final class JdbiStateStore implements StateStore {
   private final Registration registration;
   private final Confirmations confirmations;
   private final Transitions transitions;
+  private final LocalFiles localFiles;
   private final Leases leases;
   private final Queries queries;
   private final Retention retention;
@@ -71,6 +72,7 @@ public final class JdbiStateStore implements StateStore {
     this.registration = new Registration(jdbi);
     this.confirmations = new Confirmations(jdbi);
     this.transitions = new Transitions(jdbi);
+    this.localFiles = new LocalFiles(jdbi);
     this.leases = new Leases(jdbi);
     BoundedReads reads = new BoundedReads(jdbi, readTimeout);
     this.queries = new Queries(jdbi, reads);
@@ -299,6 +301,22 @@ public final class JdbiStateStore implements StateStore {
   public boolean recordProduced(long rowId, ItemState expectedState, long expectedSize, String sourcePath,
       long sizeBytes, Duration mediaDuration) {
     return transitions.recordProduced(rowId, expectedState, expectedSize, sourcePath, sizeBytes, mediaDuration);
+  }
+
+  @Override
+  public List<LedgerItem> findLocalFilesToRemove(String storageGroup, long afterRowId, int limit) {
+    return localFiles.findToRemove(storageGroup, afterRowId, limit);
+  }
+
+  @Override
+  public List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    return localFiles.findOriginals(storageGroup, confirmedBefore, afterConfirmedAt, afterRowId, limit);
+  }
+
+  @Override
+  public boolean markLocalFileDone(long rowId, Instant at) {
+    return localFiles.markDone(rowId, at);
   }
 
   @Override

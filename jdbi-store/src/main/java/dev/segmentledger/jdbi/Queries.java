@@ -64,8 +64,7 @@ final class Queries {
   /**
    * The backlog query ({@code backlog.sql}): one aggregate over the unconfirmed rows, grouped by
    * axis. It reads only the partial index {@code segment_ledger_item_open}, whose key starts with the
-   * state and which includes every column the aggregate needs (an index-only scan where the
-   * visibility map allows).
+   * state, and the heap of those rows for their sizes: its cost grows with the backlog only.
    */
   static final String BACKLOG = Sql.load("backlog.sql");
 
@@ -275,7 +274,7 @@ final class Queries {
         .bind("now", at)
         .map((rs, ctx) -> Map.entry(Axis.valueOf(rs.getString("axis")), new Backlog.AxisBacklog(
             rs.getLong("unconfirmed"), rs.getObject("oldest", OffsetDateTime.class).toInstant(), rs.getLong("due"),
-            rs.getLong("leased"), rs.getLong("backoff"), rs.getLong("waiting"))))
+            rs.getLong("leased"), rs.getLong("backoff"), rs.getLong("waiting"), rs.getLong("bytes"))))
         .list())
         .forEach(entry -> axes.put(entry.getKey(), entry.getValue()));
     return new Backlog(at, axes);

@@ -123,6 +123,7 @@ final class Transitions {
           "state = 'PENDING', reason = :reason, last_error = :detail, next_attempt_at = :at,"
               + " confirmed_at = NULL, checksum = NULL, attempts = 0, abandoned_attempts = 0, blamed_attempts = 0,"
               + " internal_errors = 0, repackage_failures = 0, stored_bytes = 0, lease_stored_from = 0, lease_isolated = false,"
+              + " local_file_done_at = NULL,"
               + " file_identity = CASE WHEN reason = 'FILE_CHANGED' THEN NULL ELSE file_identity END", "", at,
           query -> query
               .bind("reason", reason.name())

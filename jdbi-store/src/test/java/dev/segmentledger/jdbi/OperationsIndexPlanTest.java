@@ -76,9 +76,9 @@ class OperationsIndexPlanTest {
     Backlog backlog = store.backlog(NOW);
 
     // ORIGINAL: even g with g % 100 in {0}: PENDING due (g % 100 = 1 is odd: PLAYBACK).
-    assertEquals(new Backlog.AxisBacklog(1000, NOW.minusSeconds(ROWS - 100), 1000, 0, 0, 0),
+    assertEquals(new Backlog.AxisBacklog(1000, NOW.minusSeconds(ROWS - 100), 1000, 0, 0, 0, 1000 * 1000),
         backlog.axis(Axis.ORIGINAL));
-    assertEquals(new Backlog.AxisBacklog(2000, NOW.minusSeconds(ROWS - 1), 0, 0, 1000, 1000),
+    assertEquals(new Backlog.AxisBacklog(2000, NOW.minusSeconds(ROWS - 1), 0, 0, 1000, 1000, 2000 * 1000),
         backlog.axis(Axis.PLAYBACK));
     assertEquals(Backlog.AxisBacklog.EMPTY, backlog.axis(Axis.INIT));
   }

@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code segment.ledger.backlog.in.backoff}: unconfirmed rows waiting out a backoff after a
  *       failed attempt;
  *   <li>{@code segment.ledger.backlog.waiting.for.init}: unconfirmed rows waiting for their INIT row;
+ *   <li>{@code segment.ledger.backlog.bytes} (bytes): the sizes of the unconfirmed rows added up, the
+ *       bytes still to upload that lie on the recorders' disks ({@code NaN} from a store that does not
+ *       say; a PLAYBACK or INIT row not produced yet counts 0);
  *   <li>{@code segment.ledger.backlog.staleness} (seconds, no tag): time since the last successful
  *       refresh.
  * </ul>
@@ -157,6 +160,11 @@ public final class LedgerBacklogMetrics implements MeterBinder, AutoCloseable {
           s -> s.current().axis(axis).inBackoff());
       gauge(registry, "segment.ledger.backlog.waiting.for.init", tag, "unconfirmed rows waiting for their INIT",
           s -> s.current().axis(axis).waitingForInit());
+      Gauge.builder("segment.ledger.backlog.bytes", this, m -> m.value(s -> {
+        long bytes = s.current().axis(axis).unconfirmedBytes();
+        return bytes < 0 ? Double.NaN : bytes;
+      })).tag("axis", tag).baseUnit("bytes").description("bytes of the unconfirmed rows, still to upload")
+          .register(registry);
       TimeGauge.builder("segment.ledger.backlog.oldest.age", this, TimeUnit.SECONDS,
               m -> m.value(s -> s.current().axis(axis).oldestAge(m.clock.instant()).toMillis() / 1000.0))
           .tag("axis", tag).description("age of the oldest unconfirmed row").register(registry);

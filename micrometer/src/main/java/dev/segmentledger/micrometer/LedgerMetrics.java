@@ -5,10 +5,12 @@ import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.LocalFileRefusal;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoredObjectInfo;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -55,6 +57,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *       {@code segment.ledger.circuit.open} (1 while the breaker around the sink is open) and
  *       {@code segment.ledger.clock.skew} (seconds this node's clock runs ahead of the store's,
  *       {@link dev.segmentledger.core.LedgerStats#clockSkew()});
+ *   <li>the recorder's disk ({@link dev.segmentledger.core.LedgerStats#localDisk()}, no axis tag):
+ *       counters {@code segment.ledger.local.deleted} and {@code segment.ledger.local.deleted.bytes}
+ *       (the produced files deleted once confirmed), {@code segment.ledger.local.refused} (tag
+ *       {@code reason} = the {@link LocalFileRefusal} name in lower case), gauges
+ *       {@code segment.ledger.local.free} (bytes free under the allowed root) and
+ *       {@code segment.ledger.local.low} (1 while below the low-disk threshold);
  *   <li>{@code segment.ledger.root.reopened} counter (no axis tag): the allowed root was replaced
  *       while running and re-opened ({@link LedgerListener#onAllowedRootReopened}); uploads refused
  *       because it was replaced unsafely count in {@code segment.ledger.failures} with
@@ -175,6 +183,22 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
     Gauge.builder("segment.ledger.clock.skew", ledger, l -> l.stats().clockSkew().toNanos() / 1e9)
         .description("how far this node's clock runs ahead of the store's (negative: behind), as last measured")
         .baseUnit("seconds").register(registry);
+    FunctionCounter.builder("segment.ledger.local.deleted", ledger, l -> l.stats().localDisk().filesDeleted())
+        .description("produced files this ledger deleted once their rows were confirmed").register(registry);
+    FunctionCounter.builder("segment.ledger.local.deleted.bytes", ledger, l -> l.stats().localDisk().bytesDeleted())
+        .description("bytes of the produced files this ledger deleted").baseUnit("bytes").register(registry);
+    for (LocalFileRefusal refusal : LocalFileRefusal.values()) {
+      FunctionCounter.builder("segment.ledger.local.refused", ledger,
+              l -> l.stats().localDisk().refused().get(refusal))
+          .tag("reason", refusal.name().toLowerCase(Locale.ROOT))
+          .description("deletions of local files refused, by reason").register(registry);
+    }
+    Gauge.builder("segment.ledger.local.free", ledger, l -> l.stats().localDisk().freeBytes())
+        .description("usable bytes of the allowed root's file store (-1: unknown)").baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("segment.ledger.local.low", ledger, l -> l.stats().localDisk().lowDisk() ? 1 : 0)
+        .description("1 while the free space is below LedgerBuilder.lowDiskThreshold: degraded, LOW_DISK")
+        .register(registry);
   }
 
   private void count(LedgerItem item, String event) {

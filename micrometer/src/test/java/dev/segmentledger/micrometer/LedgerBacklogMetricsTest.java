@@ -62,6 +62,8 @@ class LedgerBacklogMetricsTest {
     assertEquals(1, gauge(registry, "segment.ledger.backlog.in.backoff", "original"));
     assertEquals(0, gauge(registry, "segment.ledger.backlog.waiting.for.init", "original"));
     assertEquals(0, gauge(registry, "segment.ledger.backlog.unconfirmed", "playback"));
+    assertEquals("segment 1".length() + "segment 3".length() + "segment 4".length(),
+        gauge(registry, "segment.ledger.backlog.bytes", "original"), "the bytes still to upload");
     assertEquals(15, registry.get("segment.ledger.backlog.oldest.age").tag("axis", "original").timeGauge()
         .value(TimeUnit.SECONDS), 0.001, "the failed row, registered 15 s ago on the injected clock");
     assertEquals(10, registry.get("segment.ledger.backlog.staleness").timeGauge().value(TimeUnit.SECONDS), 0.001);

@@ -1,6 +1,7 @@
 package dev.segmentledger.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.segmentledger.core.Axis;
@@ -81,6 +82,13 @@ class LedgerMetricsTest {
     assertEquals(0, registry.get("segment.ledger.queue.depth").gauge().value());
     assertEquals(0, registry.get("segment.ledger.circuit.open").gauge().value());
     assertEquals("segment 0".length(), registry.get("segment.ledger.put.bytes").tag("axis", "original").summary().max());
+    LedgerStats.LocalDisk disk = ledger.stats().localDisk();
+    assertTrue(disk.filesDeleted() > 0, "produced files are deleted once confirmed");
+    assertEquals(disk.filesDeleted(), registry.get("segment.ledger.local.deleted").functionCounter().count());
+    assertEquals(disk.bytesDeleted(), registry.get("segment.ledger.local.deleted.bytes").functionCounter().count());
+    assertEquals(0, registry.get("segment.ledger.local.refused").tag("reason", "symlink").functionCounter().count());
+    assertTrue(registry.get("segment.ledger.local.free").gauge().value() > 0);
+    assertEquals(0, registry.get("segment.ledger.local.low").gauge().value(), "no threshold");
   }
 
   @Test

@@ -105,6 +105,12 @@ public class SegmentLedgerAutoConfiguration {
     if (properties.getStorageGroup() != null) {
       builder.storageGroup(properties.getStorageGroup());
     }
+    if (properties.getLowDiskThreshold() != null) {
+      builder.lowDiskThreshold(properties.getLowDiskThreshold().toBytes());
+    }
+    if (properties.getLocalRetention() != null) {
+      builder.localRetention(properties.getLocalRetention());
+    }
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();
     if (custom != null || repackaging.isEnabled()) {

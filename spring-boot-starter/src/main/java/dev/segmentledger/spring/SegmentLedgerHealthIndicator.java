@@ -3,6 +3,7 @@ package dev.segmentledger.spring;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import java.time.Clock;
@@ -27,8 +28,19 @@ import org.springframework.boot.health.contributor.Status;
  * never "this process is broken": the starter puts the indicator in the readiness group only
  * ({@link SegmentLedgerHealthGroups}), never in the overall health or liveness, so a bucket outage
  * takes the instance out of rotation without failing the overall health or getting pods restarted.
+ *
+ * <p>{@link #DEGRADED} (a status of its own, answered with HTTP 200: the instance stays in rotation)
+ * while the free space under the allowed root is below {@code LedgerBuilder.lowDiskThreshold}, with
+ * the named cause {@code LOW_DISK} in the detail {@code reason}, unless a condition above holds. The
+ * detail {@code localDisk} shows the free bytes, the threshold and the files deleted and refused.
  */
 public final class SegmentLedgerHealthIndicator implements HealthIndicator {
+  /**
+   * The ledger works but needs the operator: the recorder's disk is low (its detail {@code reason}
+   * starts with the cause, {@code LOW_DISK}). Answered with HTTP 200, so readiness is kept.
+   */
+  public static final Status DEGRADED = new Status("DEGRADED", "the ledger works but needs attention");
+
   private final Ledger ledger;
   private final LedgerBacklogMetrics backlog;
   private final Duration maxOldestAge;
@@ -50,6 +62,11 @@ public final class SegmentLedgerHealthIndicator implements HealthIndicator {
     health.withDetail("circuit", lower(circuit));
     if (circuit == CircuitState.OPEN) {
       health.status(Status.OUT_OF_SERVICE).withDetail("reason", "the circuit breaker around the bucket is open");
+    }
+    LedgerStats.LocalDisk disk = ledger.stats().localDisk();
+    health.withDetail("localDisk", localDisk(disk));
+    if (circuit != CircuitState.OPEN && disk.lowDisk()) {
+      health.status(DEGRADED).withDetail("reason", disk.lowDiskCause().orElseThrow());
     }
     Optional<LedgerBacklogMetrics.Snapshot> latest = backlog.latest();
     if (latest.isEmpty()) {
@@ -77,11 +94,21 @@ public final class SegmentLedgerHealthIndicator implements HealthIndicator {
     }
     details.put("axes", axes);
     health.withDetail("backlog", details);
-    if (oldest.compareTo(maxOldestAge) > 0 && notShrinking && circuit != CircuitState.OPEN) {
+    if (oldest.compareTo(maxOldestAge) > 0 && notShrinking && circuit != CircuitState.OPEN) { // over DEGRADED
       health.status(Status.OUT_OF_SERVICE).withDetail("reason", "the backlog is not shrinking and its oldest row is "
           + oldest.toSeconds() + " s old (segment-ledger.health.max-oldest-age " + maxOldestAge + ")");
     }
     return health.build();
+  }
+
+  private static Map<String, Object> localDisk(LedgerStats.LocalDisk disk) {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("freeBytes", disk.freeBytes());
+    details.put("lowDiskThreshold", disk.lowDiskThreshold());
+    details.put("filesDeleted", disk.filesDeleted());
+    details.put("bytesDeleted", disk.bytesDeleted());
+    details.put("deletionsRefused", disk.refusedTotal());
+    return details;
   }
 
   private static String lower(Enum<?> value) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code segment-ledger.*} properties: every setting of {@link LedgerBuilder}, the S3 bucket,
@@ -63,6 +64,18 @@ public class SegmentLedgerProperties implements InitializingBean {
    * with a local disk: its own name). Unset: storage every instance can read.
    */
   private String storageGroup;
+
+  /**
+   * The free space under the allowed root below which the disk is low: the health is then DEGRADED
+   * with the cause LOW_DISK (for example {@code 20GB}). Unset: no threshold.
+   */
+  private DataSize lowDiskThreshold;
+
+  /**
+   * Opt-in local retention of originals: how long after an original and its derived rows were
+   * confirmed its recorded file is deleted from this host's disk. Unset: originals are never deleted.
+   */
+  private Duration localRetention;
 
   /**
    * How long a lease keeps other instances from a row past the last sign of life of the attempt that
@@ -136,6 +149,12 @@ public class SegmentLedgerProperties implements InitializingBean {
     }
     if (storageGroup != null) {
       check(p, "storage-group", () -> ledger.storageGroup(storageGroup));
+    }
+    if (lowDiskThreshold != null) {
+      check(p, "low-disk-threshold", () -> ledger.lowDiskThreshold(lowDiskThreshold.toBytes()));
+    }
+    if (localRetention != null) {
+      check(p, "local-retention", () -> ledger.localRetention(localRetention));
     }
     check(p, "backoff", this::toBackoff);
     check(p, "breaker", () -> ledger.circuitBreaker(breaker.failures, breaker.openDelay));
@@ -270,6 +289,22 @@ public class SegmentLedgerProperties implements InitializingBean {
 
   public void setStorageGroup(String storageGroup) {
     this.storageGroup = storageGroup;
+  }
+
+  public DataSize getLowDiskThreshold() {
+    return lowDiskThreshold;
+  }
+
+  public void setLowDiskThreshold(DataSize lowDiskThreshold) {
+    this.lowDiskThreshold = lowDiskThreshold;
+  }
+
+  public Duration getLocalRetention() {
+    return localRetention;
+  }
+
+  public void setLocalRetention(Duration localRetention) {
+    this.localRetention = localRetention;
   }
 
   public Duration getLeaseDuration() {

@@ -166,7 +166,8 @@ class SegmentLedgerAutoConfigurationTest {
   void invalidValuesStopTheStartWithAMessageNamingTheProperty() {
     runner().withPropertyValues("segment-ledger.workers=0", "segment-ledger.backoff.jitter=1.5",
             "segment-ledger.sweep-interval=0s", "segment-ledger.storage-group=disk 7",
-            "segment-ledger.live-window-segments=2")
+            "segment-ledger.live-window-segments=2", "segment-ledger.local-retention=0s",
+            "segment-ledger.low-disk-threshold=-1B")
         .run(context -> {
           assertThat(context).hasFailed();
           assertThat(rootMessage(context.getStartupFailure()))
@@ -174,6 +175,8 @@ class SegmentLedgerAutoConfigurationTest {
               .contains("segment-ledger.backoff: jitter must be in [0, 1], got 1.5")
               .contains("segment-ledger.sweep-interval: sweepInterval must be > 0, got PT0S")
               .contains("segment-ledger.live-window-segments: liveWindowSegments must be >= 3, got 2")
+              .contains("segment-ledger.local-retention: localRetention must be > 0, got PT0S")
+              .contains("segment-ledger.low-disk-threshold: lowDiskThreshold must be >= 0 bytes, got -1")
               .contains("segment-ledger.storage-group: storageGroup must be 1-64 characters of [A-Za-z0-9._-]"
                   + " starting with a letter or digit, got: \"disk 7\"");
         });

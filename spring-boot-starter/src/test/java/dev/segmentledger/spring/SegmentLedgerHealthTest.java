@@ -115,6 +115,19 @@ class SegmentLedgerHealthTest {
         });
   }
 
+  @Test
+  void aLowDiskIsDegradedWithItsNamedCause() {
+    runner("segment-ledger.low-disk-threshold=1000000TB").run(context -> {
+      assertThat(context).hasNotFailed();
+      Health own = context.getBean(SegmentLedgerHealthIndicator.class).health();
+      assertThat(own.getStatus()).isEqualTo(SegmentLedgerHealthIndicator.DEGRADED);
+      assertThat(own.getDetails().get("reason").toString()).startsWith("LOW_DISK");
+      assertThat(own.getDetails()).containsKey("localDisk");
+    });
+    runner().run(context -> assertThat(context.getBean(SegmentLedgerHealthIndicator.class).health().getStatus())
+        .isEqualTo(Status.UP));
+  }
+
   static void awaitBacklogRead(LedgerBacklogMetrics backlog) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (backlog.latest().isEmpty() && System.nanoTime() < deadline) {

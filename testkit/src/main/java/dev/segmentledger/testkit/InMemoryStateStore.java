@@ -64,6 +64,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Map<Long, Map<Reason, Integer>> failures = new HashMap<>();
   /** Broadcasts whose rows {@link #purge} deleted to the last one; their records stay as tombstones. */
   private final Set<String> emptied = new HashSet<>();
+  /** When the ledger was done with each row's local file ({@link #markLocalFileDone}); a re-open removes it. */
+  private final Map<Long, Instant> localFileDone = new HashMap<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
       broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended(),
       this::listsItsRowsAsTheyAre);
@@ -253,12 +255,14 @@ public final class InMemoryStateStore implements StateStore {
       long leased = 0;
       long inBackoff = 0;
       long waiting = 0;
+      long bytes = 0;
       Instant oldest = null;
       for (LedgerItem row : rows.values()) {
         if (row.id().axis() != axis || row.state().isTerminal()) {
           continue;
         }
         unconfirmed++;
+        bytes += Math.max(0, row.sizeBytes());
         oldest = oldest == null || row.registeredAt().isBefore(oldest) ? row.registeredAt() : oldest;
         if (row.state() == ItemState.WAITING) {
           waiting++;
@@ -270,7 +274,7 @@ public final class InMemoryStateStore implements StateStore {
           inBackoff++;
         }
       }
-      axes.put(axis, new Backlog.AxisBacklog(unconfirmed, oldest, due, leased, inBackoff, waiting));
+      axes.put(axis, new Backlog.AxisBacklog(unconfirmed, oldest, due, leased, inBackoff, waiting, bytes));
     }
     return new Backlog(at, axes);
   }
@@ -370,6 +374,7 @@ public final class InMemoryStateStore implements StateStore {
     }
     evidence.remove(rowId);
     failures.remove(rowId);
+    localFileDone.remove(rowId);
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
@@ -538,6 +543,7 @@ public final class InMemoryStateStore implements StateStore {
         rowIds.remove(position(row.id()));
         leases.remove(row.rowId());
         evidence.remove(row.rowId());
+        localFileDone.remove(row.rowId());
         deleted++;
       }
       if (rows.values().stream().noneMatch(row -> row.id().broadcastId().equals(broadcast.broadcastId()))) {
@@ -546,6 +552,49 @@ public final class InMemoryStateStore implements StateStore {
       }
     }
     return new Purged(deleted, done);
+  }
+
+  @Override
+  public synchronized List<LedgerItem> findLocalFilesToRemove(String storageGroup, long afterRowId, int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return rows.tailMap(afterRowId, false).values().stream()
+        .filter(row -> row.state() == ItemState.CONFIRMED && row.originPath() != null
+            && !localFileDone.containsKey(row.rowId())
+            && (row.storageGroup() == null || row.storageGroup().equals(storageGroup)))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public synchronized List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    Objects.requireNonNull(confirmedBefore, "confirmedBefore");
+    Objects.requireNonNull(afterConfirmedAt, "afterConfirmedAt");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, got " + limit);
+    }
+    return rows.values().stream()
+        .filter(row -> row.id().axis() == Axis.ORIGINAL && row.state() == ItemState.CONFIRMED
+            && !localFileDone.containsKey(row.rowId()) && Objects.equals(row.storageGroup(), storageGroup)
+            && !row.confirmedAt().isAfter(confirmedBefore)
+            && (row.confirmedAt().isAfter(afterConfirmedAt)
+                || row.confirmedAt().equals(afterConfirmedAt) && row.rowId() > afterRowId))
+        .sorted(Comparator.comparing(LedgerItem::confirmedAt).thenComparingLong(LedgerItem::rowId))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public synchronized boolean markLocalFileDone(long rowId, Instant at) {
+    Objects.requireNonNull(at, "at");
+    LedgerItem row = rows.get(rowId);
+    if (row == null || row.state() != ItemState.CONFIRMED || localFileDone.containsKey(rowId)) {
+      return false;
+    }
+    localFileDone.put(rowId, micros(at));
+    return true;
   }
 
   @Override

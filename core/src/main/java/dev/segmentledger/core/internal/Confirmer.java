@@ -67,19 +67,24 @@ final class Confirmer {
   private final Events events;
   private final Failures failures;
   private final Signals signals;
+  private final LocalOutputs outputs;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
   /** Batches whose confirm failed, settled by the worker that led them once it gave up the lead. */
   private final Queue<FailedBatch> failed = new ConcurrentLinkedQueue<>();
   /** Set at close: a confirm of unknown outcome is then read once, not waited for. */
   private volatile boolean closing;
 
-  /** @param signals told to sweep soon after a batch that confirmed an INIT (its playback rows were released) */
-  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals) {
+  /**
+   * @param signals told to sweep soon after a batch that confirmed an INIT (its playback rows were released)
+   * @param outputs told of each row confirmed here, after its listeners: its produced file goes
+   */
+  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals, LocalOutputs outputs) {
     this.store = store;
     this.clock = clock;
     this.events = events;
     this.failures = failures;
     this.signals = signals;
+    this.outputs = outputs;
   }
 
   /** An item whose object is stored, waiting for its confirm; {@code work} is released once it is over. */
@@ -189,6 +194,7 @@ final class Confirmer {
       }
       if (verdicts[i] == Verdict.CONFIRMED) {
         events.onConfirmed(item);
+        outputs.confirmed(item);
         initReleased |= item.id().axis() == Axis.INIT;
       } else if (verdicts[i] == Verdict.LOST) {
         events.onConfirmLost(item);

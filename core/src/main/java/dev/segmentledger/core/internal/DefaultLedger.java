@@ -167,7 +167,7 @@ public final class DefaultLedger implements ManualLedger {
   @Override
   public LedgerStats stats() {
     return engine.events.snapshot(engine.queue.size(), engine.queue.inFlight(), engine.breaker.state(),
-        engine.playlists == null ? 0 : engine.playlists.awaiting(), engine.storeClock.skew());
+        engine.playlists == null ? 0 : engine.playlists.awaiting(), engine.storeClock.skew(), engine.localDisk());
   }
 
   @Override

@@ -1,8 +1,11 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.spi.StateStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -43,6 +46,8 @@ final class Engine {
   final Reopener reopener;
   final StorageGroups groups;
   final Reconciler reconciler;
+  final LocalOutputs outputs;
+  final LocalOriginals originals; // null without a local retention
   final Retainer retainer; // null without a retention
   final PlaylistPublisher playlists; // this and the next: null without playlist publication
   final PlaylistScheduler playlistRounds;
@@ -65,7 +70,11 @@ final class Engine {
         config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
     Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
         events, new UnfinishedUploads(config.objectSink()));
-    this.confirmer = new Confirmer(store, clock, events, failures, signals);
+    this.outputs = new LocalOutputs(store, clock, config.repackaging()
+        ? new LocalFileRemover(guard, config.playbackRoot()) : null, config.storageGroup());
+    this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
+    this.originals = config.localRetention() == null ? null : new LocalOriginals(store, clock,
+        config.localRetention(), new LocalFileRemover(guard, guard.root()), config.storageGroup(), outputs);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
         events, clock, clock.instant().plus(config.leaseDuration()));
     this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
@@ -76,7 +85,8 @@ final class Engine {
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
     this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
-        (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow);
+        (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
+        limit -> outputs.sweepPage(limit) | (originals != null && originals.sweepPage(limit)));
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         signals);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
@@ -98,6 +108,9 @@ final class Engine {
   boolean start() {
     if (retainer != null && !signals.running() && !signals.closed()) {
       retainer.requireSupported(); // a store without retention fails the start before anything runs
+    }
+    if (originals != null && !signals.running() && !signals.closed()) {
+      originals.requireSupported(); // likewise a store without local retention
     }
     if (!signals.start()) {
       requireOpen();
@@ -154,6 +167,17 @@ final class Engine {
     } else if (wholeRun && !report.isConsistent()) {
       log.warn("reconciler found differences it does not repair:\n{}", report.describe());
     }
+  }
+
+  /** The recorder's disk now: what was deleted and refused, and the allowed root's free space (-1 if unknown). */
+  LedgerStats.LocalDisk localDisk() {
+    long free;
+    try {
+      free = Files.getFileStore(guard.root()).getUsableSpace();
+    } catch (IOException | RuntimeException e) {
+      free = -1;
+    }
+    return outputs.snapshot(free, config.lowDiskThreshold());
   }
 
   void requireOpen() {

@@ -38,10 +38,11 @@ final class Events implements LedgerListener {
     }
   }
 
-  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit, long playlistsAwaiting, Duration clockSkew) {
+  LedgerStats snapshot(int queued, int inFlight, CircuitState circuit, long playlistsAwaiting, Duration clockSkew,
+      LedgerStats.LocalDisk localDisk) {
     Map<Axis, LedgerStats.AxisStats> byAxis = new EnumMap<>(Axis.class);
     counters.forEach((axis, c) -> byAxis.put(axis, c.snapshot()));
-    return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting, clockSkew);
+    return new LedgerStats(byAxis, queued, inFlight, circuit, playlistsAwaiting, clockSkew, localDisk);
   }
 
   private void playlistsMayHaveChanged(LedgerItem item) {

@@ -24,7 +24,9 @@ import java.util.List;
  * it; {@code maxErrorAttempts} after how many attempts a row failing with an internal or repackager
  * error ends REJECTED; {@code liveWindowSegments} the fewest entries of a live window playlist;
  * {@code fullPlaylistInterval} the shortest time between two PUTs of a live full media playlist
- * (zero: every publication); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
+ * (zero: every publication); {@code localRetention}, if not null, how long after its confirm (and its
+ * derived rows') an original's local file is deleted; {@code lowDiskThreshold} the free bytes of the allowed root's file store below
+ * which the disk is low (0: none); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
  * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
@@ -56,7 +58,9 @@ public record LedgerConfig(
     int maxErrorAttempts,
     Tracing tracing,
     int liveWindowSegments,
-    Duration fullPlaylistInterval) {
+    Duration fullPlaylistInterval,
+    long lowDiskThreshold,
+    Duration localRetention) {
 
   /** Guards the tracing: a tracer that throws costs a span, never an upload. */
   public LedgerConfig {
@@ -70,7 +74,8 @@ public record LedgerConfig(
         + "), stall timeout " + stallTimeout + ", retention " + (retention == null ? "off" : retention)
         + ", playlists " + (publishPlaylists ? "published (live window " + liveWindowSegments
             + " segments, full playlist every " + fullPlaylistInterval + ")" : "off")
-        + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup);
+        + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup)
+        + ", local retention of originals " + (localRetention == null ? "off" : localRetention);
   }
 
   /** The time between two heartbeats of a ledger with this lease duration. */

@@ -73,9 +73,8 @@ import java.util.function.BiConsumer;
  * write inside the allowed root; the checks make mistakes and symlink games inside it harmless.
  *
  * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the root held and its replacement are
- * {@link HeldRoot}'s; the walk is {@link NoFollowOpener}'s; the registered size, emptiness, identity
- * and name rules are {@link RegisteredFile}'s; every failed open is named in one place,
- * {@code whyNotOpened}; names in messages are escaped by {@link dev.segmentledger.core.spi.Printable}.
+ * {@link HeldRoot}'s; the walk is {@link NoFollowOpener}'s; the registered size, emptiness, identity and
+ * name rules are {@link RegisteredFile}'s; every failed open is named in one place, {@code whyNotOpened}.
  */
 final class PathGuard implements AutoCloseable {
   private final Path root;
@@ -121,6 +120,11 @@ final class PathGuard implements AutoCloseable {
 
   Path root() {
     return root;
+  }
+
+  /** The held root's stream ({@link HeldRoot#current}): where {@link LocalFileRemover} starts its walks. */
+  SecureDirectoryStream<Path> heldRootStream() throws FileRejectedException {
+    return heldRoot.current();
   }
 
   /** {@code file} made absolute against the root, as given (not resolved): for messages and rejected rows. */

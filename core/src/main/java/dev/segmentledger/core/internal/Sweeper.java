@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * whose page fails is skipped for this round; neither stops the round for other rows or axes.
  * At most once a minute (every round while full cutoff batches come back) a round first does the
  * upkeep: with a cutoff, it excludes (terminal, with a reason) up to one batch of unconfirmed rows
- * registered before it, and it settles playback rows waiting for an init that is no longer pending.
+ * registered before it, and it settles playback rows waiting for an init that is no longer pending;
+ * then it deletes one page of local files: produced files of confirmed rows a kill left on the disk
+ * ({@link LocalOutputs}), originals past their local retention ({@link LocalOriginals}).
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
@@ -45,6 +48,11 @@ final class Sweeper {
   private final String storageGroup;
   private final BiFunction<LedgerItem, Boolean, Offer> offer;
   private final BiConsumer<Long, String> unreadableRows;
+  /**
+   * One page of local files to delete (the produced files of confirmed rows a kill left, originals
+   * past their local retention), given the page size; answers whether a page was full. {@code null}: none.
+   */
+  private final IntPredicate localFiles;
   /** How often the cutoff is applied when there is no backlog of rows to exclude. */
   static final Duration EXCLUSION_INTERVAL = Duration.ofMinutes(1);
 
@@ -57,9 +65,18 @@ final class Sweeper {
   private Instant lastExclusion;
   private boolean exclusionBacklog;
 
-  /** @param unreadableRows told of each row the store could not read, once (by row id and problem) */
   Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
       BiFunction<LedgerItem, Boolean, Offer> offer, BiConsumer<Long, String> unreadableRows) {
+    this(store, clock, batchSize, cutoff, storageGroup, offer, unreadableRows, null);
+  }
+
+  /**
+   * @param unreadableRows told of each row the store could not read, once (by row id and problem)
+   * @param localFiles the upkeep's page of local files to delete ({@link LocalOutputs#sweepPage},
+   *     {@link LocalOriginals#sweepPage}); {@code null}: none
+   */
+  Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
+      BiFunction<LedgerItem, Boolean, Offer> offer, BiConsumer<Long, String> unreadableRows, IntPredicate localFiles) {
     this.store = store;
     this.clock = clock;
     this.batchSize = batchSize;
@@ -67,6 +84,7 @@ final class Sweeper {
     this.storageGroup = storageGroup;
     this.offer = offer;
     this.unreadableRows = unreadableRows;
+    this.localFiles = localFiles;
     for (Axis axis : Axis.values()) {
       cursors.put(axis, 0L);
     }
@@ -148,6 +166,12 @@ final class Sweeper {
       store.settleWaiting(now);
     } catch (RuntimeException e) {
       log.warn("the periodic cutoff and waiting-row upkeep failed; retried in {}", EXCLUSION_INTERVAL, e);
+    }
+    try {
+      // A full page of local files to delete: the next round's upkeep reads the next page.
+      exclusionBacklog |= localFiles != null && localFiles.test(batchSize);
+    } catch (RuntimeException e) {
+      log.warn("the sweep of local files to delete failed; retried in {}", EXCLUSION_INTERVAL, e);
     }
     return excluded;
   }

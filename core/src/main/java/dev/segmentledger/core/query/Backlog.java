@@ -35,6 +35,18 @@ public record Backlog(Instant at, Map<Axis, AxisBacklog> axes) {
     return axes.values().stream().mapToLong(AxisBacklog::unconfirmed).sum();
   }
 
+  /** The bytes still to upload on every axis ({@link AxisBacklog#unconfirmedBytes}); -1 if any axis does not say. */
+  public long unconfirmedBytes() {
+    long sum = 0;
+    for (AxisBacklog axis : axes.values()) {
+      if (axis.unconfirmedBytes() < 0) {
+        return -1;
+      }
+      sum += axis.unconfirmedBytes();
+    }
+    return sum;
+  }
+
   /** How long the oldest unconfirmed row of any axis has waited at {@link #at()}; zero if none. */
   public Duration oldestAge() {
     return axes.values().stream().map(a -> a.oldestAge(at)).max(Duration::compareTo).orElse(Duration.ZERO);
@@ -54,15 +66,27 @@ public record Backlog(Instant at, Map<Axis, AxisBacklog> axes) {
    *     failure, or given back by an open circuit breaker
    * @param waitingForInit rows in state {@code WAITING}: PLAYBACK segments waiting for their
    *     rendition's INIT to be confirmed
+   * @param unconfirmedBytes the sizes of the unconfirmed rows added up: the bytes still to upload,
+   *     which lie on the recorders' disks until they are confirmed (across every storage group). A
+   *     PLAYBACK or INIT row not produced yet has no size and counts 0. -1 if the store does not say
    */
   public record AxisBacklog(long unconfirmed, Instant oldestRegisteredAt, long due, long leased, long inBackoff,
-      long waitingForInit) {
+      long waitingForInit, long unconfirmedBytes) {
     /** An axis without unconfirmed rows. */
-    public static final AxisBacklog EMPTY = new AxisBacklog(0, null, 0, 0, 0, 0);
+    public static final AxisBacklog EMPTY = new AxisBacklog(0, null, 0, 0, 0, 0, 0);
+
+    /** Figures without the bytes ({@code unconfirmedBytes} -1: not said), as before they were reported. */
+    public AxisBacklog(long unconfirmed, Instant oldestRegisteredAt, long due, long leased, long inBackoff,
+        long waitingForInit) {
+      this(unconfirmed, oldestRegisteredAt, due, leased, inBackoff, waitingForInit, -1);
+    }
 
     public AxisBacklog {
       if (unconfirmed < 0 || due < 0 || leased < 0 || inBackoff < 0 || waitingForInit < 0) {
         throw new IllegalArgumentException("counts must be >= 0");
+      }
+      if (unconfirmedBytes < -1) {
+        throw new IllegalArgumentException("unconfirmedBytes must be >= 0, or -1 if not said: " + unconfirmedBytes);
       }
       if (due + leased + inBackoff + waitingForInit != unconfirmed) {
         throw new IllegalArgumentException("due + leased + inBackoff + waitingForInit must be unconfirmed: "

@@ -411,6 +411,60 @@ public interface StateStore {
     throw new UnsupportedOperationException(getClass().getName() + " does not implement retention (purge)");
   }
 
+  // ---- The recorder's disk: the local files the ledger is done with --------------------------
+
+  /**
+   * One page of the rows whose local file the ledger produced itself and may still have to delete:
+   * {@link ItemState#CONFIRMED} rows with an {@linkplain LedgerItem#originPath() origin path} (the
+   * PLAYBACK and INIT files the repackager wrote) not yet {@linkplain #markLocalFileDone marked
+   * done}, with a row id above {@code afterRowId}, in row id order, at most {@code limit} rows. Only
+   * rows of storage group {@code storageGroup} and rows of no group (the files a node of that group
+   * can read), or with {@code storageGroup} {@code null} only rows of no group. A store on a database
+   * must answer it from an index holding only such rows: its cost grows with the files still to
+   * delete, never with the confirmed rows whose files are handled. Read-only.
+   *
+   * <p>The default returns nothing: a store that does not implement it keeps no such record, and
+   * the ledger then deletes a produced file only right after its own confirm (a kill in between
+   * leaves the file on the disk).
+   *
+   * @param storageGroup this node's group; {@code null}: no group
+   * @param limit at most this many rows, &gt; 0
+   */
+  default List<LedgerItem> findLocalFilesToRemove(String storageGroup, long afterRowId, int limit) {
+    return List.of();
+  }
+
+  /**
+   * One page of the {@link dev.segmentledger.core.Axis#ORIGINAL} rows whose recorded file local
+   * retention may delete ({@link dev.segmentledger.core.LedgerBuilder#localRetention}):
+   * {@link ItemState#CONFIRMED} at or before {@code confirmedBefore}, not yet {@linkplain
+   * #markLocalFileDone marked done}, of storage group {@code storageGroup} exactly ({@code null}: of
+   * no group; only the group that owns the disk deletes), after the cursor ({@code afterConfirmedAt},
+   * {@code afterRowId}) in (confirmed time, row id) order, at most {@code limit} rows. Start with
+   * {@link java.time.Instant#MIN} and 0. A store on a database must answer it from an index holding
+   * only such rows, in that order. Read-only.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a ledger configured with a local
+   * retention refuses to start on a store that does not implement it.
+   */
+  default List<LedgerItem> findOriginalsToRemove(String storageGroup, Instant confirmedBefore,
+      Instant afterConfirmedAt, long afterRowId, int limit) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not implement local retention"
+        + " (findOriginalsToRemove)");
+  }
+
+  /**
+   * Records that the ledger is done with the local file of row {@code rowId} (deleted, found gone,
+   * or refused for good) at {@code at}, if the row is {@link ItemState#CONFIRMED} and not marked
+   * yet: the row then leaves {@link #findLocalFilesToRemove}. Idempotent. A {@linkplain #reopen
+   * re-open} clears the mark. The default records nothing and returns {@code false}.
+   *
+   * @return whether this call marked the row
+   */
+  default boolean markLocalFileDone(long rowId, Instant at) {
+    return false;
+  }
+
   // ---- Storage groups: hosts with local disks ----------------------------------------------
 
   /**

@@ -226,11 +226,12 @@ abstract class OperationsQueriesGroup extends ContractGroup {
     Backlog backlog = store.backlog(now);
 
     assertEquals(now, backlog.at());
-    assertEquals(new Backlog.AxisBacklog(4, T0.plusSeconds(5), 2, 1, 1, 0), backlog.axis(Axis.ORIGINAL),
+    assertEquals(new Backlog.AxisBacklog(4, T0.plusSeconds(5), 2, 1, 1, 0, 40), backlog.axis(Axis.ORIGINAL),
         "the expired lease is due again; the confirmed and rejected rows are not counted");
-    assertEquals(new Backlog.AxisBacklog(2, T0.plusSeconds(100), 0, 0, 0, 2), backlog.axis(Axis.PLAYBACK));
-    assertEquals(new Backlog.AxisBacklog(1, T0.plusSeconds(100), 1, 0, 0, 0), backlog.axis(Axis.INIT));
+    assertEquals(new Backlog.AxisBacklog(2, T0.plusSeconds(100), 0, 0, 0, 2, 0), backlog.axis(Axis.PLAYBACK));
+    assertEquals(new Backlog.AxisBacklog(1, T0.plusSeconds(100), 1, 0, 0, 0, 0), backlog.axis(Axis.INIT));
     assertEquals(7, backlog.unconfirmed());
+    assertEquals(40, backlog.unconfirmedBytes());
     assertEquals(Duration.ofSeconds(3595), backlog.oldestAge());
     assertEquals(Duration.ofSeconds(3595), backlog.axis(Axis.ORIGINAL).oldestAge(now));
   }

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Nested;
  * {@link OriginalFormatAndRecordingTime}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
  * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases}, {@link Retention},
- * {@link Playlists} and {@link LongBroadcasts}. Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
+ * {@link Playlists}, {@link LongBroadcasts}, {@link StorageGroups} and {@link LocalFiles} (the recorder's disk). Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
  * subclass ({@code -Dtest=MyStoreContractTest}) runs every group.
  *
  * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
@@ -206,6 +206,14 @@ public abstract class StateStoreContract {
   @Nested
   public class StorageGroups extends StorageGroupsGroup {
     StorageGroups() {
+      super(StateStoreContract.this);
+    }
+  }
+
+  /** The recorder's disk: the confirmed rows whose produced file is still to delete, and their mark. */
+  @Nested
+  public class LocalFiles extends LocalFilesGroup {
+    LocalFiles() {
       super(StateStoreContract.this);
     }
   }

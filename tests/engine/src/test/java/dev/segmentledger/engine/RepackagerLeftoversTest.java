@@ -1,6 +1,5 @@
 package dev.segmentledger.engine;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,8 +69,8 @@ class RepackagerLeftoversTest {
     try (Stream<Path> files = Files.walk(playback)) {
       assertEquals(List.of(freshOther), files.filter(RepackagerTemporaryFiles::isTemporary).toList());
     }
-    assertArrayEquals(Files.readAllBytes(playback.resolve(ItemId.playback("b1", "720p", 7).objectKey())),
-        f.sink.bytes(ItemId.playback("b1", "720p", 7).objectKey()).orElseThrow());
+    assertFalse(Files.exists(playback.resolve(ItemId.playback("b1", "720p", 7).objectKey())),
+        "a produced output goes once its row is confirmed");
   }
 
   private static Path leftover(Path file) throws Exception {

@@ -18,6 +18,7 @@ import dev.segmentledger.testkit.PostgresExtension;
 import dev.segmentledger.testkit.crash.ChildJvm;
 import dev.segmentledger.testkit.crash.CrashPoint;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,8 +99,11 @@ class CrashMatrixTest {
         ItemId id = ItemId.original(broadcast, "720p", i);
         restarted.register(id, Wiring.record(root, id));
       }
+      // Converged: every row confirmed, and no produced file left on the disk (AFTER_CONFIRM on a
+      // PLAYBACK or INIT row is the kill between its confirm and the deletion of its file).
       events.awaitUntil(broadcast + " converged", () -> store.findByBroadcast(broadcast).stream()
-          .allMatch(row -> row.state() == ItemState.CONFIRMED), Duration.ofSeconds(60));
+          .allMatch(row -> row.state() == ItemState.CONFIRMED && (row.originPath() == null
+              || !Files.exists(Path.of(row.sourcePath()), LinkOption.NOFOLLOW_LINKS))), Duration.ofSeconds(60));
     }
     List<LedgerItem> rows = store.findByBroadcast(broadcast);
     assertEquals(SEGMENTS, rows.stream().filter(r -> r.id().axis() == Axis.ORIGINAL).count(), "originals");

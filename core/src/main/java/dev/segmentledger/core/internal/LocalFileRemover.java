@@ -1,0 +1,166 @@
+package dev.segmentledger.core.internal;
+
+import dev.segmentledger.core.LocalFileRefusal;
+import java.io.IOException;
+import java.nio.file.ClosedDirectoryStreamException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Objects;
+
+/**
+ * Deletes one file below a directory inside the allowed root, never following a link: the one
+ * deletion of the ledger. Thread-safe (stateless but for the guard and the directory).
+ *
+ * <p>The file must be an absolute, normalized path strictly below {@code directory} (itself inside
+ * the allowed root). The walk starts from the directory stream the {@link PathGuard} holds on the
+ * root (so a root replaced by a symlink is refused, {@link HeldRoot}) and opens each directory on
+ * the way by name with {@code openat(..., O_NOFOLLOW)}: a symlink swapped in for any directory makes
+ * the walk fail instead of leading elsewhere. The final name's attributes are read through its
+ * directory ({@code fstatat}, no link followed); only a regular file of the recorded size (and file
+ * identity, where one is recorded) is removed, with {@code unlinkat} on that same directory, which
+ * removes a name and never follows it. The one race left: a name swapped between that {@code fstatat}
+ * and the {@code unlinkat} is removed itself (a link, not its target), and it lies in the same
+ * directory below the root, so nothing outside the root can be deleted. A platform without secure
+ * directory streams deletes nothing ({@link LocalFileRefusal#NO_SECURE_DIRECTORY_STREAMS}).
+ */
+final class LocalFileRemover {
+  private final PathGuard guard;
+  private final Path directory;
+
+  /** What a removal did: deleted (with its size), gone already, or refused with a reason. */
+  record Removal(boolean deleted, long bytes, LocalFileRefusal refusal, String detail) {
+    static final Removal GONE = new Removal(false, 0, null, "gone already");
+
+    static Removal refused(LocalFileRefusal refusal, String detail) {
+      return new Removal(false, 0, refusal, detail);
+    }
+
+    /** Whether the file is no longer the ledger's concern: deleted, gone, or refused for good. */
+    boolean done() {
+      return refusal == null || refusal.isFinal();
+    }
+  }
+
+  /** @param directory the only directory below which files are removed; inside the guard's root */
+  LocalFileRemover(PathGuard guard, Path directory) {
+    this.guard = Objects.requireNonNull(guard, "guard");
+    this.directory = guard.absolute(directory).normalize();
+    if (!this.directory.startsWith(guard.root())) {
+      throw new IllegalArgumentException("directory " + directory + " must lie inside the allowed root " + guard.root());
+    }
+  }
+
+  Path directory() {
+    return directory;
+  }
+
+  /**
+   * Removes {@code file} if it is a regular file of {@code size} bytes (and identity
+   * {@code identity}, unless {@code null}); never throws for the file system.
+   */
+  Removal remove(Path file, long size, String identity) {
+    if (!file.isAbsolute() || !file.equals(file.normalize()) || !file.startsWith(directory) || file.equals(directory)) {
+      return Removal.refused(LocalFileRefusal.OUTSIDE_OUTPUT_DIRECTORY, "not below " + directory);
+    }
+    SecureDirectoryStream<Path> root;
+    try {
+      root = guard.heldRootStream();
+    } catch (FileRejectedException e) {
+      return Removal.refused(LocalFileRefusal.ROOT_REPLACED, e.getMessage());
+    }
+    if (root == null) {
+      return Removal.refused(LocalFileRefusal.NO_SECURE_DIRECTORY_STREAMS, "no secure directory streams here");
+    }
+    Deque<AutoCloseable> opened = new ArrayDeque<>();
+    try {
+      return removeBelow(root, guard.root().relativize(file), size, identity, opened);
+    } catch (ClosedDirectoryStreamException e) {
+      return Removal.refused(LocalFileRefusal.ROOT_REPLACED, "the allowed root was re-opened during the walk");
+    } finally {
+      opened.forEach(NoFollowOpener::closeQuietly);
+    }
+  }
+
+  private static Removal removeBelow(SecureDirectoryStream<Path> root, Path relative, long size, String identity,
+      Deque<AutoCloseable> opened) {
+    SecureDirectoryStream<Path> dir = root;
+    for (int i = 0; i < relative.getNameCount() - 1; i++) {
+      Path name = relative.getName(i);
+      try {
+        dir = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+        opened.push(dir);
+      } catch (NoSuchFileException e) {
+        return Removal.GONE;
+      } catch (IOException e) {
+        return whyNotWalked(dir, name, e);
+      }
+    }
+    Path name = relative.getFileName();
+    BasicFileAttributes attributes;
+    try {
+      attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes();
+    } catch (NoSuchFileException e) {
+      return Removal.GONE;
+    } catch (IOException e) {
+      return Removal.refused(LocalFileRefusal.FAILED, "cannot read its attributes: " + e.getClass().getSimpleName());
+    }
+    Removal refused = refusal(attributes, size, identity);
+    if (refused != null) {
+      return refused;
+    }
+    try {
+      dir.deleteFile(name);
+      return new Removal(true, attributes.size(), null, "deleted");
+    } catch (NoSuchFileException e) {
+      return Removal.GONE;
+    } catch (IOException e) {
+      return Removal.refused(LocalFileRefusal.FAILED, "cannot delete it: " + e.getClass().getSimpleName());
+    }
+  }
+
+  /** Why the final name's {@code attributes} are not those of the recorded file; {@code null} if they are. */
+  private static Removal refusal(BasicFileAttributes attributes, long size, String identity) {
+    if (attributes.isSymbolicLink()) {
+      return Removal.refused(LocalFileRefusal.SYMLINK, "a symbolic link stands at its name");
+    }
+    if (!attributes.isRegularFile()) {
+      return Removal.refused(LocalFileRefusal.NOT_REGULAR_FILE, "not a regular file");
+    }
+    if (attributes.size() != size) {
+      return Removal.refused(LocalFileRefusal.NOT_THE_RECORDED_FILE, attributes.size() + " bytes, recorded " + size);
+    }
+    String actual = RegisteredFile.identityOf(attributes);
+    if (identity != null && !identity.equals(actual)) {
+      return Removal.refused(LocalFileRefusal.NOT_THE_RECORDED_FILE, "identity " + actual + ", recorded " + identity);
+    }
+    return null;
+  }
+
+  /** Names why the directory {@code name} could not be opened without following a link. */
+  private static Removal whyNotWalked(SecureDirectoryStream<Path> dir, Path name, IOException cause) {
+    try {
+      BasicFileAttributes attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes();
+      if (attributes.isSymbolicLink()) {
+        return Removal.refused(LocalFileRefusal.SYMLINK, "the directory " + PrintableText.escape(name)
+            + " on the way is a symbolic link");
+      }
+      if (!attributes.isDirectory()) {
+        return Removal.GONE; // no directory there: the file cannot be there either
+      }
+    } catch (NoSuchFileException e) {
+      return Removal.GONE;
+    } catch (IOException e) {
+      // named below
+    }
+    return Removal.refused(LocalFileRefusal.FAILED, "cannot open the directory " + PrintableText.escape(name) + ": "
+        + cause.getClass().getSimpleName());
+  }
+}

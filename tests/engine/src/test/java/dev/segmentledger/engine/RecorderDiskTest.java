@@ -1,0 +1,201 @@
+package dev.segmentledger.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.core.Axis;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.LedgerStats;
+import dev.segmentledger.core.LocalFileRefusal;
+import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.testkit.ConsistencyAssertions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recorder's disk: the PLAYBACK and INIT files the ledger produced are deleted once their rows
+ * are confirmed, also after a kill between the confirm and the deletion; the originals stay; a
+ * link swapped in is never followed and nothing outside the root is deleted; a low disk is reported.
+ */
+class RecorderDiskTest {
+  private static final ItemId O7 = ItemId.original("b1", "720p", 7);
+  private static final ItemId O8 = ItemId.original("b1", "720p", 8);
+  private static final ItemId P7 = ItemId.playback("b1", "720p", 7);
+  private static final ItemId P8 = ItemId.playback("b1", "720p", 8);
+  private static final ItemId INIT = ItemId.init("b1", "720p");
+
+  @TempDir Path temp;
+
+  /**
+   * Stands for the process dying right after the confirm: thrown by a listener, it leaves the
+   * confirm before the deletion (the worker logs it; the sweep's upkeep, which ran in the first
+   * round, does not run again by this ledger's clock).
+   */
+  static final class Killed extends Error {
+    Killed() {
+      super("killed between the confirm and the deletion", null, false, false);
+    }
+  }
+
+  @Test
+  void producedFilesAreDeletedOnceConfirmedAndTheOriginalsStay() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger ledger = f.repackagingBuilder().buildManual();
+    Path original7 = f.record(O7);
+    Path original8 = f.record(O8);
+    ledger.register(O7, original7);
+    ledger.register(O8, original8);
+    LedgerFixture.settle(ledger);
+
+    for (ItemId id : List.of(O7, O8, P7, P8, INIT)) {
+      assertEquals(ItemState.CONFIRMED, ledger.find(id).orElseThrow().state(), id::toString);
+    }
+    ConsistencyAssertions.assertConsistent(f.store, f.sink, "b1");
+    for (ItemId id : List.of(P7, P8, INIT)) {
+      assertFalse(Files.exists(produced(f, id)), () -> id + "'s produced file is left");
+    }
+    assertTrue(Files.exists(original7) && Files.exists(original8), "the originals are the recorder's: kept");
+    LedgerStats.LocalDisk disk = ledger.stats().localDisk();
+    assertEquals(3, disk.filesDeleted());
+    assertEquals(Stream.of(P7, P8, INIT).mapToLong(id -> f.sink.bytes(id.objectKey()).orElseThrow().length).sum(),
+        disk.bytesDeleted());
+    assertEquals(0, disk.refusedTotal());
+    assertTrue(f.store.findLocalFilesToRemove(null, 0, 10).isEmpty(), "every produced row is marked done");
+  }
+
+  @Test
+  void aKillBetweenConfirmAndDeletionLeavesNothingAfterTheRestart() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger killed = killedAtPlaybackConfirm(f);
+    assertEquals(ItemState.CONFIRMED, killed.find(P7).orElseThrow().state(), "confirmed before the kill");
+    assertTrue(Files.exists(produced(f, P7)), "the kill left the produced file");
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    restarted.start();
+    LedgerFixture.settle(restarted);
+
+    assertFalse(Files.exists(produced(f, P7)), "the restarted ledger deleted what the kill left");
+    assertEquals(ItemState.CONFIRMED, restarted.find(P7).orElseThrow().state());
+    assertEquals(1, f.sink.attempts(P7.objectKey()).size(), "nothing uploaded again");
+    assertTrue(f.store.findLocalFilesToRemove(null, 0, 10).isEmpty());
+    assertTrue(Files.exists(f.root.resolve("b1/720p/7.ts")), "the original stays");
+  }
+
+  @Test
+  void aProducedFileReplacedByALinkIsNotFollowedAndNothingOutsideTheRootIsDeleted() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+    Path output = produced(f, P7);
+    long size = Files.size(output);
+    Path outside = Files.writeString(temp.resolve("precious"), "x".repeat((int) size));
+    Files.delete(output);
+    Files.createSymbolicLink(output, outside); // same size behind the link
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+
+    assertTrue(Files.exists(outside), "the link's target outside the root is never deleted");
+    assertTrue(Files.isSymbolicLink(output), "the link is left for the operator, not followed");
+    LedgerStats.LocalDisk disk = restarted.stats().localDisk();
+    assertEquals(1, disk.refused().get(LocalFileRefusal.SYMLINK));
+    assertTrue(f.store.findLocalFilesToRemove(null, 0, 10).isEmpty(), "a final refusal is not read again");
+    f.clock.advance(Duration.ofMinutes(5));
+    LedgerFixture.settle(restarted);
+    assertEquals(1, restarted.stats().localDisk().refused().get(LocalFileRefusal.SYMLINK), "refused once");
+  }
+
+  @Test
+  void aDirectoryReplacedByALinkIsNotWalkedThrough() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+    Path output = produced(f, P7);
+    Path segments = output.getParent();
+    Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
+    Path bait = Files.copy(output, elsewhere.resolve(output.getFileName()));
+    try (Stream<Path> files = Files.list(segments)) {
+      for (Path file : files.toList()) {
+        Files.delete(file);
+      }
+    }
+    Files.delete(segments);
+    Files.createSymbolicLink(segments, elsewhere);
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+
+    assertTrue(Files.exists(bait), "a file reached through a linked directory is never deleted");
+    assertEquals(1, restarted.stats().localDisk().refused().get(LocalFileRefusal.SYMLINK));
+  }
+
+  @Test
+  void aReopenedRowIsProducedUploadedAndDeletedAgain() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger ledger = f.repackagingBuilder().buildManual();
+    ledger.register(O7, f.record(O7));
+    LedgerFixture.settle(ledger);
+    assertFalse(Files.exists(produced(f, P7)));
+
+    // As the reconciler re-opens a confirmed row whose object is missing from the bucket.
+    LedgerItem row = ledger.find(P7).orElseThrow();
+    assertTrue(f.store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.REOPENED, "object missing", f.clock.instant()));
+    f.clock.advance(Duration.ofSeconds(2));
+    LedgerFixture.settle(ledger);
+
+    assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
+    assertFalse(Files.exists(produced(f, P7)), "produced again for its upload, then deleted again");
+    assertEquals(3, ledger.stats().localDisk().filesDeleted(), "the init, the segment, the segment again");
+  }
+
+  @Test
+  void aLowDiskIsReportedWithItsNamedCause() {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger low = f.builder().lowDiskThreshold(Long.MAX_VALUE).buildManual();
+    LedgerStats.LocalDisk disk = low.stats().localDisk();
+    assertTrue(disk.freeBytes() > 0, "the free space of the root's file store is read");
+    assertTrue(disk.lowDisk());
+    assertTrue(disk.lowDiskCause().orElseThrow().startsWith("LOW_DISK"));
+
+    ManualLedger plenty = f.builder().lowDiskThreshold(1).buildManual();
+    assertFalse(plenty.stats().localDisk().lowDisk());
+    assertTrue(plenty.stats().localDisk().lowDiskCause().isEmpty());
+    assertFalse(f.builder().buildManual().stats().localDisk().lowDisk(), "no threshold by default");
+    assertThrows(IllegalArgumentException.class, () -> f.builder().lowDiskThreshold(-1));
+  }
+
+  /**
+   * Original 7 registered, its INIT confirmed and deleted; the process "dies" right after P7's
+   * confirm: the row is confirmed, its produced file is still there.
+   */
+  private static ManualLedger killedAtPlaybackConfirm(LedgerFixture f) {
+    LedgerListener dies = new LedgerListener() {
+      @Override
+      public void onConfirmed(LedgerItem item) {
+        if (item.id().axis() == Axis.PLAYBACK) {
+          throw new Killed();
+        }
+      }
+    };
+    ManualLedger ledger = f.repackagingBuilder().listener(dies).buildManual();
+    ledger.register(O7, f.record(O7));
+    LedgerFixture.settle(ledger);
+    assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
+    assertTrue(Files.exists(produced(f, P7)), "the kill left the produced file");
+    assertFalse(Files.exists(produced(f, INIT)), "the INIT's was deleted before the kill");
+    return ledger;
+  }
+
+  private static Path produced(LedgerFixture f, ItemId id) {
+    return f.root.resolve("playback").resolve(id.objectKey());
+  }
+}
