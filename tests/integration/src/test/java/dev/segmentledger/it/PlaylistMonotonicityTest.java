@@ -59,11 +59,14 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ({@link CrashPoint#BEFORE_PLAYLIST_PUT}, {@link CrashPoint#AFTER_PLAYLIST_PUT_BEFORE_RECORD},
  * {@link CrashPoint#AFTER_PLAYLIST_RECORD}), so that kills land inside playlist publication.
  *
- * <p>A reader polls the two media playlists and the multivariant playlist over plain HTTP from the
- * bucket (S3Proxy's anonymous port) every 50 ms. Checked: no regression ever (a playlist that
+ * <p>A reader polls the two media playlists, their live windows and the multivariant playlist over
+ * plain HTTP from the bucket (S3Proxy's anonymous port) every 50 ms, and fetches each segment a
+ * live window newly lists, as a player would next. Checked: no regression ever (a playlist that
  * disappears, a media playlist that lists fewer entries, lists entries that are not an extension of
  * what it listed before, or loses its {@code EXT-X-ENDLIST}, a multivariant playlist that stops
- * listing a rendition); after the broadcast ended and completed, each final
+ * listing a rendition, a live window whose media sequence or end goes back, that drops an entry
+ * other than from its front or renumbers one, or that lists a segment answering other than 200);
+ * after the broadcast ended and completed, each final
  * media playlist ends the list and lists exactly the broadcast's PLAYBACK rows in order, the
  * confirmed ones as segments and the terminal ones as {@code EXT-X-GAP} entries; the multivariant
  * playlist lists both renditions; the reconciler finds ledger and bucket consistent.
@@ -132,6 +135,15 @@ class PlaylistMonotonicityTest {
           assertTrue(master.text().contains(rendition + "/" + ObjectKeys.MEDIA_PLAYLIST_NAME),
               "the multivariant playlist lists " + rendition + ":\n" + master.text());
         }
+        for (String rendition : RENDITIONS) {
+          Playlist window = reader.latest(ObjectKeys.liveMediaPlaylistKey(BROADCAST, rendition));
+          assertTrue(window != null && window.endList() && window.entries().size() >= 6
+                  && window.mediaSequence() + window.entries().size() == sequences,
+              "the final live window of " + rendition + " ends the list at the last of " + sequences + " entries:\n"
+                  + (window == null ? "(never read)" : window.text()));
+        }
+        System.out.printf("playlists: live windows: %d new segments fetched by the reader, none missing%n",
+            reader.segmentsFetched.get());
         System.out.printf("playlists: %d nodes, %d incarnations, %d SIGKILLs from the test, %d halts at playlist"
                 + " crash points %s; %d sequences x %d renditions registered in %s; reader: %d polls, %d regressions"
                 + " %s; final entries per rendition [entries, confirmed, gaps] %s; %d publications printed;"
@@ -242,15 +254,21 @@ class PlaylistMonotonicityTest {
   /** One entry of a media playlist: its URI and whether an {@code EXT-X-GAP} tag marks it. */
   record Entry(String uri, boolean gap) {}
 
-  /** A media or multivariant playlist as read from the bucket. */
-  record Playlist(List<Entry> entries, boolean endList, String text) {
+  /**
+   * A media or multivariant playlist as read from the bucket; {@code mediaSequence} is its
+   * {@code EXT-X-MEDIA-SEQUENCE} (0 if absent): the number of its first entry.
+   */
+  record Playlist(List<Entry> entries, boolean endList, String text, long mediaSequence) {
     static Playlist parse(String text) {
       List<Entry> entries = new ArrayList<>();
       boolean gap = false;
       boolean endList = false;
+      long mediaSequence = 0;
       for (String raw : text.split("\n")) {
         String line = raw.strip();
-        if (line.equals("#EXT-X-GAP")) {
+        if (line.startsWith("#EXT-X-MEDIA-SEQUENCE:")) {
+          mediaSequence = Long.parseLong(line.substring("#EXT-X-MEDIA-SEQUENCE:".length()));
+        } else if (line.equals("#EXT-X-GAP")) {
           gap = true;
         } else if (line.equals("#EXT-X-ENDLIST")) {
           endList = true;
@@ -259,7 +277,35 @@ class PlaylistMonotonicityTest {
           gap = false;
         }
       }
-      return new Playlist(List.copyOf(entries), endList, text);
+      return new Playlist(List.copyOf(entries), endList, text, mediaSequence);
+    }
+
+    /**
+     * For a live window: what makes {@code next} a regression after this one, or null. Its media
+     * sequence never goes back; an entry leaves only from the front (every entry from {@code next}'s
+     * first number on is still listed, under the same number); a number always names the same
+     * segment; the window's end never goes back; an ended list stays ended.
+     */
+    String windowRegressionTo(Playlist next) {
+      if (next.mediaSequence < mediaSequence) {
+        return "media sequence " + mediaSequence + " -> " + next.mediaSequence;
+      }
+      long end = mediaSequence + entries.size();
+      long nextEnd = next.mediaSequence + next.entries.size();
+      if (nextEnd < end) {
+        return "window end " + end + " -> " + nextEnd;
+      }
+      for (long number = next.mediaSequence; number < end; number++) {
+        String was = entries.get((int) (number - mediaSequence)).uri();
+        String is = next.entries.get((int) (number - next.mediaSequence)).uri();
+        if (!was.equals(is)) {
+          return "segment " + number + " changed " + was + " -> " + is;
+        }
+      }
+      if (endList && !next.endList) {
+        return "EXT-X-ENDLIST withdrawn";
+      }
+      return null;
     }
 
     /** For a multivariant playlist: the renditions it listed that {@code next} no longer lists, or null. */
@@ -293,6 +339,7 @@ class PlaylistMonotonicityTest {
     private final Map<String, Playlist> latest = new ConcurrentHashMap<>();
     final List<String> regressions = new CopyOnWriteArrayList<>();
     final AtomicLong polls = new AtomicLong();
+    final AtomicLong segmentsFetched = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Object polled = new Object();
 
@@ -303,6 +350,10 @@ class PlaylistMonotonicityTest {
       }
       String master = ObjectKeys.multivariantPlaylistKey(BROADCAST);
       urls.put(master, server.url(bucket, master));
+      for (String rendition : RENDITIONS) {
+        String key = ObjectKeys.liveMediaPlaylistKey(BROADCAST, rendition);
+        urls.put(key, server.url(bucket, key));
+      }
     }
 
     void run() {
@@ -338,8 +389,13 @@ class PlaylistMonotonicityTest {
           return;
         }
         Playlist now = Playlist.parse(response.body());
+        boolean window = key.endsWith("/" + ObjectKeys.LIVE_PLAYLIST_NAME);
         String regression = before == null ? null
-            : key.endsWith(ObjectKeys.MULTIVARIANT_PLAYLIST_NAME) ? before.variantsLostIn(now) : before.regressionTo(now);
+            : key.endsWith(ObjectKeys.MULTIVARIANT_PLAYLIST_NAME) ? before.variantsLostIn(now)
+            : window ? before.windowRegressionTo(now) : before.regressionTo(now);
+        if (window) {
+          checkNewSegmentsAreServed(key, url, before, now);
+        }
         if (regression != null) {
           regressions.add(key + ": " + regression);
           System.out.println("REGRESSION " + key + ": " + regression + "\nbefore:\n" + before.text() + "now:\n"
@@ -351,6 +407,28 @@ class PlaylistMonotonicityTest {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         running.set(false);
+      }
+    }
+
+    /**
+     * GETs each segment that {@code now} lists (not as a gap) and {@code before} did not: a player
+     * of the live window fetches it next, so it must be there (no 404).
+     */
+    private void checkNewSegmentsAreServed(String key, URI url, Playlist before, Playlist now)
+        throws java.io.IOException, InterruptedException {
+      long seenUpTo = before == null ? 0 : before.mediaSequence() + before.entries().size();
+      for (int i = 0; i < now.entries().size(); i++) {
+        Entry entry = now.entries().get(i);
+        if (now.mediaSequence() + i < seenUpTo || entry.gap()) {
+          continue;
+        }
+        URI segment = url.resolve(entry.uri());
+        int status = http.send(HttpRequest.newBuilder(segment).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.discarding()).statusCode();
+        segmentsFetched.incrementAndGet();
+        if (status != 200) {
+          regressions.add(key + ": lists " + entry.uri() + ", which answers HTTP " + status);
+        }
       }
     }
 
