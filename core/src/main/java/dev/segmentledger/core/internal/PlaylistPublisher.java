@@ -21,11 +21,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * lists fewer entries than recorded, so the cost is a doubled PUT, and possibly a stale playlist
  * until the next publication; {@code LedgerStats.clockSkew} shows the skew.
  *
- * <p>Rounds run on the caller's thread ({@link #round}); {@link PlaylistScheduler} runs them in the
- * background. Thread-safe; concurrent rounds never publish one playlist twice at once (the lease).
+ * <p>A round runs on the caller's thread ({@link #round()}), or spreads its publications over an
+ * executor ({@link #round(Executor)}); {@link PlaylistScheduler} runs rounds in the background.
+ * Thread-safe; concurrent rounds and publications never publish one playlist twice at once (the lease).
  */
 final class PlaylistPublisher {
   private static final Logger log = LoggerFactory.getLogger(PlaylistPublisher.class);
@@ -103,24 +105,50 @@ final class PlaylistPublisher {
   }
 
   /**
-   * One round: claims up to a batch of due playlists and publishes each, media playlists before
-   * multivariant ones (a media publication may raise the peak bandwidth a multivariant one announces).
+   * One round on the caller's thread ({@link #round(Executor)} with a direct executor).
    *
    * @return the number of playlists published
    */
   int round() {
+    return round(Runnable::run).published();
+  }
+
+  /**
+   * What a round did.
+   *
+   * @param claimed the playlists it claimed
+   * @param published of those, the ones it published
+   * @param full whether it claimed a whole batch, so that more playlists may be due now
+   */
+  record RoundResult(int claimed, int published, boolean full) {}
+
+  /**
+   * One round: claims up to a batch of due playlists and publishes them on {@code executor}, each
+   * publication a task of its own (a playlist's work is serial; different playlists' PUTs overlap):
+   * the media playlists first, then, once those ended, the multivariant ones (a media publication may
+   * raise the peak bandwidth a multivariant one announces). Returns once every publication ended.
+   */
+  RoundResult round(Executor executor) {
     Instant now = clock.instant();
     Instant until = now.plus(lease);
-    List<PlaylistRecord> claimed = new ArrayList<>(playlists.claimDue(owner, until, now, batch));
-    claimed.sort(Comparator.comparing(PlaylistRecord::multivariant));
-    Map<String, Boolean> complete = new HashMap<>(); // per broadcast, read once per round
-    int published = 0;
-    for (PlaylistRecord record : claimed) {
-      if (publish(record, until, complete)) {
-        published++;
-      }
-    }
+    List<PlaylistRecord> claimed = playlists.claimDue(owner, until, now, batch);
+    Map<String, Boolean> complete = new ConcurrentHashMap<>(); // per broadcast, read once per round
+    int published = publishAll(claimed.stream().filter(r -> !r.multivariant()).toList(), until, complete, executor)
+        + publishAll(claimed.stream().filter(PlaylistRecord::multivariant).toList(), until, complete, executor);
     awaiting = playlists.countAwaitingPublication();
+    return new RoundResult(claimed.size(), published, claimed.size() >= batch);
+  }
+
+  private int publishAll(List<PlaylistRecord> records, Instant until, Map<String, Boolean> complete,
+      Executor executor) {
+    List<CompletableFuture<Boolean>> publications = new ArrayList<>(records.size());
+    for (PlaylistRecord record : records) {
+      publications.add(CompletableFuture.supplyAsync(() -> publish(record, until, complete), executor));
+    }
+    int published = 0;
+    for (CompletableFuture<Boolean> publication : publications) {
+      published += publication.join() ? 1 : 0;
+    }
     return published;
   }
 
