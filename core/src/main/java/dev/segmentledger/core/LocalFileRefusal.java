@@ -24,6 +24,11 @@ public enum LocalFileRefusal {
    * platform that has them).
    */
   NO_SECURE_DIRECTORY_STREAMS(false),
+  /**
+   * Another row that is not confirmed was registered with the same file: it still has to be uploaded
+   * from it. Retried (the file goes once every row registered with it is confirmed).
+   */
+  IN_USE(false),
   /** The file system refused or failed the deletion (permissions, an I/O error). Retried. */
   FAILED(false);
 

@@ -30,3 +30,14 @@ CREATE INDEX IF NOT EXISTS segment_ledger_item_local_file_undone
 CREATE INDEX IF NOT EXISTS segment_ledger_item_original_undone
   ON segment_ledger_item ((COALESCE(storage_group, '')), confirmed_at, id)
   WHERE axis = 'ORIGINAL' AND state = 'CONFIRMED' AND local_file_done_at IS NULL;
+
+-- Local retention keeps an original's file while another row registered with the same file is not
+-- confirmed (StateStore.hasUnconfirmedRowWithSourcePath, asked right before each deletion): nothing
+-- makes a source path unique. The rows that are not confirmed, by source path, so that the question
+-- costs one probe whatever the size of the ledger. A hash index: it stores a hash of the path, so a
+-- path of any length fits (a B-tree entry is limited to about 2.7 kB); it answers only equality,
+-- all the question needs. Built as the two above (create it beforehand CONCURRENTLY on a large ledger,
+-- after V13); it holds only the rows not confirmed, so it stays as small as the backlog.
+CREATE INDEX IF NOT EXISTS segment_ledger_item_unconfirmed_source
+  ON segment_ledger_item USING hash (source_path)
+  WHERE state <> 'CONFIRMED';

@@ -33,18 +33,38 @@ final class LocalFileRemover {
   private final PathGuard guard;
   private final Path directory;
 
-  /** What a removal did: deleted (with its size), gone already, or refused with a reason. */
-  record Removal(boolean deleted, long bytes, LocalFileRefusal refusal, String detail) {
-    static final Removal GONE = new Removal(false, 0, null, "gone already");
+  /**
+   * What a removal did: deleted (with its size), gone already, refused with a reason, or left for a
+   * later sweep without a refusal ({@code later}: the row changed since it was read, for example).
+   */
+  record Removal(boolean deleted, long bytes, LocalFileRefusal refusal, String detail, boolean later) {
+    static final Removal GONE = new Removal(false, 0, null, "gone already", false);
 
     static Removal refused(LocalFileRefusal refusal, String detail) {
-      return new Removal(false, 0, refusal, detail);
+      return new Removal(false, 0, refusal, detail, false);
+    }
+
+    /** Nothing deleted, nothing refused: the file is looked at again by a later sweep. */
+    static Removal later(String detail) {
+      return new Removal(false, 0, null, detail, true);
     }
 
     /** Whether the file is no longer the ledger's concern: deleted, gone, or refused for good. */
     boolean done() {
-      return refusal == null || refusal.isFinal();
+      return !later && (refusal == null || refusal.isFinal());
     }
+  }
+
+  /**
+   * Asked right before the unlink, once the file was found to be the recorded one: {@code null} to
+   * delete it, or what to answer instead (the row changed since it was read, another row needs the
+   * file). Runs on the caller's thread.
+   */
+  @FunctionalInterface
+  interface LastCheck {
+    LastCheck NONE = () -> null;
+
+    Removal refusal();
   }
 
   /** @param directory the only directory below which files are removed; inside the guard's root */
@@ -65,6 +85,11 @@ final class LocalFileRemover {
    * {@code identity}, unless {@code null}); never throws for the file system.
    */
   Removal remove(Path file, long size, String identity) {
+    return remove(file, size, identity, LastCheck.NONE);
+  }
+
+  /** As {@link #remove(Path, long, String)}, with {@code lastCheck} asked right before the unlink. */
+  Removal remove(Path file, long size, String identity, LastCheck lastCheck) {
     if (!file.isAbsolute() || !file.equals(file.normalize()) || !file.startsWith(directory) || file.equals(directory)) {
       return Removal.refused(LocalFileRefusal.OUTSIDE_OUTPUT_DIRECTORY, "not below " + directory);
     }
@@ -79,7 +104,7 @@ final class LocalFileRemover {
     }
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
-      return removeBelow(root, guard.root().relativize(file), size, identity, opened);
+      return removeBelow(root, guard.root().relativize(file), size, identity, lastCheck, opened);
     } catch (ClosedDirectoryStreamException e) {
       return Removal.refused(LocalFileRefusal.ROOT_REPLACED, "the allowed root was re-opened during the walk");
     } finally {
@@ -88,7 +113,7 @@ final class LocalFileRemover {
   }
 
   private static Removal removeBelow(SecureDirectoryStream<Path> root, Path relative, long size, String identity,
-      Deque<AutoCloseable> opened) {
+      LastCheck lastCheck, Deque<AutoCloseable> opened) {
     SecureDirectoryStream<Path> dir = root;
     for (int i = 0; i < relative.getNameCount() - 1; i++) {
       Path name = relative.getName(i);
@@ -112,12 +137,15 @@ final class LocalFileRemover {
       return Removal.refused(LocalFileRefusal.FAILED, "cannot read its attributes: " + e.getClass().getSimpleName());
     }
     Removal refused = refusal(attributes, size, identity);
+    if (refused == null) {
+      refused = lastCheck.refusal();
+    }
     if (refused != null) {
       return refused;
     }
     try {
       dir.deleteFile(name);
-      return new Removal(true, attributes.size(), null, "deleted");
+      return new Removal(true, attributes.size(), null, "deleted", false);
     } catch (NoSuchFileException e) {
       return Removal.GONE;
     } catch (IOException e) {

@@ -14,11 +14,14 @@ import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.LocalFileRefusal;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
+import dev.segmentledger.testkit.InMemoryStateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -155,6 +158,39 @@ class RecorderDiskTest {
     assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
     assertFalse(Files.exists(produced(f, P7)), "produced again for its upload, then deleted again");
     assertEquals(3, ledger.stats().localDisk().filesDeleted(), "the init, the segment, the segment again");
+  }
+
+  /**
+   * After a kill, the sweep's page reads a confirmed row whose produced file is still there; the
+   * reconciler re-opens it before the deletion: the file is kept for the upload that follows.
+   */
+  @Test
+  void aRowReOpenedAfterTheSweepsPageReadItKeepsItsProducedFile() throws Exception {
+    InMemoryStateStore inner = new InMemoryStateStore();
+    AtomicBoolean reopenAfterNextPage = new AtomicBoolean();
+    StateStore store = InterceptedStore.of(inner, (method, args, proceed) -> {
+      Object result = proceed.call();
+      if (method.equals("findLocalFilesToRemove") && !((List<?>) result).isEmpty()
+          && reopenAfterNextPage.getAndSet(false)) {
+        LedgerItem row = (LedgerItem) ((List<?>) result).get(0);
+        assertTrue(inner.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "no object",
+            row.confirmedAt()));
+      }
+      return result;
+    });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    killedAtPlaybackConfirm(f);
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    reopenAfterNextPage.set(true);
+    restarted.sweepRound();
+    assertFalse(reopenAfterNextPage.get(), "the page read the row, then it was re-opened");
+    assertTrue(Files.exists(produced(f, P7)), "the re-opened row's file is kept for its upload");
+    assertEquals(0, restarted.stats().localDisk().filesDeleted());
+
+    LedgerFixture.settle(restarted);
+    assertEquals(ItemState.CONFIRMED, restarted.find(P7).orElseThrow().state());
+    assertEquals(2, f.sink.attempts(P7.objectKey()).size(), "uploaded again");
   }
 
   @Test
