@@ -12,7 +12,10 @@ public enum LocalFileRefusal {
   OUTSIDE_OUTPUT_DIRECTORY(true),
   /** The file, or a directory on the way to it below the allowed root, is a symbolic link: never followed. Final. */
   SYMLINK(true),
-  /** The name denotes a directory, FIFO, socket or device, not a regular file. Final. */
+  /**
+   * The name denotes a directory, FIFO, socket or device, not a regular file; or a name on the way to
+   * it is no directory (a FIFO there is never opened). Final.
+   */
   NOT_REGULAR_FILE(true),
   /** The file there is not the one the row records (another size, or another file identity). Final. */
   NOT_THE_RECORDED_FILE(true),

@@ -21,7 +21,10 @@ import java.util.Objects;
  * the allowed root). The walk starts from the directory stream the {@link PathGuard} holds on the
  * root (so a root replaced by a symlink is refused, {@link HeldRoot}) and opens each directory on
  * the way by name with {@code openat(..., O_NOFOLLOW)}: a symlink swapped in for any directory makes
- * the walk fail instead of leading elsewhere. The final name's attributes are read through its
+ * the walk fail instead of leading elsewhere. Each name on the way is first read without following a
+ * link ({@code fstatat}) and opened only if it is a directory: the open has no {@code O_DIRECTORY}
+ * or {@code O_NONBLOCK}, and would wait forever on a FIFO. (A FIFO swapped in between that read and
+ * the open still blocks; only the file's owner can do it, on the ledger's own playback tree.) The final name's attributes are read through its
  * directory ({@code fstatat}, no link followed); only a regular file of the recorded size (and file
  * identity, where one is recorded) is removed, with {@code unlinkat} on that same directory, which
  * removes a name and never follows it. The one race left: a name swapped between that {@code fstatat}
@@ -117,6 +120,10 @@ final class LocalFileRemover {
     SecureDirectoryStream<Path> dir = root;
     for (int i = 0; i < relative.getNameCount() - 1; i++) {
       Path name = relative.getName(i);
+      Removal notADirectory = notADirectory(dir, name);
+      if (notADirectory != null) {
+        return notADirectory; // opening a FIFO there would wait for a writer forever
+      }
       try {
         dir = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
         opened.push(dir);
@@ -171,24 +178,38 @@ final class LocalFileRemover {
     return null;
   }
 
-  /** Names why the directory {@code name} could not be opened without following a link. */
-  private static Removal whyNotWalked(SecureDirectoryStream<Path> dir, Path name, IOException cause) {
+  /**
+   * Why {@code name} in {@code dir}, read without following a link, is not a directory to walk
+   * into; {@code null} if it is one. Read before opening it: {@code newDirectoryStream} opens the
+   * name without {@code O_DIRECTORY} or {@code O_NONBLOCK}, and the open of a FIFO would block.
+   */
+  private static Removal notADirectory(SecureDirectoryStream<Path> dir, Path name) {
+    BasicFileAttributes attributes;
     try {
-      BasicFileAttributes attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS).readAttributes();
-      if (attributes.isSymbolicLink()) {
-        return Removal.refused(LocalFileRefusal.SYMLINK, "the directory " + PrintableText.escape(name)
-            + " on the way is a symbolic link");
-      }
-      if (!attributes.isDirectory()) {
-        return Removal.GONE; // no directory there: the file cannot be there either
-      }
+      attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes();
     } catch (NoSuchFileException e) {
       return Removal.GONE;
     } catch (IOException e) {
-      // named below
+      return Removal.refused(LocalFileRefusal.FAILED, "cannot read the attributes of the directory "
+          + PrintableText.escape(name) + " on the way: " + e.getClass().getSimpleName());
     }
-    return Removal.refused(LocalFileRefusal.FAILED, "cannot open the directory " + PrintableText.escape(name) + ": "
-        + cause.getClass().getSimpleName());
+    if (attributes.isSymbolicLink()) {
+      return Removal.refused(LocalFileRefusal.SYMLINK, "the directory " + PrintableText.escape(name)
+          + " on the way is a symbolic link");
+    }
+    if (!attributes.isDirectory()) {
+      return Removal.refused(LocalFileRefusal.NOT_REGULAR_FILE, PrintableText.escape(name)
+          + " on the way is not a directory (" + (attributes.isRegularFile() ? "a regular file" : "a FIFO, socket or device")
+          + ")");
+    }
+    return null;
+  }
+
+  /** Names why the directory {@code name}, a directory when read just before, could not be opened. */
+  private static Removal whyNotWalked(SecureDirectoryStream<Path> dir, Path name, IOException cause) {
+    Removal changed = notADirectory(dir, name);
+    return changed != null ? changed : Removal.refused(LocalFileRefusal.FAILED, "cannot open the directory "
+        + PrintableText.escape(name) + ": " + cause.getClass().getSimpleName());
   }
 }

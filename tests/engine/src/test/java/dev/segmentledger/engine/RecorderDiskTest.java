@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
@@ -21,6 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -191,6 +197,53 @@ class RecorderDiskTest {
     LedgerFixture.settle(restarted);
     assertEquals(ItemState.CONFIRMED, restarted.find(P7).orElseThrow().state());
     assertEquals(2, f.sink.attempts(P7.objectKey()).size(), "uploaded again");
+  }
+
+  /**
+   * A FIFO swapped in for a directory on the way to a produced file, between its production and the
+   * deletion after its confirm: opening it as a directory would wait for a writer forever, and with
+   * it the worker that confirmed the row. The deletion refuses it instead, named and counted.
+   */
+  @Test
+  void aFifoInPlaceOfADirectoryIsRefusedWithoutBlockingTheConfirm() throws Exception {
+    assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux"), "mkfifo: Linux");
+    LedgerFixture f = new LedgerFixture(temp);
+    Path fifo = produced(f, P7).getParent();
+    LedgerListener swapsInAFifo = new LedgerListener() {
+      @Override
+      public void onConfirmed(LedgerItem item) {
+        if (item.id().equals(P7)) {
+          try {
+            Files.move(fifo, temp.resolve("moved-away"));
+            Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+            assertEquals(0, mkfifo.waitFor(), "mkfifo");
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }
+      }
+    };
+    ManualLedger ledger = f.repackagingBuilder().listener(swapsInAFifo).buildManual();
+    ledger.register(O7, f.record(O7));
+    ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
+      Thread daemon = new Thread(runnable, "settles");
+      daemon.setDaemon(true);
+      return daemon;
+    });
+    try {
+      Future<Integer> settled = thread.submit(() -> LedgerFixture.settle(ledger));
+      try {
+        settled.get(20, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        Files.newOutputStream(fifo).close(); // a writer: the blocked open returns, the thread ends
+        throw new AssertionError("the confirm's deletion blocked on the FIFO", e);
+      }
+    } finally {
+      thread.shutdownNow();
+    }
+    assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
+    assertTrue(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS), "the FIFO is left");
+    assertEquals(1, ledger.stats().localDisk().refused().get(LocalFileRefusal.NOT_REGULAR_FILE));
   }
 
   @Test
