@@ -8,8 +8,11 @@ package dev.segmentledger.core;
  * again by a later sweep.
  */
 public enum LocalFileRefusal {
-  /** The row's file does not lie below this node's output directory: it is not the ledger's to delete. Final. */
-  OUTSIDE_OUTPUT_DIRECTORY(true),
+  /**
+   * The row's file does not lie below this node's output directory: not this node's to delete.
+   * Retried (the row is not marked: a node whose output directory holds it deletes it).
+   */
+  OUTSIDE_OUTPUT_DIRECTORY(false),
   /** The file, or a directory on the way to it below the allowed root, is a symbolic link: never followed. Final. */
   SYMLINK(true),
   /**

@@ -70,6 +70,13 @@ final class LocalFileRemover {
     Removal refusal();
   }
 
+  /**
+   * A directory on the way is missing: that says nothing of the file (a sub-mount not mounted yet
+   * hides it), so the row is left for a later sweep. Only the file found gone in its directory is
+   * {@link Removal#GONE}.
+   */
+  private static final Removal MISSING_DIRECTORY = Removal.later("a directory on the way to it is missing");
+
   /** @param directory the only directory below which files are removed; inside the guard's root */
   LocalFileRemover(PathGuard guard, Path directory) {
     this.guard = Objects.requireNonNull(guard, "guard");
@@ -128,7 +135,7 @@ final class LocalFileRemover {
         dir = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
         opened.push(dir);
       } catch (NoSuchFileException e) {
-        return Removal.GONE;
+        return MISSING_DIRECTORY;
       } catch (IOException e) {
         return whyNotWalked(dir, name, e);
       }
@@ -189,7 +196,7 @@ final class LocalFileRemover {
       attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
           .readAttributes();
     } catch (NoSuchFileException e) {
-      return Removal.GONE;
+      return MISSING_DIRECTORY;
     } catch (IOException e) {
       return Removal.refused(LocalFileRefusal.FAILED, "cannot read the attributes of the directory "
           + PrintableText.escape(name) + " on the way: " + e.getClass().getSimpleName());

@@ -246,6 +246,47 @@ class RecorderDiskTest {
     assertEquals(1, ledger.stats().localDisk().refused().get(LocalFileRefusal.NOT_REGULAR_FILE));
   }
 
+  /**
+   * A directory on the way that is missing (a sub-mount not mounted yet at the restart) says nothing
+   * of the file: the row is not marked, and the file goes once the directory is back.
+   */
+  @Test
+  void aMissingDirectoryOnTheWayLeavesTheRowForALaterSweep() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+    Path output = produced(f, P7);
+    Path mount = output.getParent();
+    Path unmounted = Files.move(mount, temp.resolve("unmounted"));
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+    assertEquals(1, f.store.findLocalFilesToRemove(null, 0, 10).size(), "not marked: its file was not seen");
+    assertEquals(0, restarted.stats().localDisk().refusedTotal());
+
+    Files.move(unmounted, mount);
+    f.clock.advance(Duration.ofMinutes(5));
+    LedgerFixture.settle(restarted);
+    assertFalse(Files.exists(output), "deleted once its directory is back");
+    assertTrue(f.store.findLocalFilesToRemove(null, 0, 10).isEmpty());
+  }
+
+  /** A produced file outside this node's output directory (another playback root) is left, not marked. */
+  @Test
+  void aFileOutsideTheOutputDirectoryIsLeftUnmarked() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+
+    ManualLedger elsewhere = f.builder().repackager(f.repackager, f.root.resolve("other-playback")).buildManual();
+    LedgerFixture.settle(elsewhere);
+    assertTrue(Files.exists(produced(f, P7)));
+    assertEquals(1, elsewhere.stats().localDisk().refused().get(LocalFileRefusal.OUTSIDE_OUTPUT_DIRECTORY));
+    assertEquals(1, f.store.findLocalFilesToRemove(null, 0, 10).size(), "not marked");
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+    assertFalse(Files.exists(produced(f, P7)), "deleted by a node whose output directory holds it");
+  }
+
   @Test
   void aLowDiskIsReportedWithItsNamedCause() {
     LedgerFixture f = new LedgerFixture(temp);
