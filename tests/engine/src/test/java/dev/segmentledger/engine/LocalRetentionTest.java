@@ -196,6 +196,26 @@ class LocalRetentionTest {
     assertFalse(Files.exists(original), "deleted once both rows are confirmed long enough");
   }
 
+  /** The page of produced files fails (its store query throws): the originals' page still runs. */
+  @Test
+  void aFailingPageOfProducedFilesDoesNotStopLocalRetention() {
+    StateStore store = InterceptedStore.of(new InMemoryStateStore(), (method, args, proceed) -> {
+      if (method.equals("findLocalFilesToRemove")) {
+        throw new IllegalStateException("injected: the produced files' page fails");
+      }
+      return proceed.call();
+    });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    ManualLedger ledger = f.repackagingBuilder().localRetention(HOUR).buildManual();
+    Path original = f.record(O7);
+    ledger.register(O7, original);
+    LedgerFixture.settle(ledger);
+
+    f.clock.advance(HOUR.multipliedBy(2));
+    LedgerFixture.settle(ledger);
+    assertFalse(Files.exists(original), "local retention ran although the other page failed");
+  }
+
   @Test
   void aNonPositiveLocalRetentionIsRefused() {
     LedgerFixture f = new LedgerFixture(temp);
