@@ -417,17 +417,6 @@ public final class LedgerBuilder {
   }
 
   /**
-   * The free space of the allowed root's file store below which the recorder's disk is low: the
-   * ledger then reports itself degraded with the named cause {@code LOW_DISK}
-   * ({@link LedgerStats.LocalDisk#lowDisk()}, the Micrometer meters, the Spring Boot health, the
-   * console and the CLI status). It keeps uploading as before; the cause is for the operator, who
-   * may have to stop recording before the disk is full. The free space is read ({@code statvfs}) each
-   * time the stats are read. Default 0: no threshold.
-   *
-   * @param bytes the threshold in bytes, &gt;= 0; 0 turns it off
-   * @throws IllegalArgumentException if {@code bytes} is negative
-   */
-  /**
    * Opt-in local retention of originals: the recorded file of an ORIGINAL row is deleted from the
    * recorder's disk {@code localRetention} after its row and every PLAYBACK and INIT row made from it
    * were confirmed (by this builder's clock). Default: off, originals are never deleted (the
@@ -438,11 +427,15 @@ public final class LedgerBuilder {
    * regular file of the recorded size and file identity; a row registered without an identity is
    * never deleted); never outside the allowed root, never through a link; only by a node of the
    * row's own storage group (the group that owns the disk); durable and idempotent (the row records
-   * that its file is handled; a refusal is logged, counted in {@link LedgerStats.LocalDisk#refused()}
-   * and final). The sweep deletes one page per round, read from an index of the candidates. A
-   * started ledger refuses to start on a store that does not implement it
+   * that its file is handled). A refusal is logged and counted in {@link LedgerStats.LocalDisk#refused()};
+   * those {@linkplain LocalFileRefusal#isFinal() final} (a link, not a regular file, not the recorded
+   * file) leave the file for good, the others (another unconfirmed row registered with the same
+   * file, an I/O error, a replaced root, a missing directory) are tried again by a later sweep. The
+   * row is read again right before the unlink: a row re-opened meanwhile keeps its file. The sweep
+   * deletes one page per round, read from an index of the candidates. A started ledger refuses to
+   * start on a store that does not implement it
    * ({@link dev.segmentledger.core.spi.StateStore#findOriginalsToRemove}). Rows are purged by
-   * {@link #retention} regardless; set it longer than this.
+   * {@link #retention} regardless; set it longer than this (the build logs a warning otherwise).
    *
    * @throws IllegalArgumentException if {@code localRetention} is not positive
    */
@@ -451,6 +444,17 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * The free space of the allowed root's file store below which the recorder's disk is low: the
+   * ledger then reports itself degraded with the named cause {@code LOW_DISK}
+   * ({@link LedgerStats.LocalDisk#lowDisk()}, the Micrometer meters, the Spring Boot health, the
+   * console and the CLI status). It keeps uploading as before; the cause is for the operator, who
+   * may have to stop recording before the disk is full. The free space is read ({@code statvfs}) each
+   * time the stats are read. Default 0: no threshold.
+   *
+   * @param bytes the threshold in bytes, &gt;= 0; 0 turns it off
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
   public LedgerBuilder lowDiskThreshold(long bytes) {
     if (bytes < 0) {
       throw new IllegalArgumentException("lowDiskThreshold must be >= 0 bytes, got " + bytes);
@@ -509,6 +513,12 @@ public final class LedgerBuilder {
     if (stallTimeout.compareTo(tick.multipliedBy(2)) < 0) {
       throw new IllegalStateException("stallTimeout " + stallTimeout + " is shorter than two heartbeats ("
           + tick.multipliedBy(2) + " with leaseDuration " + leaseDuration + "): no stall could be measured");
+    }
+    if (retention != null && localRetention != null && retention.compareTo(localRetention) <= 0) {
+      LoggerFactory.getLogger(LedgerBuilder.class).warn("retention {} is not longer than localRetention {}: the"
+          + " rows of a broadcast may be purged before local retention deletes their originals, whose files then"
+          + " stay on the recorder's disk; make the retention well above the local retention", retention,
+          localRetention);
     }
     if (repackager != null) {
       repackager.timeout().filter(timeout -> timeout.compareTo(stallTimeout) > 0).ifPresent(timeout ->

@@ -56,8 +56,9 @@ public record LedgerStats(Map<Axis, AxisStats> byAxis, int queued, int inFlight,
   /**
    * The recorder's disk as this ledger sees it.
    *
-   * @param filesDeleted local files this ledger deleted (its produced PLAYBACK and INIT files, once
-   *     confirmed) since it was built
+   * @param filesDeleted local files this ledger deleted since it was built: its produced PLAYBACK and
+   *     INIT files once confirmed, and the originals deleted by local retention
+   *     ({@link LedgerBuilder#localRetention})
    * @param bytesDeleted their bytes
    * @param refused deletions refused since it was built, by reason (every reason is present)
    * @param freeBytes usable bytes of the allowed root's file store now; -1 if unknown

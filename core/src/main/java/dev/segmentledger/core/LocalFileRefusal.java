@@ -8,11 +8,17 @@ package dev.segmentledger.core;
  * again by a later sweep.
  */
 public enum LocalFileRefusal {
-  /** The row's file does not lie below this node's output directory: it is not the ledger's to delete. Final. */
-  OUTSIDE_OUTPUT_DIRECTORY(true),
+  /**
+   * The row's file does not lie below this node's output directory: not this node's to delete.
+   * Retried (the row is not marked: a node whose output directory holds it deletes it).
+   */
+  OUTSIDE_OUTPUT_DIRECTORY(false),
   /** The file, or a directory on the way to it below the allowed root, is a symbolic link: never followed. Final. */
   SYMLINK(true),
-  /** The name denotes a directory, FIFO, socket or device, not a regular file. Final. */
+  /**
+   * The name denotes a directory, FIFO, socket or device, not a regular file; or a name on the way to
+   * it is no directory (a FIFO there is never opened). Final.
+   */
   NOT_REGULAR_FILE(true),
   /** The file there is not the one the row records (another size, or another file identity). Final. */
   NOT_THE_RECORDED_FILE(true),
@@ -24,6 +30,11 @@ public enum LocalFileRefusal {
    * platform that has them).
    */
   NO_SECURE_DIRECTORY_STREAMS(false),
+  /**
+   * Another row that is not confirmed was registered with the same file: it still has to be uploaded
+   * from it. Retried (the file goes once every row registered with it is confirmed).
+   */
+  IN_USE(false),
   /** The file system refused or failed the deletion (permissions, an I/O error). Retried. */
   FAILED(false);
 

@@ -315,6 +315,11 @@ public final class JdbiStateStore implements StateStore {
   }
 
   @Override
+  public boolean hasUnconfirmedRowWithSourcePath(String sourcePath, long exceptRowId) {
+    return localFiles.hasUnconfirmedRowWithSourcePath(sourcePath, exceptRowId);
+  }
+
+  @Override
   public boolean markLocalFileDone(long rowId, Instant at) {
     return localFiles.markDone(rowId, at);
   }

@@ -11,7 +11,7 @@ import java.util.Objects;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * The recorder's disk part of {@link JdbiStateStore} (V13): the confirmed rows whose produced file
+ * The recorder's disk part of {@link JdbiStateStore} (V13, V14): the confirmed rows whose produced file
  * the ledger may still have to delete, read from the partial index
  * {@code segment_ledger_item_local_file_undone} past a cursor, and the mark that takes a row out of
  * it. Stateless over its {@link Jdbi}; thread-safe.
@@ -36,6 +36,13 @@ final class LocalFiles {
       + " WHERE axis = 'ORIGINAL' AND state = 'CONFIRMED' AND local_file_done_at IS NULL"
       + " AND confirmed_at <= :before AND (confirmed_at, id) > (:afterAt, :afterRowId)"
       + " AND COALESCE(storage_group, '') = :storageGroup ORDER BY confirmed_at, id LIMIT :limit";
+
+  /**
+   * Whether another row that is not confirmed has this source path: one probe of the partial hash
+   * index {@code segment_ledger_item_unconfirmed_source} (V14), whose predicate the query states.
+   */
+  static final String UNCONFIRMED_WITH_SOURCE = "SELECT EXISTS (SELECT 1 FROM " + TABLE
+      + " WHERE state <> 'CONFIRMED' AND source_path = :sourcePath AND id <> :exceptRowId)";
 
   private static final String MARK_DONE = "UPDATE " + TABLE + " SET local_file_done_at = :at"
       + " WHERE id = :id AND state = 'CONFIRMED' AND local_file_done_at IS NULL";
@@ -79,6 +86,15 @@ final class LocalFiles {
         .bind("limit", limit)
         .map(mapper)
         .list());
+  }
+
+  boolean hasUnconfirmedRowWithSourcePath(String sourcePath, long exceptRowId) {
+    Objects.requireNonNull(sourcePath, "sourcePath");
+    return jdbi.withHandle(handle -> handle.createQuery(UNCONFIRMED_WITH_SOURCE)
+        .bind("sourcePath", sourcePath)
+        .bind("exceptRowId", exceptRowId)
+        .mapTo(Boolean.class)
+        .one());
   }
 
   boolean markDone(long rowId, Instant at) {

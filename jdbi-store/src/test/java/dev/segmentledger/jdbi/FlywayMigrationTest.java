@@ -100,7 +100,8 @@ class FlywayMigrationTest {
     assertEquals(List.of("1:ledger item", "2:file identity and abandoned attempts", "3:operations queries",
             "4:playlists", "5:retention and distribution", "6:original format and recording time",
             "7:storage groups", "8:attempt evidence", "9:trace context", "10:validate checks",
-            "11:failures per reason", "12:long broadcasts", "13:recorder disk"),
+            "11:failures per reason", "12:long broadcasts", "13:recorder disk",
+            "14:recorder disk indexes"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

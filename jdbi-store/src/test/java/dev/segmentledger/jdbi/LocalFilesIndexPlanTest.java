@@ -16,13 +16,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The sweep of produced files left on the disk reads the partial index of confirmed, produced rows
  * not yet handled, never the confirmed bulk of the table: 100,000 confirmed PLAYBACK rows, all but
- * 50 marked done (realistic statistics: ANALYZE, no planner switches).
+ * 50 marked done, and a backlog of 20,000 rows not confirmed (realistic statistics: ANALYZE, no
+ * planner switches).
  */
 class LocalFilesIndexPlanTest {
   @RegisterExtension
   static final PostgresExtension PG = PostgresExtension.create();
 
   private static final int ROWS = 100_000;
+  private static final int BACKLOG = 20_000;
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
   private static Jdbi jdbi;
@@ -42,6 +44,14 @@ class LocalFilesIndexPlanTest {
               + " FROM generate_series(1, :rows) AS g")
           .bind("now", NOW)
           .bind("rows", ROWS)
+          .execute();
+      // A backlog: rows not confirmed yet (the question before deleting an original is among them).
+      handle.createUpdate("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"
+              + " size_bytes, state, attempts, registered_at, next_attempt_at)"
+              + " SELECT 'p' || (g / 1000), 'PLAYBACK', '720p', g, '/rec/pending/' || g, 1000, 'PENDING', 0,"
+              + " CAST(:now AS timestamptz), CAST(:now AS timestamptz) FROM generate_series(1, :rows) AS g")
+          .bind("now", NOW)
+          .bind("rows", BACKLOG)
           .execute();
       handle.execute("ANALYZE segment_ledger_item");
     });
@@ -69,6 +79,19 @@ class LocalFilesIndexPlanTest {
       assertFalse(plan.contains("Seq Scan"), plan);
       assertFalse(plan.contains("Sort"), "read in the index's order: " + plan);
     }
+  }
+
+  /** Asked before each deletion of an original: one probe of the hash index of unconfirmed rows. */
+  @Test
+  void theQuestionOfAnotherUnconfirmedRowProbesTheIndexOfUnconfirmedRows() {
+    String plan = jdbi.withHandle(handle -> String.join("\n", handle.createQuery("EXPLAIN "
+            + LocalFiles.UNCONFIRMED_WITH_SOURCE)
+        .bind("sourcePath", "/rec/pending/7").bind("exceptRowId", 1L).mapTo(String.class).list()));
+
+    assertTrue(plan.contains(" segment_ledger_item_unconfirmed_source"), plan);
+    assertFalse(plan.contains("Seq Scan"), plan);
+    assertFalse(store.hasUnconfirmedRowWithSourcePath("/rec/playback/2000", 1L), "that row is confirmed");
+    assertTrue(store.hasUnconfirmedRowWithSourcePath("/rec/pending/7", 1L), "that one is not");
   }
 
   @Test

@@ -59,7 +59,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       {@link dev.segmentledger.core.LedgerStats#clockSkew()});
  *   <li>the recorder's disk ({@link dev.segmentledger.core.LedgerStats#localDisk()}, no axis tag):
  *       counters {@code segment.ledger.local.deleted} and {@code segment.ledger.local.deleted.bytes}
- *       (the produced files deleted once confirmed), {@code segment.ledger.local.refused} (tag
+ *       (the produced files deleted once confirmed, and the originals local retention deleted),
+ *       {@code segment.ledger.local.refused} (tag
  *       {@code reason} = the {@link LocalFileRefusal} name in lower case), gauges
  *       {@code segment.ledger.local.free} (bytes free under the allowed root) and
  *       {@code segment.ledger.local.low} (1 while below the low-disk threshold);
@@ -184,9 +185,9 @@ public final class LedgerMetrics implements LedgerListener, MeterBinder {
         .description("how far this node's clock runs ahead of the store's (negative: behind), as last measured")
         .baseUnit("seconds").register(registry);
     FunctionCounter.builder("segment.ledger.local.deleted", ledger, l -> l.stats().localDisk().filesDeleted())
-        .description("produced files this ledger deleted once their rows were confirmed").register(registry);
+        .description("local files this ledger deleted: produced files once confirmed, originals by local retention").register(registry);
     FunctionCounter.builder("segment.ledger.local.deleted.bytes", ledger, l -> l.stats().localDisk().bytesDeleted())
-        .description("bytes of the produced files this ledger deleted").baseUnit("bytes").register(registry);
+        .description("bytes of the local files this ledger deleted (produced files and originals)").baseUnit("bytes").register(registry);
     for (LocalFileRefusal refusal : LocalFileRefusal.values()) {
       FunctionCounter.builder("segment.ledger.local.refused", ledger,
               l -> l.stats().localDisk().refused().get(refusal))

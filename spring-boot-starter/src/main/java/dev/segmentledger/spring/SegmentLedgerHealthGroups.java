@@ -1,7 +1,9 @@
 package dev.segmentledger.spring;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +14,7 @@ import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor;
 import org.springframework.boot.health.actuate.endpoint.HttpCodeStatusMapper;
 import org.springframework.boot.health.actuate.endpoint.StatusAggregator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.core.Ordered;
 
 /**
@@ -22,6 +25,9 @@ import org.springframework.core.Ordered;
  * of rotation (readiness 503) without failing the overall health a load balancer or an uptime check
  * reads, and without getting the process restarted. Without a readiness group (probes disabled and
  * not on Kubernetes) it says so once at start-up: set {@code management.endpoint.health.probes.enabled=true}.
+ *
+ * <p>Every group's aggregate also ranks the ledger's own status DEGRADED (a low disk), which
+ * Spring's default aggregator would drop: a degraded ledger makes readiness DEGRADED, HTTP 200.
  */
 final class SegmentLedgerHealthGroups implements HealthEndpointGroupsPostProcessor, Ordered {
   /** The name of the starter's health indicator. */
@@ -48,7 +54,7 @@ final class SegmentLedgerHealthGroups implements HealthEndpointGroupsPostProcess
       named.put(name, switch (name) {
         case "readiness" -> new Membership(group, member -> ours(member) || group.isMember(member));
         case "liveness" -> new Membership(group, member -> !ours(member) && group.isMember(member));
-        default -> group;
+        default -> new Membership(group, group::isMember);
       });
     }
     if (!named.containsKey("readiness")) {
@@ -79,9 +85,26 @@ final class SegmentLedgerHealthGroups implements HealthEndpointGroupsPostProcess
       return group.showDetails(securityContext);
     }
 
+    /**
+     * The group's aggregator, which also ranks {@link SegmentLedgerHealthIndicator#DEGRADED}: Spring's
+     * aggregator ranks only the statuses of its order ({@code management.endpoint.health.status.order})
+     * and drops every other, so a degraded ledger next to an UP member read UP. DEGRADED ranks just
+     * below every status the group's own order puts before UP: the aggregate of the others is kept
+     * unless it is UP or UNKNOWN (or there are no others), then it is DEGRADED. It is answered with
+     * HTTP 200 (the default mapping of a status without one): the instance stays in rotation.
+     */
     @Override
     public StatusAggregator getStatusAggregator() {
-      return group.getStatusAggregator();
+      StatusAggregator aggregator = group.getStatusAggregator();
+      return statuses -> {
+        if (!statuses.contains(SegmentLedgerHealthIndicator.DEGRADED)) {
+          return aggregator.getAggregateStatus(statuses);
+        }
+        Set<Status> others = new LinkedHashSet<>(statuses);
+        others.remove(SegmentLedgerHealthIndicator.DEGRADED);
+        Status rest = others.isEmpty() ? Status.UNKNOWN : aggregator.getAggregateStatus(others);
+        return rest.equals(Status.UP) || rest.equals(Status.UNKNOWN) ? SegmentLedgerHealthIndicator.DEGRADED : rest;
+      };
     }
 
     @Override

@@ -22,6 +22,7 @@ import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.LivenessState;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
@@ -123,6 +124,16 @@ class SegmentLedgerHealthTest {
       assertThat(own.getStatus()).isEqualTo(SegmentLedgerHealthIndicator.DEGRADED);
       assertThat(own.getDetails().get("reason").toString()).startsWith("LOW_DISK");
       assertThat(own.getDetails()).containsKey("localDisk");
+      // The aggregate keeps it: Spring's aggregator ranks only the statuses of its order, and drops others.
+      AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+      HealthEndpoint health = context.getBean(HealthEndpoint.class);
+      assertThat(health.healthForPath("readiness").getStatus()).as("readiness")
+          .isEqualTo(SegmentLedgerHealthIndicator.DEGRADED);
+      HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+      assertThat(groups.get("readiness").getHttpCodeStatusMapper().getStatusCode(SegmentLedgerHealthIndicator.DEGRADED))
+          .as("HTTP status of a degraded readiness: the instance stays in rotation").isEqualTo(200);
+      assertThat(groups.get("readiness").getStatusAggregator().getAggregateStatus(Status.OUT_OF_SERVICE,
+          SegmentLedgerHealthIndicator.DEGRADED, Status.UP)).isEqualTo(Status.OUT_OF_SERVICE);
     });
     runner().run(context -> assertThat(context.getBean(SegmentLedgerHealthIndicator.class).health().getStatus())
         .isEqualTo(Status.UP));

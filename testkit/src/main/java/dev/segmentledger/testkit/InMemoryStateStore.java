@@ -587,6 +587,13 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized boolean hasUnconfirmedRowWithSourcePath(String sourcePath, long exceptRowId) {
+    Objects.requireNonNull(sourcePath, "sourcePath");
+    return rows.values().stream().anyMatch(row -> row.rowId() != exceptRowId && row.state() != ItemState.CONFIRMED
+        && sourcePath.equals(row.sourcePath()));
+  }
+
+  @Override
   public synchronized boolean markLocalFileDone(long rowId, Instant at) {
     Objects.requireNonNull(at, "at");
     LedgerItem row = rows.get(rowId);

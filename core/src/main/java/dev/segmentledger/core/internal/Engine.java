@@ -86,7 +86,7 @@ final class Engine {
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
     this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
-        limit -> outputs.sweepPage(limit) | (originals != null && originals.sweepPage(limit)));
+        this::localFilesPage);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
         signals);
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
@@ -102,6 +102,27 @@ final class Engine {
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
     }
+  }
+
+  /**
+   * The upkeep's pages of local files: the produced files', then the originals' (local retention),
+   * each failing alone (a failed store query of one never skips the other); whether either was full.
+   */
+  private boolean localFilesPage(int limit) {
+    boolean full = false;
+    try {
+      full = outputs.sweepPage(limit);
+    } catch (RuntimeException e) {
+      log.warn("the page of produced files to delete failed; a later round retries", e);
+    }
+    if (originals != null) {
+      try {
+        full |= originals.sweepPage(limit);
+      } catch (RuntimeException e) {
+        log.warn("the page of local retention failed; a later round retries", e);
+      }
+    }
+    return full;
   }
 
   /** Starts the threads once ({@code false} if already started); a closed engine is refused. */

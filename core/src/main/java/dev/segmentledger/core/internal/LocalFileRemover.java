@@ -21,7 +21,10 @@ import java.util.Objects;
  * the allowed root). The walk starts from the directory stream the {@link PathGuard} holds on the
  * root (so a root replaced by a symlink is refused, {@link HeldRoot}) and opens each directory on
  * the way by name with {@code openat(..., O_NOFOLLOW)}: a symlink swapped in for any directory makes
- * the walk fail instead of leading elsewhere. The final name's attributes are read through its
+ * the walk fail instead of leading elsewhere. Each name on the way is first read without following a
+ * link ({@code fstatat}) and opened only if it is a directory: the open has no {@code O_DIRECTORY}
+ * or {@code O_NONBLOCK}, and would wait forever on a FIFO. (A FIFO swapped in between that read and
+ * the open still blocks; only the file's owner can do it, on the ledger's own playback tree.) The final name's attributes are read through its
  * directory ({@code fstatat}, no link followed); only a regular file of the recorded size (and file
  * identity, where one is recorded) is removed, with {@code unlinkat} on that same directory, which
  * removes a name and never follows it. The one race left: a name swapped between that {@code fstatat}
@@ -33,19 +36,46 @@ final class LocalFileRemover {
   private final PathGuard guard;
   private final Path directory;
 
-  /** What a removal did: deleted (with its size), gone already, or refused with a reason. */
-  record Removal(boolean deleted, long bytes, LocalFileRefusal refusal, String detail) {
-    static final Removal GONE = new Removal(false, 0, null, "gone already");
+  /**
+   * What a removal did: deleted (with its size), gone already, refused with a reason, or left for a
+   * later sweep without a refusal ({@code later}: the row changed since it was read, for example).
+   */
+  record Removal(boolean deleted, long bytes, LocalFileRefusal refusal, String detail, boolean later) {
+    static final Removal GONE = new Removal(false, 0, null, "gone already", false);
 
     static Removal refused(LocalFileRefusal refusal, String detail) {
-      return new Removal(false, 0, refusal, detail);
+      return new Removal(false, 0, refusal, detail, false);
+    }
+
+    /** Nothing deleted, nothing refused: the file is looked at again by a later sweep. */
+    static Removal later(String detail) {
+      return new Removal(false, 0, null, detail, true);
     }
 
     /** Whether the file is no longer the ledger's concern: deleted, gone, or refused for good. */
     boolean done() {
-      return refusal == null || refusal.isFinal();
+      return !later && (refusal == null || refusal.isFinal());
     }
   }
+
+  /**
+   * Asked right before the unlink, once the file was found to be the recorded one: {@code null} to
+   * delete it, or what to answer instead (the row changed since it was read, another row needs the
+   * file). Runs on the caller's thread.
+   */
+  @FunctionalInterface
+  interface LastCheck {
+    LastCheck NONE = () -> null;
+
+    Removal refusal();
+  }
+
+  /**
+   * A directory on the way is missing: that says nothing of the file (a sub-mount not mounted yet
+   * hides it), so the row is left for a later sweep. Only the file found gone in its directory is
+   * {@link Removal#GONE}.
+   */
+  private static final Removal MISSING_DIRECTORY = Removal.later("a directory on the way to it is missing");
 
   /** @param directory the only directory below which files are removed; inside the guard's root */
   LocalFileRemover(PathGuard guard, Path directory) {
@@ -65,6 +95,11 @@ final class LocalFileRemover {
    * {@code identity}, unless {@code null}); never throws for the file system.
    */
   Removal remove(Path file, long size, String identity) {
+    return remove(file, size, identity, LastCheck.NONE);
+  }
+
+  /** As {@link #remove(Path, long, String)}, with {@code lastCheck} asked right before the unlink. */
+  Removal remove(Path file, long size, String identity, LastCheck lastCheck) {
     if (!file.isAbsolute() || !file.equals(file.normalize()) || !file.startsWith(directory) || file.equals(directory)) {
       return Removal.refused(LocalFileRefusal.OUTSIDE_OUTPUT_DIRECTORY, "not below " + directory);
     }
@@ -79,7 +114,7 @@ final class LocalFileRemover {
     }
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
-      return removeBelow(root, guard.root().relativize(file), size, identity, opened);
+      return removeBelow(root, guard.root().relativize(file), size, identity, lastCheck, opened);
     } catch (ClosedDirectoryStreamException e) {
       return Removal.refused(LocalFileRefusal.ROOT_REPLACED, "the allowed root was re-opened during the walk");
     } finally {
@@ -88,15 +123,19 @@ final class LocalFileRemover {
   }
 
   private static Removal removeBelow(SecureDirectoryStream<Path> root, Path relative, long size, String identity,
-      Deque<AutoCloseable> opened) {
+      LastCheck lastCheck, Deque<AutoCloseable> opened) {
     SecureDirectoryStream<Path> dir = root;
     for (int i = 0; i < relative.getNameCount() - 1; i++) {
       Path name = relative.getName(i);
+      Removal notADirectory = notADirectory(dir, name);
+      if (notADirectory != null) {
+        return notADirectory; // opening a FIFO there would wait for a writer forever
+      }
       try {
         dir = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
         opened.push(dir);
       } catch (NoSuchFileException e) {
-        return Removal.GONE;
+        return MISSING_DIRECTORY;
       } catch (IOException e) {
         return whyNotWalked(dir, name, e);
       }
@@ -112,12 +151,15 @@ final class LocalFileRemover {
       return Removal.refused(LocalFileRefusal.FAILED, "cannot read its attributes: " + e.getClass().getSimpleName());
     }
     Removal refused = refusal(attributes, size, identity);
+    if (refused == null) {
+      refused = lastCheck.refusal();
+    }
     if (refused != null) {
       return refused;
     }
     try {
       dir.deleteFile(name);
-      return new Removal(true, attributes.size(), null, "deleted");
+      return new Removal(true, attributes.size(), null, "deleted", false);
     } catch (NoSuchFileException e) {
       return Removal.GONE;
     } catch (IOException e) {
@@ -143,24 +185,38 @@ final class LocalFileRemover {
     return null;
   }
 
-  /** Names why the directory {@code name} could not be opened without following a link. */
-  private static Removal whyNotWalked(SecureDirectoryStream<Path> dir, Path name, IOException cause) {
+  /**
+   * Why {@code name} in {@code dir}, read without following a link, is not a directory to walk
+   * into; {@code null} if it is one. Read before opening it: {@code newDirectoryStream} opens the
+   * name without {@code O_DIRECTORY} or {@code O_NONBLOCK}, and the open of a FIFO would block.
+   */
+  private static Removal notADirectory(SecureDirectoryStream<Path> dir, Path name) {
+    BasicFileAttributes attributes;
     try {
-      BasicFileAttributes attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS).readAttributes();
-      if (attributes.isSymbolicLink()) {
-        return Removal.refused(LocalFileRefusal.SYMLINK, "the directory " + PrintableText.escape(name)
-            + " on the way is a symbolic link");
-      }
-      if (!attributes.isDirectory()) {
-        return Removal.GONE; // no directory there: the file cannot be there either
-      }
+      attributes = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes();
     } catch (NoSuchFileException e) {
-      return Removal.GONE;
+      return MISSING_DIRECTORY;
     } catch (IOException e) {
-      // named below
+      return Removal.refused(LocalFileRefusal.FAILED, "cannot read the attributes of the directory "
+          + PrintableText.escape(name) + " on the way: " + e.getClass().getSimpleName());
     }
-    return Removal.refused(LocalFileRefusal.FAILED, "cannot open the directory " + PrintableText.escape(name) + ": "
-        + cause.getClass().getSimpleName());
+    if (attributes.isSymbolicLink()) {
+      return Removal.refused(LocalFileRefusal.SYMLINK, "the directory " + PrintableText.escape(name)
+          + " on the way is a symbolic link");
+    }
+    if (!attributes.isDirectory()) {
+      return Removal.refused(LocalFileRefusal.NOT_REGULAR_FILE, PrintableText.escape(name)
+          + " on the way is not a directory (" + (attributes.isRegularFile() ? "a regular file" : "a FIFO, socket or device")
+          + ")");
+    }
+    return null;
+  }
+
+  /** Names why the directory {@code name}, a directory when read just before, could not be opened. */
+  private static Removal whyNotWalked(SecureDirectoryStream<Path> dir, Path name, IOException cause) {
+    Removal changed = notADirectory(dir, name);
+    return changed != null ? changed : Removal.refused(LocalFileRefusal.FAILED, "cannot open the directory "
+        + PrintableText.escape(name) + ": " + cause.getClass().getSimpleName());
   }
 }

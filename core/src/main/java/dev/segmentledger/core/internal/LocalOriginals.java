@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * file of an ORIGINAL row once {@code retention} has passed since the row and every PLAYBACK or INIT
  * row made from its file were confirmed. Not thread-safe: the sweep thread runs it.
  *
- * <p>Never a file whose row is not confirmed; never a file that is not the registered one: the
+ * <p>Never a file whose row is not confirmed, checked again right before the unlink (a row
+ * re-opened since the page read it keeps its file, as does one whose derived rows were re-opened);
+ * never a file another row that is not confirmed was registered with
+ * ({@link LocalFileRefusal#IN_USE}, retried); never a file that is not the registered one: the
  * final name is read without following a link ({@code fstatat} through its directory) and must be
  * a regular file of the recorded size and file identity (device, inode, modification time), and a
  * row without a recorded identity is never deleted ({@link LocalFileRemover}); never outside the
@@ -64,6 +68,7 @@ final class LocalOriginals {
    */
   void requireSupported() {
     store.findOriginalsToRemove(storageGroup, Instant.EPOCH, Instant.MIN, 0, 1);
+    store.hasUnconfirmedRowWithSourcePath("", 0);
   }
 
   /** One page of at most {@code limit} candidates; returns whether it was full (more may follow at once). */
@@ -73,7 +78,7 @@ final class LocalOriginals {
     for (LedgerItem original : page) {
       try {
         if (derivedSettledBy(original, cutoff)) {
-          settle.settle(original, remove(original));
+          settle.settle(original, remove(original, cutoff));
         }
       } catch (RuntimeException e) {
         log.warn("local retention of {} failed; a later round retries", original.id(), e);
@@ -91,11 +96,33 @@ final class LocalOriginals {
     return full;
   }
 
-  private Removal remove(LedgerItem original) {
+  private Removal remove(LedgerItem original, Instant cutoff) {
     if (original.fileIdentity() == null) {
       return Removal.refused(LocalFileRefusal.NOT_THE_RECORDED_FILE, "no file identity was recorded for it");
     }
-    return remover.remove(Path.of(original.sourcePath()), original.sizeBytes(), original.fileIdentity());
+    return remover.remove(Path.of(original.sourcePath()), original.sizeBytes(), original.fileIdentity(),
+        () -> stillToRemove(original, cutoff));
+  }
+
+  /**
+   * Asked right before the unlink, for the page read the row a while ago: the row must still be
+   * confirmed as then (a re-open, by the reconciler for an object missing from the bucket, makes the
+   * file the only copy, to upload again), its derived rows still settled, and no other row that is
+   * not confirmed may have been registered with the same file.
+   */
+  private Removal stillToRemove(LedgerItem original, Instant cutoff) {
+    Optional<LedgerItem> now = store.findByRowId(original.rowId());
+    if (now.isEmpty() || now.get().state() != ItemState.CONFIRMED
+        || !Objects.equals(now.get().confirmedAt(), original.confirmedAt())) {
+      return Removal.later("the row is no longer confirmed as read");
+    }
+    if (!derivedSettledBy(original, cutoff)) {
+      return Removal.later("a row made from it is no longer confirmed");
+    }
+    if (store.hasUnconfirmedRowWithSourcePath(original.sourcePath(), original.rowId())) {
+      return Removal.refused(LocalFileRefusal.IN_USE, "another row registered with this file is not confirmed");
+    }
+    return null;
   }
 
   /**

@@ -3,6 +3,8 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.LocalFileRefusal;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.internal.LocalFileRemover.LastCheck;
 import dev.segmentledger.core.internal.LocalFileRemover.Removal;
 import dev.segmentledger.core.spi.StateStore;
 import java.nio.file.Path;
@@ -10,6 +12,8 @@ import java.time.Clock;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>After a kill.</b> A process killed between a confirm and that mark leaves a confirmed row
  * that is not marked. The sweep's upkeep reads such rows ({@link StateStore#findLocalFilesToRemove},
  * an index holding only them) one page at a time past a cursor ({@link #sweepPage}), deletes what is
- * still there and marks them: bounded work per round, whatever the number of confirmed rows. Only
+ * still there and marks them: bounded work per round, whatever the number of confirmed rows. Right
+ * before each such unlink the row is read again: one re-opened since the page read it keeps its file
+ * (its upload reads it). Only
  * rows of this node's storage group and of no group are read: the files on this node's disk.
  *
  * <p><b>Refusals.</b> A file that is not the recorded one, a link, or outside the output directory
@@ -62,7 +68,7 @@ final class LocalOutputs {
   /** Deletes the produced file of {@code item}, which this node just confirmed; never throws. */
   void confirmed(LedgerItem item) {
     if (remover != null && item.originPath() != null) {
-      handleSafely(item);
+      handleSafely(item, LastCheck.NONE);
     }
   }
 
@@ -78,24 +84,33 @@ final class LocalOutputs {
     }
     List<LedgerItem> page = store.findLocalFilesToRemove(storageGroup, cursor, limit);
     for (LedgerItem item : page) {
-      handleSafely(item);
+      handleSafely(item, () -> stillConfirmed(item));
     }
     boolean full = page.size() >= limit;
     cursor = full ? page.get(page.size() - 1).rowId() : 0L;
     return full;
   }
 
-  private void handleSafely(LedgerItem item) {
+  private void handleSafely(LedgerItem item, LastCheck lastCheck) {
     try {
-      handle(item);
+      settle(item, remover.remove(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity(), lastCheck));
     } catch (RuntimeException e) {
       // The store failed the mark: the file is handled again by a later sweep (idempotent).
       log.warn("the local file of {} could not be marked handled; a later sweep retries", item.id(), e);
     }
   }
 
-  private void handle(LedgerItem item) {
-    settle(item, remover.remove(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity()));
+  /**
+   * Asked right before the sweep's unlink: the row must still be confirmed as the page read it. A row
+   * re-opened since (its object missing from the bucket) uploads the file still there: it stays.
+   */
+  private Removal stillConfirmed(LedgerItem item) {
+    Optional<LedgerItem> now = store.findByRowId(item.rowId());
+    if (now.isEmpty() || now.get().state() != ItemState.CONFIRMED
+        || !Objects.equals(now.get().confirmedAt(), item.confirmedAt())) {
+      return Removal.later("the row is no longer confirmed as read");
+    }
+    return null;
   }
 
   /**
@@ -108,6 +123,9 @@ final class LocalOutputs {
       bytesDeleted.add(removal.bytes());
       log.debug("deleted {} ({} bytes): {} is confirmed", PrintableText.escape(item.sourcePath()), removal.bytes(),
           item.id());
+    } else if (removal.later()) {
+      log.debug("left {} of {} for a later sweep: {}", PrintableText.escape(item.sourcePath()), item.id(),
+          PrintableText.escape(removal.detail()));
     } else if (removal.refusal() != null) {
       refused.get(removal.refusal()).increment();
       log.warn("did not delete {} of confirmed {}: {} ({}){}", PrintableText.escape(item.sourcePath()), item.id(),

@@ -454,6 +454,20 @@ public interface StateStore {
   }
 
   /**
+   * Whether a row other than {@code exceptRowId} that is not {@link ItemState#CONFIRMED} has
+   * {@code sourcePath} as its source path: local retention never deletes a file another row still
+   * has to upload (nothing makes a source path unique). A store on a database must answer it from
+   * an index holding only rows that are not confirmed. Read-only.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}, as {@link #findOriginalsToRemove}: a
+   * ledger configured with a local retention refuses to start on a store that does not implement it.
+   */
+  default boolean hasUnconfirmedRowWithSourcePath(String sourcePath, long exceptRowId) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not implement local retention"
+        + " (hasUnconfirmedRowWithSourcePath)");
+  }
+
+  /**
    * Records that the ledger is done with the local file of row {@code rowId} (deleted, found gone,
    * or refused for good) at {@code at}, if the row is {@link ItemState#CONFIRMED} and not marked
    * yet: the row then leaves {@link #findLocalFilesToRemove}. Idempotent. A {@linkplain #reopen

@@ -97,6 +97,24 @@ abstract class LocalFilesGroup extends ContractGroup {
   }
 
   @Test
+  void anotherUnconfirmedRowWithTheSameSourcePathIsFound() {
+    LedgerItem confirmed = confirmedOriginal(0, null, 10);
+    assertFalse(store.hasUnconfirmedRowWithSourcePath(confirmed.sourcePath(), confirmed.rowId()), "only itself");
+    LedgerItem other = confirmedOriginal(1, null, 10);
+    assertFalse(store.hasUnconfirmedRowWithSourcePath(other.sourcePath(), confirmed.rowId()), "confirmed");
+    LedgerItem sharing = store.register(NewItem.pending(ItemId.original("b2", "720p", 0), confirmed.sourcePath(), 10,
+        T0)).item();
+    assertTrue(store.hasUnconfirmedRowWithSourcePath(confirmed.sourcePath(), confirmed.rowId()));
+    assertFalse(store.hasUnconfirmedRowWithSourcePath(confirmed.sourcePath(), sharing.rowId()),
+        "the other row is confirmed");
+    assertFalse(store.hasUnconfirmedRowWithSourcePath("/rec/elsewhere.ts", confirmed.rowId()));
+    assertTrue(store.confirm(new Confirmation(sharing.rowId(), sharing.id(), ItemState.PENDING, 10, "c", T0)));
+    assertFalse(store.hasUnconfirmedRowWithSourcePath(confirmed.sourcePath(), confirmed.rowId()), "both confirmed");
+    assertTrue(store.reopen(sharing.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "gone", T0.plusSeconds(1)));
+    assertTrue(store.hasUnconfirmedRowWithSourcePath(confirmed.sourcePath(), confirmed.rowId()), "re-opened");
+  }
+
+  @Test
   void confirmedOriginalsOfAGroupAreListedInConfirmOrderUpToTheCutoffUntilMarked() {
     LedgerItem late = confirmedOriginal(0, null, 30);
     LedgerItem early = confirmedOriginal(1, null, 10);

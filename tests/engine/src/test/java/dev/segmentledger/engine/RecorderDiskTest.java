@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
@@ -14,11 +15,19 @@ import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.LocalFileRefusal;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.testkit.ConsistencyAssertions;
+import dev.segmentledger.testkit.InMemoryStateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -155,6 +164,127 @@ class RecorderDiskTest {
     assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
     assertFalse(Files.exists(produced(f, P7)), "produced again for its upload, then deleted again");
     assertEquals(3, ledger.stats().localDisk().filesDeleted(), "the init, the segment, the segment again");
+  }
+
+  /**
+   * After a kill, the sweep's page reads a confirmed row whose produced file is still there; the
+   * reconciler re-opens it before the deletion: the file is kept for the upload that follows.
+   */
+  @Test
+  void aRowReOpenedAfterTheSweepsPageReadItKeepsItsProducedFile() throws Exception {
+    InMemoryStateStore inner = new InMemoryStateStore();
+    AtomicBoolean reopenAfterNextPage = new AtomicBoolean();
+    StateStore store = InterceptedStore.of(inner, (method, args, proceed) -> {
+      Object result = proceed.call();
+      if (method.equals("findLocalFilesToRemove") && !((List<?>) result).isEmpty()
+          && reopenAfterNextPage.getAndSet(false)) {
+        LedgerItem row = (LedgerItem) ((List<?>) result).get(0);
+        assertTrue(inner.reopen(row.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "no object",
+            row.confirmedAt()));
+      }
+      return result;
+    });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    killedAtPlaybackConfirm(f);
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    reopenAfterNextPage.set(true);
+    restarted.sweepRound();
+    assertFalse(reopenAfterNextPage.get(), "the page read the row, then it was re-opened");
+    assertTrue(Files.exists(produced(f, P7)), "the re-opened row's file is kept for its upload");
+    assertEquals(0, restarted.stats().localDisk().filesDeleted());
+
+    LedgerFixture.settle(restarted);
+    assertEquals(ItemState.CONFIRMED, restarted.find(P7).orElseThrow().state());
+    assertEquals(2, f.sink.attempts(P7.objectKey()).size(), "uploaded again");
+  }
+
+  /**
+   * A FIFO swapped in for a directory on the way to a produced file, between its production and the
+   * deletion after its confirm: opening it as a directory would wait for a writer forever, and with
+   * it the worker that confirmed the row. The deletion refuses it instead, named and counted.
+   */
+  @Test
+  void aFifoInPlaceOfADirectoryIsRefusedWithoutBlockingTheConfirm() throws Exception {
+    assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux"), "mkfifo: Linux");
+    LedgerFixture f = new LedgerFixture(temp);
+    Path fifo = produced(f, P7).getParent();
+    LedgerListener swapsInAFifo = new LedgerListener() {
+      @Override
+      public void onConfirmed(LedgerItem item) {
+        if (item.id().equals(P7)) {
+          try {
+            Files.move(fifo, temp.resolve("moved-away"));
+            Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+            assertEquals(0, mkfifo.waitFor(), "mkfifo");
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }
+      }
+    };
+    ManualLedger ledger = f.repackagingBuilder().listener(swapsInAFifo).buildManual();
+    ledger.register(O7, f.record(O7));
+    ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
+      Thread daemon = new Thread(runnable, "settles");
+      daemon.setDaemon(true);
+      return daemon;
+    });
+    try {
+      Future<Integer> settled = thread.submit(() -> LedgerFixture.settle(ledger));
+      try {
+        settled.get(20, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        Files.newOutputStream(fifo).close(); // a writer: the blocked open returns, the thread ends
+        throw new AssertionError("the confirm's deletion blocked on the FIFO", e);
+      }
+    } finally {
+      thread.shutdownNow();
+    }
+    assertEquals(ItemState.CONFIRMED, ledger.find(P7).orElseThrow().state());
+    assertTrue(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS), "the FIFO is left");
+    assertEquals(1, ledger.stats().localDisk().refused().get(LocalFileRefusal.NOT_REGULAR_FILE));
+  }
+
+  /**
+   * A directory on the way that is missing (a sub-mount not mounted yet at the restart) says nothing
+   * of the file: the row is not marked, and the file goes once the directory is back.
+   */
+  @Test
+  void aMissingDirectoryOnTheWayLeavesTheRowForALaterSweep() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+    Path output = produced(f, P7);
+    Path mount = output.getParent();
+    Path unmounted = Files.move(mount, temp.resolve("unmounted"));
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+    assertEquals(1, f.store.findLocalFilesToRemove(null, 0, 10).size(), "not marked: its file was not seen");
+    assertEquals(0, restarted.stats().localDisk().refusedTotal());
+
+    Files.move(unmounted, mount);
+    f.clock.advance(Duration.ofMinutes(5));
+    LedgerFixture.settle(restarted);
+    assertFalse(Files.exists(output), "deleted once its directory is back");
+    assertTrue(f.store.findLocalFilesToRemove(null, 0, 10).isEmpty());
+  }
+
+  /** A produced file outside this node's output directory (another playback root) is left, not marked. */
+  @Test
+  void aFileOutsideTheOutputDirectoryIsLeftUnmarked() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    killedAtPlaybackConfirm(f);
+
+    ManualLedger elsewhere = f.builder().repackager(f.repackager, f.root.resolve("other-playback")).buildManual();
+    LedgerFixture.settle(elsewhere);
+    assertTrue(Files.exists(produced(f, P7)));
+    assertEquals(1, elsewhere.stats().localDisk().refused().get(LocalFileRefusal.OUTSIDE_OUTPUT_DIRECTORY));
+    assertEquals(1, f.store.findLocalFilesToRemove(null, 0, 10).size(), "not marked");
+
+    ManualLedger restarted = f.repackagingBuilder().buildManual();
+    LedgerFixture.settle(restarted);
+    assertFalse(Files.exists(produced(f, P7)), "deleted by a node whose output directory holds it");
   }
 
   @Test
