@@ -38,7 +38,7 @@ final class MediaPlaylistReader {
    * @param full the full playlist (EVENT, or VOD once complete)
    * @param live its live window
    * @param sealable the parts this publication may seal (full blocks of settled entries behind the window)
-   * @param peakBandwidth the highest bit rate of the confirmed entries read (not those of parts)
+   * @param peakBandwidth the highest bit rate of the confirmed entries listed: the parts' recorded peaks and the tail rows'
    * @param target the target duration
    */
   record Media(Text full, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {}
@@ -91,6 +91,9 @@ final class MediaPlaylistReader {
     Text full = PlaylistTexts.media(target, firstSequence, parts, tail, complete);
     LiveWindow.Window live = LiveWindow.of(parts, tail, firstSequence, target, complete, windowSegments);
     long peak = 0;
+    for (PlaylistPart part : parts) { // a part's rows are not read again: its peak stands for them
+      peak = Math.max(peak, part.peakBandwidth());
+    }
     for (Entry e : entries) {
       peak = Math.max(peak, PlaylistTexts.bitsPerSecond(e.row()));
     }

@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * once per interval while live; both multivariant playlists), derives each text from the sealed
  * parts and the rows after them ({@link MediaPlaylistReader}, never every row of the broadcast),
  * records its entry count before the PUTs ({@link PlaylistStore#recordIntent}), PUTs them through
- * the {@link SinkBreaker} to their contract keys, seals the parts the publication may seal, raises
- * the recorded peak bandwidth, and records the publication ({@link PlaylistStore#recordPublished},
+ * the {@link SinkBreaker} to their contract keys, raises the recorded peak bandwidth, seals the parts
+ * the publication may seal, and records the publication ({@link PlaylistStore#recordPublished},
  * or {@link PlaylistStore#recordLivePublished} when the full playlist stays behind). A failure is
  * recorded with the ledger's backoff and retried by a later round, on any node.
  *
@@ -202,11 +202,13 @@ final class PlaylistPublisher {
       for (Put put : plan.puts()) {
         checksum = put(put);
       }
-      for (PlaylistPart part : plan.seal()) { // while the lease is held
-        playlists.sealPart(part);
-      }
+      // The peak before the seal: once sealed, a part's rows are no longer read, and a failure between
+      // the two would otherwise lose their bit rate (the parts' peaks are folded in as well).
       if (plan.peakBandwidth() > record.peakBandwidth()) {
         playlists.raisePeakBandwidth(broadcast, rendition, owner, until, plan.peakBandwidth(), clock.instant());
+      }
+      for (PlaylistPart part : plan.seal()) { // while the lease is held
+        playlists.sealPart(part);
       }
       boolean recorded = plan.full()
           ? playlists.recordPublished(broadcast, rendition, owner, until, plan.coveredWanted(), checksum,
