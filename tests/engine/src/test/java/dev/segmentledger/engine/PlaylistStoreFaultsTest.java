@@ -1,10 +1,17 @@
 package dev.segmentledger.engine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.spi.PlaylistRecord;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.InMemoryStateStore;
@@ -19,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Playlist publications that meet a store fault or a concurrent change half-way lose nothing. */
 class PlaylistStoreFaultsTest {
+  private static final String MEDIA = ObjectKeys.mediaPlaylistKey("b1", "720p");
   private static final String MASTER = ObjectKeys.multivariantPlaylistKey("b1");
 
   @TempDir Path temp;
@@ -60,5 +68,47 @@ class PlaylistStoreFaultsTest {
     ledger.publishPlaylists();
     long announced = bandwidth(text(f, MASTER), "720p");
     assertTrue(announced >= 50_000L * 8 / 4, "the big segments' bit rate is announced, got " + announced);
+  }
+
+  @Test
+  void aRowReopenedAfterTheCompletenessReadDoesNotMakeAShortVod() {
+    InMemoryStateStore inner = new InMemoryStateStore();
+    AtomicBoolean reopenNext = new AtomicBoolean();
+    LedgerFixture[] fixture = new LedgerFixture[1];
+    StateStore store = InterceptedStore.of(inner, (method, args, proceed) -> {
+      Object result = proceed.call();
+      if (method.equals("hasOpenRows") && Boolean.FALSE.equals(result) && reopenNext.getAndSet(false)) {
+        LedgerItem second = inner.find(ItemId.playback("b1", "720p", 1)).orElseThrow();
+        assertTrue(inner.reopen(second.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "test",
+            fixture[0].clock.instant()));
+      }
+      return result;
+    });
+    LedgerFixture f = new LedgerFixture(temp, store);
+    fixture[0] = f;
+    ManualLedger ledger = f.repackagingBuilder().buildManual();
+    for (int i = 0; i < 3; i++) {
+      ItemId id = ItemId.original("b1", "720p", i);
+      ledger.register(id, f.record(id));
+    }
+    LedgerFixture.settle(ledger);
+    ledger.endBroadcast("b1");
+    reopenNext.set(true);
+    ledger.publishPlaylists();
+
+    String media = text(f, MEDIA);
+    PlaylistRecord record = inner.playlists().find("b1").stream().filter(r -> "720p".equals(r.rendition()))
+        .findFirst().orElseThrow();
+    if (media.contains("#EXT-X-ENDLIST")) {
+      assertEquals(3, media.split("#EXTINF:", -1).length - 1, "a VOD lists every entry: " + media);
+    } else {
+      assertFalse(record.publishedFinal(), "an EVENT playlist is not recorded final");
+    }
+    LedgerFixture.settle(ledger);
+    ledger.publishPlaylists();
+    String end = text(f, MEDIA);
+    assertTrue(end.endsWith("#EXT-X-ENDLIST\n"), end);
+    assertEquals(3, end.split("#EXTINF:", -1).length - 1, end);
+    assertFalse(end.contains("#EXT-X-GAP"), end);
   }
 }
