@@ -11,6 +11,7 @@ import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.StateStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Reads what one publication of a media playlist needs, and no more: the playlist's sealed parts
@@ -44,12 +45,35 @@ final class MediaPlaylistReader {
   record Media(Text full, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {}
 
   /**
+   * What a publication knows of the broadcast's completeness. The rows are read first and the open
+   * rows after them, so that a row re-opened in between is either met by the read (then the
+   * playlist is not complete) or seen by the completeness check.
+   *
+   * @param alreadyFinal the playlist was published final: it stays complete (re-opened positions are gaps)
+   * @param ended the broadcast has ended (read before the rows: a broadcast that has not ended is not complete)
+   * @param noOpenRows read after the rows: whether no row of the broadcast, of any axis, is unconfirmed
+   */
+  record Completion(boolean alreadyFinal, boolean ended, BooleanSupplier noOpenRows) {
+    /** A completeness known in advance (the reader's tests). */
+    static Completion known(boolean complete) {
+      return new Completion(complete, complete, () -> complete);
+    }
+  }
+
+  /** As {@link #read(String, String, int, Completion)} with a completeness known in advance. */
+  Media read(String broadcastId, String rendition, int floor, boolean complete) {
+    return read(broadcastId, rendition, floor, Completion.known(complete));
+  }
+
+  /**
    * The media playlist of {@code rendition}, or {@code null} if there is nothing to publish yet
-   * (its INIT is not confirmed and nothing was ever published).
+   * (its INIT is not confirmed and nothing was ever published). It is complete only if the
+   * broadcast has ended, no row it read was unconfirmed, and no row was open after the read (or it
+   * was already published final).
    *
    * @param floor the most entries ever published: it lists at least that many
    */
-  Media read(String broadcastId, String rendition, int floor, boolean complete) {
+  Media read(String broadcastId, String rendition, int floor, Completion completion) {
     if (floor == 0 && !store.find(ItemId.init(broadcastId, rendition)).map(r -> r.state() == ItemState.CONFIRMED)
         .orElse(false)) {
       return null;
@@ -68,21 +92,37 @@ final class MediaPlaylistReader {
       next = part.nextSequence();
       listed += part.entries();
     }
-    Prefix prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, complete);
+    // Read as if complete when it may be (past sequence holes), then decide; not complete lists a prefix of that.
+    boolean mayBeComplete = completion.alreadyFinal() || completion.ended();
+    Prefix prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, mayBeComplete);
+    List<LedgerItem> read = new ArrayList<>();
+    boolean metOpen = false;
     long from = next;
     boolean more = !first.isEmpty();
     while (more) {
       List<LedgerItem> page = store.findSegments(broadcastId, rendition, from, PAGE);
       for (LedgerItem row : page) {
+        metOpen |= !row.state().isTerminal();
         if (!prefix.offer(row)) {
           more = false;
           break;
         }
+        read.add(row);
       }
       if (page.size() < PAGE) {
         more = false;
       } else {
         from = page.get(page.size() - 1).id().sequence() + 1;
+      }
+    }
+    boolean complete = completion.alreadyFinal()
+        || (completion.ended() && !metOpen && completion.noOpenRows().getAsBoolean());
+    if (mayBeComplete && !complete) {
+      prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, false);
+      for (LedgerItem row : read) {
+        if (!prefix.offer(row)) {
+          break;
+        }
       }
     }
     List<Entry> entries = prefix.entries();

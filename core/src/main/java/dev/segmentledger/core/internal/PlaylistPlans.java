@@ -3,8 +3,10 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.internal.MediaPlaylistReader.Completion;
 import dev.segmentledger.core.internal.PlaylistTexts.Text;
 import dev.segmentledger.core.internal.PlaylistTexts.Variant;
+import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.Sha256Checksum;
@@ -16,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /**
  * Decides what one publication of a claimed playlist PUTs and records (see docs/design.md,
@@ -74,21 +75,27 @@ final class PlaylistPlans {
   }
 
   /**
-   * What to publish for {@code record}; {@code null} if there is nothing to publish yet.
-   *
-   * @param complete whether the broadcast is complete, read after the claim (for a media playlist,
-   *     whose publication covers the claimed change count)
-   * @param completeNow reads it again (for the multivariant playlist, whose publication covers the
-   *     change count it reads itself, so completeness must be read after that)
+   * What to publish for {@code record}; {@code null} if there is nothing to publish yet. The
+   * broadcast's completeness is read after what the publication reads of the ledger (a media
+   * playlist's rows, the multivariant playlist's records and INIT rows), once per publication: a
+   * change after that read is not covered by it, and is published again.
    */
-  Plan plan(PlaylistRecord record, BooleanSupplier complete, BooleanSupplier completeNow, Instant now) {
-    return record.multivariant() ? multivariant(record, completeNow) : media(record, complete.getAsBoolean(), now);
+  Plan plan(PlaylistRecord record, Instant now) {
+    return record.multivariant() ? multivariant(record) : media(record, now);
   }
 
-  private Plan media(PlaylistRecord record, boolean complete, Instant now) {
+  /** Whether the broadcast has ended (it never ends again: a negative answer needs no second read). */
+  private boolean ended(String broadcast) {
+    return store.findBroadcast(broadcast).map(BroadcastRecord::ended).orElse(false);
+  }
+
+  private Plan media(PlaylistRecord record, Instant now) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
-    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), complete);
+    boolean alreadyFinal = record.publishedFinal();
+    Completion completion = new Completion(alreadyFinal, alreadyFinal || ended(broadcast),
+        () -> !store.hasOpenRows(broadcast));
+    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), completion);
     if (media == null) {
       return null;
     }
@@ -107,7 +114,7 @@ final class PlaylistPlans {
         media.sealable(), media.peakBandwidth(), now.plus(fullInterval));
   }
 
-  private Plan multivariant(PlaylistRecord record, BooleanSupplier completeNow) {
+  private Plan multivariant(PlaylistRecord record) {
     String broadcast = record.broadcastId();
     long covered = record.wanted();
     List<Variant> variants = new ArrayList<>();
@@ -121,7 +128,7 @@ final class PlaylistPlans {
         variants.add(new Variant(media.rendition(), media.peakBandwidth()));
       }
     }
-    boolean complete = record.publishedFinal() || completeNow.getAsBoolean();
+    boolean complete = record.publishedFinal() || (ended(broadcast) && !store.hasOpenRows(broadcast));
     Text master = PlaylistTexts.multivariant(variants, ObjectKeys.MEDIA_PLAYLIST_NAME, complete);
     if (master == null) {
       return null;

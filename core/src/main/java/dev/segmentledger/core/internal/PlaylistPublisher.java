@@ -5,7 +5,6 @@ import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PlaylistPlans.Plan;
 import dev.segmentledger.core.internal.PlaylistPlans.Put;
-import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
@@ -22,10 +21,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -62,7 +59,6 @@ import org.slf4j.LoggerFactory;
 final class PlaylistPublisher {
   private static final Logger log = LoggerFactory.getLogger(PlaylistPublisher.class);
 
-  private final StateStore store;
   private final PlaylistStore playlists;
   private final ObjectSink sink;
   private final SinkBreaker breaker;
@@ -84,7 +80,6 @@ final class PlaylistPublisher {
   PlaylistPublisher(StateStore store, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Clock clock,
       String owner, Duration lease, Backoff backoff, Events events, int batch, Tracing tracing, int windowSegments,
       Duration fullInterval) {
-    this.store = store;
     this.plans = new PlaylistPlans(store, windowSegments, fullInterval);
     this.playlists = store.playlists();
     this.sink = sink;
@@ -132,18 +127,16 @@ final class PlaylistPublisher {
     Instant now = clock.instant();
     Instant until = now.plus(lease);
     List<PlaylistRecord> claimed = playlists.claimDue(owner, until, now, batch);
-    Map<String, Boolean> complete = new ConcurrentHashMap<>(); // per broadcast, read once per round
-    int published = publishAll(claimed.stream().filter(r -> !r.multivariant()).toList(), until, complete, executor)
-        + publishAll(claimed.stream().filter(PlaylistRecord::multivariant).toList(), until, complete, executor);
+    int published = publishAll(claimed.stream().filter(r -> !r.multivariant()).toList(), until, executor)
+        + publishAll(claimed.stream().filter(PlaylistRecord::multivariant).toList(), until, executor);
     awaiting = playlists.countAwaitingPublication();
     return new RoundResult(claimed.size(), published, claimed.size() >= batch);
   }
 
-  private int publishAll(List<PlaylistRecord> records, Instant until, Map<String, Boolean> complete,
-      Executor executor) {
+  private int publishAll(List<PlaylistRecord> records, Instant until, Executor executor) {
     List<CompletableFuture<Boolean>> publications = new ArrayList<>(records.size());
     for (PlaylistRecord record : records) {
-      publications.add(CompletableFuture.supplyAsync(() -> publish(record, until, complete), executor));
+      publications.add(CompletableFuture.supplyAsync(() -> publish(record, until), executor));
     }
     int published = 0;
     for (CompletableFuture<Boolean> publication : publications) {
@@ -152,17 +145,12 @@ final class PlaylistPublisher {
     return published;
   }
 
-  /** Whether the broadcast is complete: ended, with no unconfirmed row of any axis. */
-  private boolean complete(String broadcast) {
-    return store.findBroadcast(broadcast).map(BroadcastRecord::ended).orElse(false) && !store.hasOpenRows(broadcast);
-  }
-
   /** Publishes one claimed playlist, traced; every outcome is recorded on its record. */
-  private boolean publish(PlaylistRecord record, Instant until, Map<String, Boolean> complete) {
+  private boolean publish(PlaylistRecord record, Instant until) {
     Span span = tracing.root("segment-ledger.playlist.publish").tag("broadcast", record.broadcastId())
         .tag("rendition", record.rendition() == null ? "(multivariant)" : record.rendition());
     try {
-      boolean published = publishTraced(record, until, complete);
+      boolean published = publishTraced(record, until);
       span.tag("published", String.valueOf(published)).end();
       return published;
     } catch (RuntimeException | Error e) {
@@ -171,15 +159,13 @@ final class PlaylistPublisher {
     }
   }
 
-  private boolean publishTraced(PlaylistRecord record, Instant until, Map<String, Boolean> completes) {
+  private boolean publishTraced(PlaylistRecord record, Instant until) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
     String key = rendition == null ? ObjectKeys.multivariantPlaylistKey(broadcast)
         : ObjectKeys.mediaPlaylistKey(broadcast, rendition);
     try {
-      Plan plan = plans.plan(record,
-          () -> record.publishedFinal() || completes.computeIfAbsent(broadcast, this::complete),
-          () -> complete(broadcast), clock.instant());
+      Plan plan = plans.plan(record, clock.instant());
       if (plan == null) { // nothing playable yet: this change is covered by having nothing to show
         playlists.recordPublished(broadcast, rendition, owner, until, record.wanted(), record.publishedChecksum(),
             clock.instant());
