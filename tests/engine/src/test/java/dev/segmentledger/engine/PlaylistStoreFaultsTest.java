@@ -111,4 +111,27 @@ class PlaylistStoreFaultsTest {
     assertEquals(3, end.split("#EXTINF:", -1).length - 1, end);
     assertFalse(end.contains("#EXT-X-GAP"), end);
   }
+
+  @Test
+  void aRenditionStaysInTheMultivariantPlaylistsWhenItsInitIsReopened() {
+    LedgerFixture f = new LedgerFixture(temp);
+    ManualLedger ledger = f.repackagingBuilder().buildManual();
+    for (String rendition : new String[] {"720p", "1080p"}) {
+      for (int i = 0; i < 2; i++) {
+        ItemId id = ItemId.original("b1", rendition, i);
+        ledger.register(id, f.record(id));
+      }
+    }
+    LedgerFixture.settle(ledger);
+    ledger.publishPlaylists();
+    assertTrue(text(f, MASTER).contains("1080p/media.m3u8"), text(f, MASTER));
+
+    LedgerItem init = f.store.find(ItemId.init("b1", "1080p")).orElseThrow();
+    assertTrue(f.store.reopen(init.rowId(), ItemState.CONFIRMED, Reason.OBJECT_MISSING, "test", f.clock.instant()));
+    ledger.publishPlaylists();
+    String live = text(f, ObjectKeys.liveMultivariantPlaylistKey("b1"));
+    assertTrue(text(f, MASTER).contains("1080p/media.m3u8"), "withdrawn from master.m3u8: " + text(f, MASTER));
+    assertTrue(live.contains("1080p/live.m3u8"), "withdrawn from live.m3u8: " + live);
+    assertTrue(text(f, MASTER).contains("720p/media.m3u8"), text(f, MASTER));
+  }
 }
