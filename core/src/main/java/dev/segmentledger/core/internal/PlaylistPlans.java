@@ -32,7 +32,9 @@ import java.util.List;
  *       (a reconciler's repair, or a change beyond a stalled position) is PUT only if the object
  *       is missing or different, and recorded as a full publication;
  *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
- *       rendition whose INIT is confirmed with its media playlist's recorded peak bandwidth.
+ *       rendition whose media playlist was ever published with entries, or whose INIT is confirmed,
+ *       with its media playlist's recorded peak bandwidth (a re-opened INIT, being uploaded again,
+ *       does not withdraw a rendition players may be playing).
  * </ul>
  *
  * Thread-safe (stateless beyond its settings).
@@ -123,8 +125,8 @@ final class PlaylistPlans {
     for (PlaylistRecord media : store.playlists().find(broadcast)) {
       if (media.multivariant()) {
         covered = Math.max(covered, media.wanted());
-      } else if (store.find(ItemId.init(broadcast, media.rendition())).map(r -> r.state() == ItemState.CONFIRMED)
-          .orElse(false)) {
+      } else if (media.publishedEntries() > 0 || store.find(ItemId.init(broadcast, media.rendition()))
+          .map(r -> r.state() == ItemState.CONFIRMED).orElse(false)) { // once listed, never withdrawn
         variants.add(new Variant(media.rendition(), media.peakBandwidth()));
       }
     }

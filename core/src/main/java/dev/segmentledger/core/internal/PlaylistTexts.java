@@ -37,8 +37,8 @@ import java.util.Locale;
  * milliseconds); an entry without one has none (the player extrapolates from the last one).
  * The tags change no entry: the count of entries, and thus the never-backwards rule, is the same.
  *
- * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose INIT is
- * confirmed, in rendition order, with the BANDWIDTH recorded as its media playlist's peak (a fixed
+ * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose media
+ * playlist was ever published with entries or whose INIT is confirmed, in rendition order, with the BANDWIDTH recorded as its media playlist's peak (a fixed
  * guess before any segment is confirmed). The live window is {@link LiveWindow}.
  */
 final class PlaylistTexts {
