@@ -8,6 +8,7 @@ import dev.segmentledger.core.internal.PlaylistTexts.Prefix;
 import dev.segmentledger.core.internal.PlaylistTexts.Rendered;
 import dev.segmentledger.core.internal.PlaylistTexts.Text;
 import dev.segmentledger.core.spi.PlaylistPart;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.StateStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +37,33 @@ final class MediaPlaylistReader {
   /**
    * One media playlist as the ledger holds it now.
    *
-   * @param full the full playlist (EVENT, or VOD once complete)
+   * @param parts the sealed parts it lists first: with their text, or summaries without it (then
+   *     {@link #full} cannot be rendered)
+   * @param tail the entries after the parts, rendered
+   * @param firstSequence its {@code EXT-X-MEDIA-SEQUENCE}
+   * @param complete whether it is final (VOD)
+   * @param withTexts whether {@code parts} carry their text
    * @param live its live window
    * @param sealable the parts this publication may seal (full blocks of settled entries behind the window)
-   * @param peakBandwidth the highest bit rate of the confirmed entries listed: the parts' recorded peaks and the tail rows'
+   * @param peakBandwidth the highest bit rate of the confirmed entries listed: the parts' recorded peaks and
+   *     the tail rows'
    * @param target the target duration
    */
-  record Media(Text full, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {}
+  record Media(List<PlaylistPart> parts, List<Rendered> tail, long firstSequence, boolean complete,
+      boolean withTexts, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {
+    /** The entries the full playlist lists. */
+    int entries() {
+      return parts.stream().mapToInt(PlaylistPart::entries).sum() + tail.size();
+    }
+
+    /** The full playlist (EVENT, or VOD once complete), rendered now; only if read {@link #withTexts}. */
+    Text full() {
+      if (!withTexts) {
+        throw new IllegalStateException("the parts were read without their text");
+      }
+      return PlaylistTexts.media(target, firstSequence, parts, tail, complete);
+    }
+  }
 
   /**
    * What a publication knows of the broadcast's completeness. The rows are read first and the open
@@ -60,9 +81,9 @@ final class MediaPlaylistReader {
     }
   }
 
-  /** As {@link #read(String, String, int, Completion)} with a completeness known in advance. */
+  /** As {@link #read(String, String, int, Completion, boolean)} with texts and a completeness known in advance. */
   Media read(String broadcastId, String rendition, int floor, boolean complete) {
-    return read(broadcastId, rendition, floor, Completion.known(complete));
+    return read(broadcastId, rendition, floor, Completion.known(complete), true);
   }
 
   /**
@@ -72,8 +93,11 @@ final class MediaPlaylistReader {
    * was already published final).
    *
    * @param floor the most entries ever published: it lists at least that many
+   * @param withTexts read the parts with their text ({@link PlaylistStore#parts}), so that the full
+   *     playlist can be rendered; otherwise their summaries ({@link PlaylistStore#partSummaries}),
+   *     unless the live window reaches back into the parts (then the read is made again with texts)
    */
-  Media read(String broadcastId, String rendition, int floor, Completion completion) {
+  Media read(String broadcastId, String rendition, int floor, Completion completion, boolean withTexts) {
     if (floor == 0 && !store.find(ItemId.init(broadcastId, rendition)).map(r -> r.state() == ItemState.CONFIRMED)
         .orElse(false)) {
       return null;
@@ -84,7 +108,9 @@ final class MediaPlaylistReader {
     List<PlaylistPart> parts = new ArrayList<>();
     long next = firstSequence;
     int listed = 0;
-    for (PlaylistPart part : store.playlists().parts(broadcastId, rendition)) {
+    PlaylistStore playlists = store.playlists();
+    for (PlaylistPart part : withTexts ? playlists.parts(broadcastId, rendition)
+        : playlists.partSummaries(broadcastId, rendition)) {
       if (part.firstSequence() != next) {
         break;
       }
@@ -128,7 +154,9 @@ final class MediaPlaylistReader {
     List<Entry> entries = prefix.entries();
     List<Rendered> tail = PlaylistTexts.render(PlaylistTexts.folder(broadcastId, rendition), entries);
     long target = PlaylistTexts.target(parts, tail);
-    Text full = PlaylistTexts.media(target, firstSequence, parts, tail, complete);
+    if (!withTexts && !parts.isEmpty() && LiveWindow.reachesParts(tail, target, windowSegments)) {
+      return read(broadcastId, rendition, floor, completion, true); // rare: a tail shorter than the window
+    }
     LiveWindow.Window live = LiveWindow.of(parts, tail, firstSequence, target, complete, windowSegments);
     long peak = 0;
     for (PlaylistPart part : parts) { // a part's rows are not read again: its peak stands for them
@@ -137,8 +165,8 @@ final class MediaPlaylistReader {
     for (Entry e : entries) {
       peak = Math.max(peak, PlaylistTexts.bitsPerSecond(e.row()));
     }
-    return new Media(full, live, sealable(broadcastId, rendition, next, entries, tail,
-        Math.max(windowSegments, live.text().entries())), peak, target);
+    return new Media(parts, tail, firstSequence, complete, withTexts, live, sealable(broadcastId, rendition, next,
+        entries, tail, Math.max(windowSegments, live.text().entries())), peak, target);
   }
 
   /**

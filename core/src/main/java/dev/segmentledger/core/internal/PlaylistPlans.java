@@ -30,7 +30,11 @@ import java.util.List;
  *       live-only, with the full playlist due {@code fullInterval} later, so that a live full
  *       playlist is PUT at most once per interval. A full text equal to the one last published
  *       (a reconciler's repair, or a change beyond a stalled position) is PUT only if the object
- *       is missing or different, and recorded as a full publication;
+ *       is missing or different, and recorded as a full publication. The full text is rendered
+ *       and hashed only when it may be PUT: when it is due by the record, the broadcast has ended,
+ *       or the playlist lists no more entries than ever published (so it may be unchanged). A
+ *       live-only publication that lists more entries than ever published reads the parts'
+ *       summaries ({@link dev.segmentledger.core.spi.PlaylistStore#partSummaries}), not their text;
  *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
  *       rendition whose media playlist was ever published with entries, or whose INIT is confirmed,
  *       with its media playlist's recorded peak bandwidth (a re-opened INIT, being uploaded again,
@@ -97,22 +101,33 @@ final class PlaylistPlans {
     boolean alreadyFinal = record.publishedFinal();
     Completion completion = new Completion(alreadyFinal, alreadyFinal || ended(broadcast),
         () -> !store.hasOpenRows(broadcast));
-    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), completion);
+    // The parts' text only when the full playlist may be PUT: due by the record, or possibly final.
+    boolean fullDue = record.publishedChecksum() == null || fullInterval.isZero()
+        || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
+    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), completion,
+        fullDue || completion.ended());
+    if (media != null && !media.withTexts() && media.entries() <= record.publishedEntries()) {
+      // No entry beyond the most ever published: the full text may equal the last one (a repair). Read again.
+      media = reader.read(broadcast, rendition, record.publishedEntries(), completion, true);
+    }
     if (media == null) {
       return null;
     }
     List<Put> puts = new ArrayList<>();
     puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), false));
-    Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
-    boolean unchanged = full.checksum().equals(record.publishedChecksum());
-    boolean due = media.full().complete() || record.publishedChecksum() == null || fullInterval.isZero()
-        || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
-    if (unchanged) {
-      puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
-    } else if (due) {
-      puts.add(full);
+    boolean unchanged = false;
+    boolean due = false;
+    if (media.withTexts()) { // else: more entries than ever published, so changed, and not due
+      Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
+      unchanged = full.checksum().equals(record.publishedChecksum());
+      due = fullDue || media.complete();
+      if (unchanged) {
+        puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
+      } else if (due) {
+        puts.add(full);
+      }
     }
-    return new Plan(puts, media.full().entries(), media.full().complete(), unchanged || due, record.wanted(),
+    return new Plan(puts, media.entries(), media.complete(), unchanged || due, record.wanted(),
         media.sealable(), media.peakBandwidth(), now.plus(fullInterval));
   }
 
