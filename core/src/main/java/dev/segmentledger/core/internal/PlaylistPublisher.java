@@ -22,7 +22,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -121,7 +124,9 @@ final class PlaylistPublisher {
    * One round: claims up to a batch of due playlists and publishes them on {@code executor}, each
    * publication a task of its own (a playlist's work is serial; different playlists' PUTs overlap):
    * the media playlists first, then, once those ended, the multivariant ones (a media publication may
-   * raise the peak bandwidth a multivariant one announces). Returns once every publication ended.
+   * raise the peak bandwidth a multivariant one announces). Returns once every publication ended;
+   * a publication's failure (an Error included) is thrown once every other one of its phase ended,
+   * and an interrupt of the waiting thread ends the wait with a {@link CancellationException}.
    */
   RoundResult round(Executor executor) {
     Instant now = clock.instant();
@@ -138,9 +143,29 @@ final class PlaylistPublisher {
     for (PlaylistRecord record : records) {
       publications.add(CompletableFuture.supplyAsync(() -> publish(record, until), executor));
     }
+    try { // every publication of the phase ends (or the wait is interrupted) before any failure is thrown
+      CompletableFuture.allOf(publications.toArray(new CompletableFuture<?>[0])).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CancellationException("interrupted while " + records.size()
+          + " playlist publications were in flight; their leases expire");
+    } catch (ExecutionException e) {
+      // one failed; every one has ended: counted and rethrown below
+    }
     int published = 0;
+    Throwable first = null;
     for (CompletableFuture<Boolean> publication : publications) {
-      published += publication.join() ? 1 : 0;
+      try {
+        published += publication.join() ? 1 : 0;
+      } catch (CompletionException e) {
+        first = first == null ? e.getCause() : first;
+      }
+    }
+    if (first instanceof Error error) {
+      throw error;
+    }
+    if (first != null) {
+      throw first instanceof RuntimeException runtime ? runtime : new CompletionException(first);
     }
     return published;
   }
