@@ -15,12 +15,17 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * Reads what one publication of a media playlist needs, and no more: the playlist's sealed parts
- * ({@link dev.segmentledger.core.spi.PlaylistStore#parts}), then its PLAYBACK rows after the last
- * part in keyset pages ({@link StateStore#findSegments}), only until the prefix of listed entries
- * stops. Never reads the whole broadcast: the rows read per publication are bounded by the live
- * window, two blocks of {@link PlaylistTexts#PART_ENTRIES} and one page, whatever the broadcast's
- * length. Stateless and thread-safe.
+ * Reads what one publication of a media playlist needs: the playlist's sealed parts, as summaries
+ * without text ({@link PlaylistStore#partSummaries}) unless the full playlist is to be rendered
+ * ({@link PlaylistStore#parts}), then its PLAYBACK rows after the last part in keyset pages
+ * ({@link StateStore#findSegments}), only until the prefix of listed entries stops. Never reads
+ * every row of the broadcast, but the part list grows with it: one record per
+ * {@link PlaylistTexts#PART_ENTRIES} entries (about 3 to 6 KB of text each when read with text).
+ * While rows settle in sequence order, the rows read are those of the live window, the block being
+ * filled, the one waiting to be sealed and a page, whatever the broadcast's length; a row that
+ * stays unconfirmed (or, while live, a sequence hole) keeps its block and those after it unsealed,
+ * and the rows read grow until it settles. A read of summaries whose live window reaches back into
+ * the parts is made again with texts. Stateless and thread-safe.
  */
 final class MediaPlaylistReader {
   /** Rows per keyset page. */

@@ -47,9 +47,10 @@ final class PlaylistTexts {
 
   /**
    * The entries of a sealed part and of a block: 100 entries, 400 to 1,000 s of media at the usual
-   * 4 to 10 s segments. A publication reads at most about two blocks of rows beyond the live window
-   * (the block being filled and the one waiting to be sealed) and a part list that grows by one
-   * record per 100 segments.
+   * 4 to 10 s segments. While rows settle in order, a publication reads about two blocks of rows
+   * beyond the live window (the block being filled and the one waiting to be sealed) and a part
+   * list that grows by one record per 100 segments (summaries without text, unless it renders the
+   * full playlist).
    */
   static final int PART_ENTRIES = 100;
 
