@@ -12,9 +12,10 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The sealed parts of media playlists (table {@code segment_ledger_playlist_part}, migration V12):
- * {@link Playlists#parts}, {@link Playlists#partSummaries} and {@link Playlists#sealPart}, and the deletes the other parts of the
- * store make in their own transactions: a re-open removes the part covering its PLAYBACK row
- * ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it emptied ({@link #deleteOf}).
+ * {@link Playlists#parts}, {@link Playlists#partSummaries} and {@link Playlists#sealPart}, and the
+ * deletes the other parts of the store make in their own transactions: a re-open removes the part
+ * covering its PLAYBACK row ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it
+ * emptied ({@link #deleteOf}).
  * Stateless over its {@link Jdbi}; thread-safe.
  *
  * <p>A seal and a re-open of a row it covers are ordered by the media playlist's record: the seal
@@ -56,7 +57,7 @@ final class PlaylistParts {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
   }
 
-  /** One range of the parts' key, in sequence order; with their text, or without (empty text) if not {@code withText}. */
+  /** One range of the parts' key, in sequence order; with their text, or with an empty one if not {@code withText}. */
   List<PlaylistPart> parts(String broadcastId, String rendition, boolean withText) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(rendition, "rendition");

@@ -38,8 +38,9 @@ import java.util.Locale;
  * The tags change no entry: the count of entries, and thus the never-backwards rule, is the same.
  *
  * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose media
- * playlist was ever published with entries or whose INIT is confirmed, in rendition order, with the BANDWIDTH recorded as its media playlist's peak (a fixed
- * guess before any segment is confirmed). The live window is {@link LiveWindow}.
+ * playlist was ever published with entries or whose INIT is confirmed, in rendition order, with
+ * the BANDWIDTH recorded as its media playlist's peak (a fixed guess before any segment is
+ * confirmed). The live window is {@link LiveWindow}.
  */
 final class PlaylistTexts {
   /** The BANDWIDTH announced for a rendition before any of its segments is confirmed: 2 Mbit/s. */
