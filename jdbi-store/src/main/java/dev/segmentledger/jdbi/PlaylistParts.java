@@ -12,9 +12,10 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The sealed parts of media playlists (table {@code segment_ledger_playlist_part}, migration V12):
- * {@link Playlists#parts} and {@link Playlists#sealPart}, and the deletes the other parts of the
- * store make in their own transactions: a re-open removes the part covering its PLAYBACK row
- * ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it emptied ({@link #deleteOf}).
+ * {@link Playlists#parts}, {@link Playlists#partSummaries} and {@link Playlists#sealPart}, and the
+ * deletes the other parts of the store make in their own transactions: a re-open removes the part
+ * covering its PLAYBACK row ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it
+ * emptied ({@link #deleteOf}).
  * Stateless over its {@link Jdbi}; thread-safe.
  *
  * <p>A seal and a re-open of a row it covers are ordered by the media playlist's record: the seal
@@ -23,12 +24,16 @@ import org.jdbi.v3.core.Jdbi;
  * seal after a re-open finds the row open and stores nothing; a re-open after a seal deletes the part.
  */
 final class PlaylistParts {
-  /** The columns {@link #parts} reads, in the order of {@link PlaylistPart}'s components. */
-  private static final String COLUMNS = "broadcast_id, rendition, first_sequence, next_sequence, entries,"
-      + " discontinuities, target_seconds, peak_bandwidth, text";
+  /** The columns of a part's summary, in the order of {@link PlaylistPart}'s components. */
+  private static final String SUMMARY_COLUMNS = "broadcast_id, rendition, first_sequence, next_sequence, entries,"
+      + " discontinuities, target_seconds, peak_bandwidth";
 
   /** The parts of one playlist in sequence order: one range of the primary key. Binds broadcastId, rendition. */
-  static final String READ = "SELECT " + COLUMNS + " FROM " + PLAYLIST_PARTS
+  static final String READ = "SELECT " + SUMMARY_COLUMNS + ", text FROM " + PLAYLIST_PARTS
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence";
+
+  /** As {@link #READ} without the text column. */
+  static final String READ_SUMMARIES = "SELECT " + SUMMARY_COLUMNS + " FROM " + PLAYLIST_PARTS
       + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence";
 
   private static final String SEAL = Sql.load("playlist-seal-part.sql");
@@ -52,17 +57,17 @@ final class PlaylistParts {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
   }
 
-  /** One range of the parts' key, in sequence order. */
-  List<PlaylistPart> parts(String broadcastId, String rendition) {
+  /** One range of the parts' key, in sequence order; with their text, or with an empty one if not {@code withText}. */
+  List<PlaylistPart> parts(String broadcastId, String rendition, boolean withText) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(rendition, "rendition");
-    return jdbi.withHandle(handle -> handle.createQuery(READ)
+    return jdbi.withHandle(handle -> handle.createQuery(withText ? READ : READ_SUMMARIES)
         .bind("broadcastId", broadcastId)
         .bind("rendition", rendition)
         .map((rs, ctx) -> new PlaylistPart(rs.getString("broadcast_id"), rs.getString("rendition"),
             rs.getLong("first_sequence"), rs.getLong("next_sequence"), rs.getInt("entries"),
             rs.getInt("discontinuities"), rs.getInt("target_seconds"), rs.getLong("peak_bandwidth"),
-            rs.getString("text")))
+            withText ? rs.getString("text") : ""))
         .list());
   }
 

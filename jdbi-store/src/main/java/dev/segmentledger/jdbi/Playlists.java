@@ -267,7 +267,13 @@ final class Playlists implements PlaylistStore {
   /** {@inheritDoc} One range of the parts' primary key (broadcast, rendition, first sequence). */
   @Override
   public List<PlaylistPart> parts(String broadcastId, String rendition) {
-    return parts.parts(broadcastId, rendition);
+    return parts.parts(broadcastId, rendition, true);
+  }
+
+  /** {@inheritDoc} The same range of the parts' key, without the text column. */
+  @Override
+  public List<PlaylistPart> partSummaries(String broadcastId, String rendition) {
+    return parts.parts(broadcastId, rendition, false);
   }
 
   /**

@@ -11,14 +11,22 @@
 ALTER TABLE segment_ledger_playlist ADD COLUMN full_due_at timestamptz;
 
 -- The highest bit rate of a media playlist's confirmed segments (bits per second; 0: unknown), as
--- the multivariant playlist announces it. A constant default: a catalog change, no rewrite.
-ALTER TABLE segment_ledger_playlist ADD COLUMN peak_bandwidth bigint NOT NULL DEFAULT 0
-  CONSTRAINT segment_ledger_playlist_peak_bandwidth CHECK (peak_bandwidth >= 0);
+-- the multivariant playlist announces it. A constant default: a catalog change, no rewrite. Its
+-- CHECK is added NOT VALID (no scan of the existing records under ACCESS EXCLUSIVE; every record
+-- written from now on is checked, and the existing ones hold the default 0). It is left for a later
+-- migration to validate under SHARE UPDATE EXCLUSIVE, as V10 does for the checks of V2, V6 and V8.
+ALTER TABLE segment_ledger_playlist ADD COLUMN peak_bandwidth bigint NOT NULL DEFAULT 0;
+ALTER TABLE segment_ledger_playlist ADD CONSTRAINT segment_ledger_playlist_peak_bandwidth
+  CHECK (peak_bandwidth >= 0) NOT VALID;
 
 -- The publisher's claim takes the records awaiting publication (wanted > published, through
 -- segment_ledger_playlist_awaiting, which the count of playlists awaiting publication keeps reading
 -- alone) or whose full playlist is due (full_due_at <= now, through this index): the two ranges are
 -- merged, each from an index holding only records with work, never the published bulk.
+-- Migrations run in one transaction, so it is built without CONCURRENTLY, and it cannot be created
+-- beforehand (as V3's and V7's can) since its column is new here: the build scans the playlist
+-- table (one record per playlist, not per row) under a SHARE lock, which holds up the playlist
+-- increments of confirms for the time of that scan; every key is NULL then, so the index starts empty.
 CREATE INDEX segment_ledger_playlist_full_due
   ON segment_ledger_playlist (full_due_at) INCLUDE (lease_until)
   WHERE full_due_at IS NOT NULL;

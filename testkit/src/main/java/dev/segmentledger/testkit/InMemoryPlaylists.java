@@ -268,6 +268,13 @@ final class InMemoryPlaylists implements PlaylistStore {
     }
   }
 
+  @Override
+  public List<PlaylistPart> partSummaries(String broadcastId, String rendition) {
+    return parts(broadcastId, rendition).stream().map(p -> new PlaylistPart(p.broadcastId(), p.rendition(),
+        p.firstSequence(), p.nextSequence(), p.entries(), p.discontinuities(), p.targetSeconds(), p.peakBandwidth(),
+        "")).toList();
+  }
+
   /**
    * {@inheritDoc}
    *

@@ -92,6 +92,15 @@ final class LiveWindow {
         discontinuitySequence);
   }
 
+  /**
+   * Whether the window of a playlist ending in {@code tail} takes entries from the parts before it
+   * (and so needs their text), given at least one part.
+   */
+  static boolean reachesParts(List<Rendered> tail, long target, int segments) {
+    List<Rendered> chosen = new ArrayList<>();
+    return wantsMore(chosen, takeBack(tail, chosen, 0, target, segments), target, segments);
+  }
+
   private static boolean wantsMore(List<Rendered> chosen, double seconds, long target, int segments) {
     return chosen.size() < segments || seconds < 3.0 * target;
   }

@@ -8,17 +8,24 @@ import dev.segmentledger.core.internal.PlaylistTexts.Prefix;
 import dev.segmentledger.core.internal.PlaylistTexts.Rendered;
 import dev.segmentledger.core.internal.PlaylistTexts.Text;
 import dev.segmentledger.core.spi.PlaylistPart;
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.StateStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
- * Reads what one publication of a media playlist needs, and no more: the playlist's sealed parts
- * ({@link dev.segmentledger.core.spi.PlaylistStore#parts}), then its PLAYBACK rows after the last
- * part in keyset pages ({@link StateStore#findSegments}), only until the prefix of listed entries
- * stops. Never reads the whole broadcast: the rows read per publication are bounded by the live
- * window, two blocks of {@link PlaylistTexts#PART_ENTRIES} and one page, whatever the broadcast's
- * length. Stateless and thread-safe.
+ * Reads what one publication of a media playlist needs: the playlist's sealed parts, as summaries
+ * without text ({@link PlaylistStore#partSummaries}) unless the full playlist is to be rendered
+ * ({@link PlaylistStore#parts}), then its PLAYBACK rows after the last part in keyset pages
+ * ({@link StateStore#findSegments}), only until the prefix of listed entries stops. Never reads
+ * every row of the broadcast, but the part list grows with it: one record per
+ * {@link PlaylistTexts#PART_ENTRIES} entries (about 3 to 6 KB of text each when read with text).
+ * While rows settle in sequence order, the rows read are those of the live window, the block being
+ * filled, the one waiting to be sealed and a page, whatever the broadcast's length; a row that
+ * stays unconfirmed (or, while live, a sequence hole) keeps its block and those after it unsealed,
+ * and the rows read grow until it settles. A read of summaries whose live window reaches back into
+ * the parts is made again with texts. Stateless and thread-safe.
  */
 final class MediaPlaylistReader {
   /** Rows per keyset page. */
@@ -35,21 +42,67 @@ final class MediaPlaylistReader {
   /**
    * One media playlist as the ledger holds it now.
    *
-   * @param full the full playlist (EVENT, or VOD once complete)
+   * @param parts the sealed parts it lists first: with their text, or summaries without it (then
+   *     {@link #full} cannot be rendered)
+   * @param tail the entries after the parts, rendered
+   * @param firstSequence its {@code EXT-X-MEDIA-SEQUENCE}
+   * @param complete whether it is final (VOD)
+   * @param withTexts whether {@code parts} carry their text
    * @param live its live window
    * @param sealable the parts this publication may seal (full blocks of settled entries behind the window)
-   * @param peakBandwidth the highest bit rate of the confirmed entries read (not those of parts)
+   * @param peakBandwidth the highest bit rate of the confirmed entries listed: the parts' recorded peaks and
+   *     the tail rows'
    * @param target the target duration
    */
-  record Media(Text full, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {}
+  record Media(List<PlaylistPart> parts, List<Rendered> tail, long firstSequence, boolean complete,
+      boolean withTexts, LiveWindow.Window live, List<PlaylistPart> sealable, long peakBandwidth, long target) {
+    /** The entries the full playlist lists. */
+    int entries() {
+      return parts.stream().mapToInt(PlaylistPart::entries).sum() + tail.size();
+    }
+
+    /** The full playlist (EVENT, or VOD once complete), rendered now; only if read {@link #withTexts}. */
+    Text full() {
+      if (!withTexts) {
+        throw new IllegalStateException("the parts were read without their text");
+      }
+      return PlaylistTexts.media(target, firstSequence, parts, tail, complete);
+    }
+  }
+
+  /**
+   * What a publication knows of the broadcast's completeness. The rows are read first and the open
+   * rows after them, so that a row re-opened in between is either met by the read (then the
+   * playlist is not complete) or seen by the completeness check.
+   *
+   * @param alreadyFinal the playlist was published final: it stays complete (re-opened positions are gaps)
+   * @param ended the broadcast has ended (read before the rows: a broadcast that has not ended is not complete)
+   * @param noOpenRows read after the rows: whether no row of the broadcast, of any axis, is unconfirmed
+   */
+  record Completion(boolean alreadyFinal, boolean ended, BooleanSupplier noOpenRows) {
+    /** A completeness known in advance (the reader's tests). */
+    static Completion known(boolean complete) {
+      return new Completion(complete, complete, () -> complete);
+    }
+  }
+
+  /** As {@link #read(String, String, int, Completion, boolean)} with texts and a completeness known in advance. */
+  Media read(String broadcastId, String rendition, int floor, boolean complete) {
+    return read(broadcastId, rendition, floor, Completion.known(complete), true);
+  }
 
   /**
    * The media playlist of {@code rendition}, or {@code null} if there is nothing to publish yet
-   * (its INIT is not confirmed and nothing was ever published).
+   * (its INIT is not confirmed and nothing was ever published). It is complete only if the
+   * broadcast has ended, no row it read was unconfirmed, and no row was open after the read (or it
+   * was already published final).
    *
    * @param floor the most entries ever published: it lists at least that many
+   * @param withTexts read the parts with their text ({@link PlaylistStore#parts}), so that the full
+   *     playlist can be rendered; otherwise their summaries ({@link PlaylistStore#partSummaries}),
+   *     unless the live window reaches back into the parts (then the read is made again with texts)
    */
-  Media read(String broadcastId, String rendition, int floor, boolean complete) {
+  Media read(String broadcastId, String rendition, int floor, Completion completion, boolean withTexts) {
     if (floor == 0 && !store.find(ItemId.init(broadcastId, rendition)).map(r -> r.state() == ItemState.CONFIRMED)
         .orElse(false)) {
       return null;
@@ -60,7 +113,9 @@ final class MediaPlaylistReader {
     List<PlaylistPart> parts = new ArrayList<>();
     long next = firstSequence;
     int listed = 0;
-    for (PlaylistPart part : store.playlists().parts(broadcastId, rendition)) {
+    PlaylistStore playlists = store.playlists();
+    for (PlaylistPart part : withTexts ? playlists.parts(broadcastId, rendition)
+        : playlists.partSummaries(broadcastId, rendition)) {
       if (part.firstSequence() != next) {
         break;
       }
@@ -68,16 +123,22 @@ final class MediaPlaylistReader {
       next = part.nextSequence();
       listed += part.entries();
     }
-    Prefix prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, complete);
+    // Read as if complete when it may be (past sequence holes), then decide; not complete lists a prefix of that.
+    boolean mayBeComplete = completion.alreadyFinal() || completion.ended();
+    Prefix prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, mayBeComplete);
+    List<LedgerItem> read = new ArrayList<>();
+    boolean metOpen = false;
     long from = next;
     boolean more = !first.isEmpty();
     while (more) {
       List<LedgerItem> page = store.findSegments(broadcastId, rendition, from, PAGE);
       for (LedgerItem row : page) {
+        metOpen |= !row.state().isTerminal();
         if (!prefix.offer(row)) {
           more = false;
           break;
         }
+        read.add(row);
       }
       if (page.size() < PAGE) {
         more = false;
@@ -85,17 +146,32 @@ final class MediaPlaylistReader {
         from = page.get(page.size() - 1).id().sequence() + 1;
       }
     }
+    boolean complete = completion.alreadyFinal()
+        || (completion.ended() && !metOpen && completion.noOpenRows().getAsBoolean());
+    if (mayBeComplete && !complete) {
+      prefix = new Prefix(parts.isEmpty() ? -1 : next, listed, floor, false);
+      for (LedgerItem row : read) {
+        if (!prefix.offer(row)) {
+          break;
+        }
+      }
+    }
     List<Entry> entries = prefix.entries();
     List<Rendered> tail = PlaylistTexts.render(PlaylistTexts.folder(broadcastId, rendition), entries);
     long target = PlaylistTexts.target(parts, tail);
-    Text full = PlaylistTexts.media(target, firstSequence, parts, tail, complete);
+    if (!withTexts && !parts.isEmpty() && LiveWindow.reachesParts(tail, target, windowSegments)) {
+      return read(broadcastId, rendition, floor, completion, true); // rare: a tail shorter than the window
+    }
     LiveWindow.Window live = LiveWindow.of(parts, tail, firstSequence, target, complete, windowSegments);
     long peak = 0;
+    for (PlaylistPart part : parts) { // a part's rows are not read again: its peak stands for them
+      peak = Math.max(peak, part.peakBandwidth());
+    }
     for (Entry e : entries) {
       peak = Math.max(peak, PlaylistTexts.bitsPerSecond(e.row()));
     }
-    return new Media(full, live, sealable(broadcastId, rendition, next, entries, tail,
-        Math.max(windowSegments, live.text().entries())), peak, target);
+    return new Media(parts, tail, firstSequence, complete, withTexts, live, sealable(broadcastId, rendition, next,
+        entries, tail, Math.max(windowSegments, live.text().entries())), peak, target);
   }
 
   /**

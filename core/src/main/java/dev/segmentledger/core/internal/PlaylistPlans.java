@@ -3,8 +3,10 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.internal.MediaPlaylistReader.Completion;
 import dev.segmentledger.core.internal.PlaylistTexts.Text;
 import dev.segmentledger.core.internal.PlaylistTexts.Variant;
+import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.Sha256Checksum;
@@ -16,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /**
  * Decides what one publication of a claimed playlist PUTs and records (see docs/design.md,
@@ -29,9 +30,15 @@ import java.util.function.BooleanSupplier;
  *       live-only, with the full playlist due {@code fullInterval} later, so that a live full
  *       playlist is PUT at most once per interval. A full text equal to the one last published
  *       (a reconciler's repair, or a change beyond a stalled position) is PUT only if the object
- *       is missing or different, and recorded as a full publication;
+ *       is missing or different, and recorded as a full publication. The full text is rendered
+ *       and hashed only when it may be PUT: when it is due by the record, the broadcast has ended,
+ *       or the playlist lists no more entries than ever published (so it may be unchanged). A
+ *       live-only publication that lists more entries than ever published reads the parts'
+ *       summaries ({@link dev.segmentledger.core.spi.PlaylistStore#partSummaries}), not their text;
  *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
- *       rendition whose INIT is confirmed with its media playlist's recorded peak bandwidth.
+ *       rendition whose media playlist was ever published with entries, or whose INIT is confirmed,
+ *       with its media playlist's recorded peak bandwidth (a re-opened INIT, being uploaded again,
+ *       does not withdraw a rendition players may be playing).
  * </ul>
  *
  * Thread-safe (stateless beyond its settings).
@@ -74,40 +81,57 @@ final class PlaylistPlans {
   }
 
   /**
-   * What to publish for {@code record}; {@code null} if there is nothing to publish yet.
-   *
-   * @param complete whether the broadcast is complete, read after the claim (for a media playlist,
-   *     whose publication covers the claimed change count)
-   * @param completeNow reads it again (for the multivariant playlist, whose publication covers the
-   *     change count it reads itself, so completeness must be read after that)
+   * What to publish for {@code record}; {@code null} if there is nothing to publish yet. The
+   * broadcast's completeness is read after what the publication reads of the ledger (a media
+   * playlist's rows, the multivariant playlist's records and INIT rows), once per publication: a
+   * change after that read is not covered by it, and is published again.
    */
-  Plan plan(PlaylistRecord record, BooleanSupplier complete, BooleanSupplier completeNow, Instant now) {
-    return record.multivariant() ? multivariant(record, completeNow) : media(record, complete.getAsBoolean(), now);
+  Plan plan(PlaylistRecord record, Instant now) {
+    return record.multivariant() ? multivariant(record) : media(record, now);
   }
 
-  private Plan media(PlaylistRecord record, boolean complete, Instant now) {
+  /** Whether the broadcast has ended (it never ends again: a negative answer needs no second read). */
+  private boolean ended(String broadcast) {
+    return store.findBroadcast(broadcast).map(BroadcastRecord::ended).orElse(false);
+  }
+
+  private Plan media(PlaylistRecord record, Instant now) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
-    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), complete);
+    boolean alreadyFinal = record.publishedFinal();
+    Completion completion = new Completion(alreadyFinal, alreadyFinal || ended(broadcast),
+        () -> !store.hasOpenRows(broadcast));
+    // The parts' text only when the full playlist may be PUT: due by the record, or possibly final.
+    boolean fullDue = record.publishedChecksum() == null || fullInterval.isZero()
+        || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
+    MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), completion,
+        fullDue || completion.ended());
+    if (media != null && !media.withTexts() && media.entries() <= record.publishedEntries()) {
+      // No entry beyond the most ever published: the full text may equal the last one (a repair). Read again.
+      media = reader.read(broadcast, rendition, record.publishedEntries(), completion, true);
+    }
     if (media == null) {
       return null;
     }
     List<Put> puts = new ArrayList<>();
     puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), false));
-    Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
-    boolean unchanged = full.checksum().equals(record.publishedChecksum());
-    boolean due = media.full().complete() || record.publishedChecksum() == null || fullInterval.isZero()
-        || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
-    if (unchanged) {
-      puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
-    } else if (due) {
-      puts.add(full);
+    boolean unchanged = false;
+    boolean due = false;
+    if (media.withTexts()) { // else: more entries than ever published, so changed, and not due
+      Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
+      unchanged = full.checksum().equals(record.publishedChecksum());
+      due = fullDue || media.complete();
+      if (unchanged) {
+        puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
+      } else if (due) {
+        puts.add(full);
+      }
     }
-    return new Plan(puts, media.full().entries(), media.full().complete(), unchanged || due, record.wanted(),
+    return new Plan(puts, media.entries(), media.complete(), unchanged || due, record.wanted(),
         media.sealable(), media.peakBandwidth(), now.plus(fullInterval));
   }
 
-  private Plan multivariant(PlaylistRecord record, BooleanSupplier completeNow) {
+  private Plan multivariant(PlaylistRecord record) {
     String broadcast = record.broadcastId();
     long covered = record.wanted();
     List<Variant> variants = new ArrayList<>();
@@ -116,12 +140,12 @@ final class PlaylistPlans {
     for (PlaylistRecord media : store.playlists().find(broadcast)) {
       if (media.multivariant()) {
         covered = Math.max(covered, media.wanted());
-      } else if (store.find(ItemId.init(broadcast, media.rendition())).map(r -> r.state() == ItemState.CONFIRMED)
-          .orElse(false)) {
+      } else if (media.publishedEntries() > 0 || store.find(ItemId.init(broadcast, media.rendition()))
+          .map(r -> r.state() == ItemState.CONFIRMED).orElse(false)) { // once listed, never withdrawn
         variants.add(new Variant(media.rendition(), media.peakBandwidth()));
       }
     }
-    boolean complete = record.publishedFinal() || completeNow.getAsBoolean();
+    boolean complete = record.publishedFinal() || (ended(broadcast) && !store.hasOpenRows(broadcast));
     Text master = PlaylistTexts.multivariant(variants, ObjectKeys.MEDIA_PLAYLIST_NAME, complete);
     if (master == null) {
       return null;

@@ -5,7 +5,6 @@ import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PlaylistPlans.Plan;
 import dev.segmentledger.core.internal.PlaylistPlans.Put;
-import dev.segmentledger.core.spi.BroadcastRecord;
 import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
@@ -22,10 +21,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * once per interval while live; both multivariant playlists), derives each text from the sealed
  * parts and the rows after them ({@link MediaPlaylistReader}, never every row of the broadcast),
  * records its entry count before the PUTs ({@link PlaylistStore#recordIntent}), PUTs them through
- * the {@link SinkBreaker} to their contract keys, seals the parts the publication may seal, raises
- * the recorded peak bandwidth, and records the publication ({@link PlaylistStore#recordPublished},
+ * the {@link SinkBreaker} to their contract keys, raises the recorded peak bandwidth, seals the parts
+ * the publication may seal, and records the publication ({@link PlaylistStore#recordPublished},
  * or {@link PlaylistStore#recordLivePublished} when the full playlist stays behind). A failure is
  * recorded with the ledger's backoff and retried by a later round, on any node.
  *
@@ -62,7 +62,6 @@ import org.slf4j.LoggerFactory;
 final class PlaylistPublisher {
   private static final Logger log = LoggerFactory.getLogger(PlaylistPublisher.class);
 
-  private final StateStore store;
   private final PlaylistStore playlists;
   private final ObjectSink sink;
   private final SinkBreaker breaker;
@@ -84,7 +83,6 @@ final class PlaylistPublisher {
   PlaylistPublisher(StateStore store, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Clock clock,
       String owner, Duration lease, Backoff backoff, Events events, int batch, Tracing tracing, int windowSegments,
       Duration fullInterval) {
-    this.store = store;
     this.plans = new PlaylistPlans(store, windowSegments, fullInterval);
     this.playlists = store.playlists();
     this.sink = sink;
@@ -126,43 +124,58 @@ final class PlaylistPublisher {
    * One round: claims up to a batch of due playlists and publishes them on {@code executor}, each
    * publication a task of its own (a playlist's work is serial; different playlists' PUTs overlap):
    * the media playlists first, then, once those ended, the multivariant ones (a media publication may
-   * raise the peak bandwidth a multivariant one announces). Returns once every publication ended.
+   * raise the peak bandwidth a multivariant one announces). Returns once every publication ended;
+   * a publication's failure (an Error included) is thrown once every other one of its phase ended,
+   * and an interrupt of the waiting thread ends the wait with a {@link CancellationException}.
    */
   RoundResult round(Executor executor) {
     Instant now = clock.instant();
     Instant until = now.plus(lease);
     List<PlaylistRecord> claimed = playlists.claimDue(owner, until, now, batch);
-    Map<String, Boolean> complete = new ConcurrentHashMap<>(); // per broadcast, read once per round
-    int published = publishAll(claimed.stream().filter(r -> !r.multivariant()).toList(), until, complete, executor)
-        + publishAll(claimed.stream().filter(PlaylistRecord::multivariant).toList(), until, complete, executor);
+    int published = publishAll(claimed.stream().filter(r -> !r.multivariant()).toList(), until, executor)
+        + publishAll(claimed.stream().filter(PlaylistRecord::multivariant).toList(), until, executor);
     awaiting = playlists.countAwaitingPublication();
     return new RoundResult(claimed.size(), published, claimed.size() >= batch);
   }
 
-  private int publishAll(List<PlaylistRecord> records, Instant until, Map<String, Boolean> complete,
-      Executor executor) {
+  private int publishAll(List<PlaylistRecord> records, Instant until, Executor executor) {
     List<CompletableFuture<Boolean>> publications = new ArrayList<>(records.size());
     for (PlaylistRecord record : records) {
-      publications.add(CompletableFuture.supplyAsync(() -> publish(record, until, complete), executor));
+      publications.add(CompletableFuture.supplyAsync(() -> publish(record, until), executor));
+    }
+    try { // every publication of the phase ends (or the wait is interrupted) before any failure is thrown
+      CompletableFuture.allOf(publications.toArray(new CompletableFuture<?>[0])).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CancellationException("interrupted while " + records.size()
+          + " playlist publications were in flight; their leases expire");
+    } catch (ExecutionException e) {
+      // one failed; every one has ended: counted and rethrown below
     }
     int published = 0;
+    Throwable first = null;
     for (CompletableFuture<Boolean> publication : publications) {
-      published += publication.join() ? 1 : 0;
+      try {
+        published += publication.join() ? 1 : 0;
+      } catch (CompletionException e) {
+        first = first == null ? e.getCause() : first;
+      }
+    }
+    if (first instanceof Error error) {
+      throw error;
+    }
+    if (first != null) {
+      throw first instanceof RuntimeException runtime ? runtime : new CompletionException(first);
     }
     return published;
   }
 
-  /** Whether the broadcast is complete: ended, with no unconfirmed row of any axis. */
-  private boolean complete(String broadcast) {
-    return store.findBroadcast(broadcast).map(BroadcastRecord::ended).orElse(false) && !store.hasOpenRows(broadcast);
-  }
-
   /** Publishes one claimed playlist, traced; every outcome is recorded on its record. */
-  private boolean publish(PlaylistRecord record, Instant until, Map<String, Boolean> complete) {
+  private boolean publish(PlaylistRecord record, Instant until) {
     Span span = tracing.root("segment-ledger.playlist.publish").tag("broadcast", record.broadcastId())
         .tag("rendition", record.rendition() == null ? "(multivariant)" : record.rendition());
     try {
-      boolean published = publishTraced(record, until, complete);
+      boolean published = publishTraced(record, until);
       span.tag("published", String.valueOf(published)).end();
       return published;
     } catch (RuntimeException | Error e) {
@@ -171,15 +184,13 @@ final class PlaylistPublisher {
     }
   }
 
-  private boolean publishTraced(PlaylistRecord record, Instant until, Map<String, Boolean> completes) {
+  private boolean publishTraced(PlaylistRecord record, Instant until) {
     String broadcast = record.broadcastId();
     String rendition = record.rendition();
     String key = rendition == null ? ObjectKeys.multivariantPlaylistKey(broadcast)
         : ObjectKeys.mediaPlaylistKey(broadcast, rendition);
     try {
-      Plan plan = plans.plan(record,
-          () -> record.publishedFinal() || completes.computeIfAbsent(broadcast, this::complete),
-          () -> complete(broadcast), clock.instant());
+      Plan plan = plans.plan(record, clock.instant());
       if (plan == null) { // nothing playable yet: this change is covered by having nothing to show
         playlists.recordPublished(broadcast, rendition, owner, until, record.wanted(), record.publishedChecksum(),
             clock.instant());
@@ -202,11 +213,13 @@ final class PlaylistPublisher {
       for (Put put : plan.puts()) {
         checksum = put(put);
       }
-      for (PlaylistPart part : plan.seal()) { // while the lease is held
-        playlists.sealPart(part);
-      }
+      // The peak before the seal: once sealed, a part's rows are no longer read, and a failure between
+      // the two would otherwise lose their bit rate (the parts' peaks are folded in as well).
       if (plan.peakBandwidth() > record.peakBandwidth()) {
         playlists.raisePeakBandwidth(broadcast, rendition, owner, until, plan.peakBandwidth(), clock.instant());
+      }
+      for (PlaylistPart part : plan.seal()) { // while the lease is held
+        playlists.sealPart(part);
       }
       boolean recorded = plan.full()
           ? playlists.recordPublished(broadcast, rendition, owner, until, plan.coveredWanted(), checksum,

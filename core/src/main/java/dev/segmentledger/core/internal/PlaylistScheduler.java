@@ -1,6 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,25 +46,31 @@ final class PlaylistScheduler {
   }
 
   /**
-   * Stops the thread: a round in flight may finish for 5 s, is then interrupted (its leases expire;
-   * nothing is lost) and waited for, at most {@code timeout}.
+   * Stops the round thread and the publication pool together: a round in flight, and its
+   * publications, may finish for 5 s; both are then interrupted (their leases expire; nothing is
+   * lost) and waited for, at most {@code timeout} each.
    */
   void stop(Duration timeout) {
     ScheduledExecutorService current = thread;
+    ExecutorService pool = publications;
     if (current == null) {
       return;
     }
-    // Let a round in flight finish its PUT rather than interrupt it half-written; bounded.
+    // Let a round in flight finish its PUTs rather than interrupt them half-written; bounded.
     current.shutdown();
+    pool.shutdown();
     try {
       if (!current.awaitTermination(5, TimeUnit.SECONDS)) {
+        pool.shutdownNow();
         DaemonThreads.stopAndAwait(current, timeout);
       }
     } catch (InterruptedException e) {
       current.shutdownNow();
+      pool.shutdownNow();
       Thread.currentThread().interrupt();
+      return;
     }
-    publications.shutdownNow(); // idle now: the round that used them has ended or been stopped
+    DaemonThreads.stopAndAwait(pool, timeout); // idle unless the round was interrupted with publications in flight
   }
 
   /**
@@ -98,6 +105,8 @@ final class PlaylistScheduler {
       if (round.full()) {
         schedule(0); // more are due now
       }
+    } catch (CancellationException e) {
+      log.debug("playlist round interrupted (stopping): {}", e.getMessage());
     } catch (RuntimeException | LinkageError | AssertionError e) {
       log.warn("playlist round failed; retrying next round", e);
     }

@@ -37,9 +37,10 @@ import java.util.Locale;
  * milliseconds); an entry without one has none (the player extrapolates from the last one).
  * The tags change no entry: the count of entries, and thus the never-backwards rule, is the same.
  *
- * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose INIT is
- * confirmed, in rendition order, with the BANDWIDTH recorded as its media playlist's peak (a fixed
- * guess before any segment is confirmed). The live window is {@link LiveWindow}.
+ * <p><b>Multivariant playlist</b>: one {@code #EXT-X-STREAM-INF} per rendition whose media
+ * playlist was ever published with entries or whose INIT is confirmed, in rendition order, with
+ * the BANDWIDTH recorded as its media playlist's peak (a fixed guess before any segment is
+ * confirmed). The live window is {@link LiveWindow}.
  */
 final class PlaylistTexts {
   /** The BANDWIDTH announced for a rendition before any of its segments is confirmed: 2 Mbit/s. */
@@ -47,9 +48,10 @@ final class PlaylistTexts {
 
   /**
    * The entries of a sealed part and of a block: 100 entries, 400 to 1,000 s of media at the usual
-   * 4 to 10 s segments. A publication reads at most about two blocks of rows beyond the live window
-   * (the block being filled and the one waiting to be sealed) and a part list that grows by one
-   * record per 100 segments.
+   * 4 to 10 s segments. While rows settle in order, a publication reads about two blocks of rows
+   * beyond the live window (the block being filled and the one waiting to be sealed) and a part
+   * list that grows by one record per 100 segments (summaries without text, unless it renders the
+   * full playlist).
    */
   static final int PART_ENTRIES = 100;
 

@@ -26,7 +26,8 @@ import java.util.Objects;
  * @param discontinuities the {@code #EXT-X-DISCONTINUITY} tags in {@code text}
  * @param targetSeconds the longest entry's duration, rounded up to whole seconds ({@code >= 1})
  * @param peakBandwidth the highest bit rate of its confirmed segments, in bits per second; 0 if unknown
- * @param text the entries' lines
+ * @param text the entries' lines; empty only in a summary ({@link PlaylistStore#partSummaries}), which
+ *     leaves them out
  */
 public record PlaylistPart(String broadcastId, String rendition, long firstSequence, long nextSequence, int entries,
     int discontinuities, int targetSeconds, long peakBandwidth, String text) {

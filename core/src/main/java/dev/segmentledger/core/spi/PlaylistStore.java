@@ -87,11 +87,24 @@ public interface PlaylistStore {
       long bitsPerSecond, Instant at);
 
   /**
-   * The sealed parts of one media playlist, in sequence order: read by a publication of the full
-   * playlist instead of the rows they cover. A store on a database reads them through an index on
-   * (broadcast, rendition, first sequence).
+   * The sealed parts of one media playlist with their text, in sequence order: read by a
+   * publication that renders the full playlist (due, final, or possibly unchanged) instead of the
+   * rows they cover. Their text grows with the broadcast (about 3 to 6 KB per part of 100 entries).
+   * A store on a database reads them through an index on (broadcast, rendition, first sequence).
    */
   List<PlaylistPart> parts(String broadcastId, String rendition);
+
+  /**
+   * The same parts as {@link #parts} without their text: each {@link PlaylistPart#text()} is empty
+   * (the only {@code PlaylistPart}s allowed an empty text; their {@link PlaylistPart#gaps()} is 0),
+   * every other component as stored. Read by a live-only publication, which needs the parts'
+   * entry counts, discontinuities, targets and peaks but not their lines: one summary per 100
+   * entries. A store on a database reads the same index range without the text column. The default
+   * returns {@link #parts}, text included; stores should override it.
+   */
+  default List<PlaylistPart> partSummaries(String broadcastId, String rendition) {
+    return parts(broadcastId, rendition);
+  }
 
   /**
    * Stores {@code part} unless a part of its playlist already overlaps it, or the rows it covers

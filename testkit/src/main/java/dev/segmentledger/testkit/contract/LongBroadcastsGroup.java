@@ -310,6 +310,31 @@ abstract class LongBroadcastsGroup extends ContractGroup {
   }
 
   @Test
+  void partSummariesAreThePartsWithoutTheirText() {
+    assertEquals(List.of(), playlists().partSummaries("b1", "720p"));
+    for (long sequence = 0; sequence < 28; sequence++) {
+      confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    assertTrue(playlists().sealPart(part("720p", 10, 20)));
+    assertTrue(playlists().sealPart(part("720p", 0, 10)));
+    PlaylistPart withHoles = new PlaylistPart("b1", "720p", 20, 30, 8, 1, 4, 0,
+        "#EXT-X-DISCONTINUITY\n#EXTINF:3.500,\n720p/22.m4s\n");
+    assertTrue(playlists().sealPart(withHoles));
+
+    List<PlaylistPart> parts = playlists().parts("b1", "720p");
+    List<PlaylistPart> summaries = playlists().partSummaries("b1", "720p");
+    assertEquals(parts.size(), summaries.size(), "one summary per part: " + summaries);
+    for (int i = 0; i < parts.size(); i++) {
+      PlaylistPart p = parts.get(i);
+      assertEquals(new PlaylistPart(p.broadcastId(), p.rendition(), p.firstSequence(), p.nextSequence(), p.entries(),
+          p.discontinuities(), p.targetSeconds(), p.peakBandwidth(), ""), summaries.get(i),
+          "in sequence order, every component but the text as sealed");
+    }
+    assertEquals(List.of(), playlists().partSummaries("b1", "1080p"), "another rendition's");
+    assertEquals(List.of(), playlists().partSummaries("b2", "720p"), "another broadcast's");
+  }
+
+  @Test
   void aSealListingItsRowsOtherwiseThanTheyAreNowStoresNothing() {
     LedgerItem[] segments = new LedgerItem[4];
     for (int sequence = 0; sequence < segments.length; sequence++) {

@@ -1,5 +1,6 @@
 package dev.segmentledger.engine;
 
+import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.StoreException.Outcome;
@@ -31,6 +32,23 @@ final class InterceptedStore {
             throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
           }
         }));
+  }
+
+  /**
+   * A {@link StateStore} whose {@link StateStore#playlists()} hands every call of the playlist store
+   * to {@code around} (the other calls go to {@code inner} unchanged).
+   */
+  static StateStore playlists(StateStore inner, Around around) {
+    PlaylistStore playlists = (PlaylistStore) Proxy.newProxyInstance(PlaylistStore.class.getClassLoader(),
+        new Class<?>[] {PlaylistStore.class}, (proxy, method, args) -> around.call(method.getName(), args, () -> {
+          try {
+            return method.invoke(inner.playlists(), args);
+          } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
+          }
+        }));
+    return of(inner, (method, args, proceed) -> method.equals("playlists") ? playlists : proceed.call());
   }
 
   /**
