@@ -173,7 +173,9 @@ final class Playlists implements PlaylistStore {
     Objects.requireNonNull(at, "at");
     jdbi.useHandle(handle -> handle.createUpdate("INSERT INTO " + PLAYLISTS + " AS p (broadcast_id, rendition,"
             + " wanted, updated_at) VALUES (:broadcastId, :rendition, 1, :at) ON CONFLICT (broadcast_id, rendition)"
-            + " DO UPDATE SET wanted = p.wanted + 1, updated_at = EXCLUDED.updated_at")
+            + " DO UPDATE SET wanted = p.wanted + 1, updated_at = EXCLUDED.updated_at,"
+            + " full_due_at = CASE WHEN p.rendition = '' THEN p.full_due_at"
+            + " ELSE LEAST(p.full_due_at, EXCLUDED.updated_at) END")
         .bind("broadcastId", broadcastId)
         .bind("rendition", internal(rendition))
         .bind("at", micros(at))

@@ -163,6 +163,14 @@ final class InMemoryPlaylists implements PlaylistStore {
     Objects.requireNonNull(at, "at");
     synchronized (lock) {
       bump(broadcastId, internal(rendition), at);
+      if (rendition != null) { // its full playlist is due now, changed or not (a repair)
+        TreeMap<String, PlaylistRecord> of = records.get(broadcastId);
+        PlaylistRecord r = of.get(rendition);
+        Instant due = r.fullDueAt() == null || micros(at).isBefore(r.fullDueAt()) ? micros(at) : r.fullDueAt();
+        of.put(rendition, new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(),
+            r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(),
+            r.attempts(), r.lastError(), r.updatedAt(), due, r.peakBandwidth()));
+      }
     }
   }
 

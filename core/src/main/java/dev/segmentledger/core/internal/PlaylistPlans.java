@@ -31,10 +31,10 @@ import java.util.List;
  *       playlist is PUT at most once per interval. A full text equal to the one last published
  *       (a reconciler's repair, or a change beyond a stalled position) is PUT only if the object
  *       is missing or different, and recorded as a full publication. The full text is rendered
- *       and hashed only when it may be PUT: when it is due by the record, the broadcast has ended,
- *       or the playlist lists no more entries than ever published (so it may be unchanged). A
- *       live-only publication that lists more entries than ever published reads the parts'
- *       summaries ({@link dev.segmentledger.core.spi.PlaylistStore#partSummaries}), not their text;
+ *       and hashed only when it may be PUT: when it is due by the record (a reconciler's repair
+ *       makes it due: {@link dev.segmentledger.core.spi.PlaylistStore#requestPublication}) or the
+ *       broadcast has ended. A live-only publication reads the parts' summaries
+ *       ({@link dev.segmentledger.core.spi.PlaylistStore#partSummaries}), not their text, once;
  *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
  *       rendition whose media playlist was ever published with entries, or whose INIT is confirmed,
  *       with its media playlist's recorded peak bandwidth (a re-opened INIT, being uploaded again,
@@ -106,10 +106,7 @@ final class PlaylistPlans {
         || (record.fullDueAt() != null && !record.fullDueAt().isAfter(now));
     MediaPlaylistReader.Media media = reader.read(broadcast, rendition, record.publishedEntries(), completion,
         fullDue || completion.ended());
-    if (media != null && !media.withTexts() && media.entries() <= record.publishedEntries()) {
-      // No entry beyond the most ever published: the full text may equal the last one (a repair). Read again.
-      media = reader.read(broadcast, rendition, record.publishedEntries(), completion, true);
-    }
+    // A repair of the full playlist (the reconciler's requestPublication) makes it due: read with texts.
     if (media == null) {
       return null;
     }
@@ -117,7 +114,7 @@ final class PlaylistPlans {
     puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), false));
     boolean unchanged = false;
     boolean due = false;
-    if (media.withTexts()) { // else: more entries than ever published, so changed, and not due
+    if (media.withTexts()) { // else: not due, and not final
       Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
       unchanged = full.checksum().equals(record.publishedChecksum());
       due = fullDue || media.complete();

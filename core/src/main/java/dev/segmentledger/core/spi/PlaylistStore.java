@@ -126,7 +126,10 @@ public interface PlaylistStore {
 
   /**
    * Increments {@code wanted} of one playlist, creating its record if absent, so that it is
-   * published again (the reconciler's repair of a missing or different playlist object).
+   * published again (the reconciler's repair of a missing or different playlist object); for a
+   * media playlist, also makes its full playlist due at {@code at} at the latest
+   * ({@link PlaylistRecord#fullDueAt}), so that the full text is compared and PUT again even if
+   * nothing in the ledger changed.
    */
   void requestPublication(String broadcastId, String rendition, Instant at);
 

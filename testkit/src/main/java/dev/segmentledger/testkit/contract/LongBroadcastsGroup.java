@@ -281,6 +281,22 @@ abstract class LongBroadcastsGroup extends ContractGroup {
     assertTrue(master.awaitingPublication());
   }
 
+  @Test
+  void aRequestedPublicationMakesAMediaPlaylistsFullPlaylistDueAndLeavesTheMultivariantAlone() {
+    confirmed(ItemId.init("b1", "720p"), T0);
+    PlaylistRecord media = claim("n1", "b1", "720p", T0);
+    assertTrue(playlists().recordPublished("b1", "720p", "n1", media.leaseUntil(), media.wanted(), "c1", T0));
+    assertNull(record("b1", "720p").fullDueAt());
+
+    playlists().requestPublication("b1", "720p", T0.plusSeconds(5));
+    playlists().requestPublication("b1", null, T0.plusSeconds(5));
+    assertEquals(T0.plusSeconds(5), record("b1", "720p").fullDueAt(), "the repair compares and PUTs the full text");
+    assertTrue(record("b1", "720p").awaitingPublication());
+    assertNull(record("b1", null).fullDueAt(), "a multivariant playlist has no full playlist behind");
+    playlists().requestPublication("b1", "720p", T0.plusSeconds(9));
+    assertEquals(T0.plusSeconds(5), record("b1", "720p").fullDueAt(), "the earlier due time stays");
+  }
+
   // ---- sealed parts ---------------------------------------------------------------------------
 
   @Test
