@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,10 +110,9 @@ final class LocalOriginals {
    * not confirmed may have been registered with the same file.
    */
   private Removal stillToRemove(LedgerItem original, Instant cutoff) {
-    Optional<LedgerItem> now = store.findByRowId(original.rowId());
-    if (now.isEmpty() || now.get().state() != ItemState.CONFIRMED
-        || !Objects.equals(now.get().confirmedAt(), original.confirmedAt())) {
-      return Removal.later("the row is no longer confirmed as read");
+    Removal changed = settle.stillConfirmed(original);
+    if (changed != null) {
+      return changed;
     }
     if (!derivedSettledBy(original, cutoff)) {
       return Removal.later("a row made from it is no longer confirmed");

@@ -103,8 +103,9 @@ final class LocalOutputs {
   /**
    * Asked right before the sweep's unlink: the row must still be confirmed as the page read it. A row
    * re-opened since (its object missing from the bucket) uploads the file still there: it stays.
+   * Also asked for originals ({@link LocalOriginals}).
    */
-  private Removal stillConfirmed(LedgerItem item) {
+  Removal stillConfirmed(LedgerItem item) {
     Optional<LedgerItem> now = store.findByRowId(item.rowId());
     if (now.isEmpty() || now.get().state() != ItemState.CONFIRMED
         || !Objects.equals(now.get().confirmedAt(), item.confirmedAt())) {
