@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Identifiers#isValid} (a loop since issue 19) accepts exactly the language of the regular
+ * {@link Identifiers#isValid} (a hand-written loop, not a regular expression) accepts exactly the language of the regular
  * expression it replaced, {@code [A-Za-z0-9][A-Za-z0-9._-]{0,63}}: checked on edge cases and on
  * random strings over an alphabet of valid, invalid and non-ASCII characters.
  */

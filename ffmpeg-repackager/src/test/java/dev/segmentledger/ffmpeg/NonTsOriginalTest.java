@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Originals that are not MPEG-TS (issue 17): a recorder writing each chunk as a fragmented MP4
+ * Originals that are not MPEG-TS: a recorder writing each chunk as a fragmented MP4
  * with its own {@code moov} (the ledger's {@code MediaFormat.MP4}), made here by ffmpeg from the
  * recorded MPEG-TS chunks with their timeline kept, is repackaged like MPEG-TS: one init, segments
  * that play as one stream. A bare fMP4 media segment ({@code MediaFormat.FMP4}: {@code moof mdat}

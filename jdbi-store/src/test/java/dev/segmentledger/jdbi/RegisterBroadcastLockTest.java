@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The broadcast lock of a registration takes one statement (insert unless it exists, read and lock
- * FOR SHARE, and for a batch the plan mode), issue 19. These tests pin the case that statement
+ * FOR SHARE, and for a batch the plan mode). These tests pin the case that statement
  * cannot decide alone: a broadcast row committed by another transaction while the statement's
  * insert waited for it, invisible to the statement's snapshot. The registration must then read it
  * again and, if that transaction ended the broadcast (an {@code endBroadcast} of a broadcast

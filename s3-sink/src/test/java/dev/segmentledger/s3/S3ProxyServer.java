@@ -90,7 +90,7 @@ public final class S3ProxyServer implements AutoCloseable {
   /**
    * Starts a server on S3Proxy's {@code filesystem} store ({@code jclouds.provider=filesystem}) under
    * {@code baseDir}, one directory per bucket; close it when done. The store of the independent
-   * crash runs of issue 14, where a killed process's multipart uploads showed up as stray objects.
+   * independent crash runs, where a killed process's multipart uploads showed up as stray objects.
    */
   public static S3ProxyServer startOnFilesystem(Path baseDir) throws Exception {
     Properties overrides = new Properties();

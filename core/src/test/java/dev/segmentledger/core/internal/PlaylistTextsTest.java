@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The media playlist's {@code #EXT-X-PROGRAM-DATE-TIME} tags (issue 17), from rows' recording times. */
+/** The media playlist's {@code #EXT-X-PROGRAM-DATE-TIME} tags, from rows' recording times. */
 class PlaylistTextsTest {
   private static final Instant T0 = Instant.parse("2026-11-30T18:00:00Z");
   private static final Instant REC = Instant.parse("2026-11-30T17:00:00.123456Z");

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** Issue 21: while the half-open probe is in flight, work waits instead of being refused. */
+/** While the half-open probe is in flight, work waits instead of being refused. */
 class SinkBreakerTest {
   private final List<CircuitState> states = new CopyOnWriteArrayList<>();
 

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * A sink whose configuration is refused (issue 14 defect 10): no row is rejected, the breaker opens,
+ * A sink whose configuration is refused: no row is rejected, the breaker opens,
  * and its cause is logged and reported once per opening, not once per row.
  */
 class ConfigurationFailureTest {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * When S3 fails every upload at once, the log gets one line per reason and window, not one per
- * row (issue 21: while S3 flapped, the failures of the uploads in flight at each drop made 1.03
+ * row (measured: while S3 flapped, the failures of the uploads in flight at each drop made 1.03
  * ledger log lines per second). A terminal failure, which is about its own row, always has its line.
  */
 class FailureLogTest {

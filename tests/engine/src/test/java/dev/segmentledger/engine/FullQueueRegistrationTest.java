@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * While the queue is full (an S3 outage: the workers are held back by the breaker), a registration
  * is one write to the store: its row is written unleased, for the sweeper, rather than leased and
- * then released in a second commit on the recorder's thread (issue 21 measured register p99 at
+ * then released in a second commit on the recorder's thread (a register p99 was once measured at
  * 3.4 x steady during a refused outage because of that second commit).
  */
 class FullQueueRegistrationTest {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 21: when the sink comes back, the rows queued during the outage go out as soon as the
+ * When the sink comes back, the rows queued during the outage go out as soon as the
  * half-open probe succeeds. Before, while the probe was in flight the other workers took queued
  * rows, had them refused by the breaker and pushed back by a whole open delay, so the catch-up
  * after an outage started one open delay late for most of the queue.

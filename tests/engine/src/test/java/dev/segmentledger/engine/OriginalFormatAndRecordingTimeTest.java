@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 17: originals that are not MPEG-TS get the key of their format through the whole ledger,
+ * Originals that are not MPEG-TS get the key of their format through the whole ledger,
  * and the recording time a recorder gives reaches the published media playlist as
  * {@code #EXT-X-PROGRAM-DATE-TIME}.
  */

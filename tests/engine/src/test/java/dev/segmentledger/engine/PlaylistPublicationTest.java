@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Playlists published by the ledger (issue 17): their text, gaps, completion, monotonicity, failures, reconciler. */
+/** Playlists published by the ledger: their text, gaps, completion, monotonicity, failures, reconciler. */
 class PlaylistPublicationTest {
   private static final String MEDIA = ObjectKeys.mediaPlaylistKey("b1", "720p");
   private static final String MASTER = ObjectKeys.multivariantPlaylistKey("b1");

@@ -50,7 +50,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Refusals of the sink's configuration, not of the items (issue 14 defect 10, issue 17), end to
+ * Refusals of the sink's configuration, not of the items, end to
  * end: real PostgreSQL, S3Proxy with SigV4, a started three-axis ledger. A wrong secret
  * ({@code SignatureDoesNotMatch}), an unknown access key ({@code InvalidAccessKeyId}), a missing
  * bucket ({@code NoSuchBucket}) and a policy refusal ({@code AccessDenied}; S3Proxy has no bucket

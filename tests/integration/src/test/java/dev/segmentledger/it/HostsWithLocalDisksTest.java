@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hosts with local disks (issue 20): two recorder hosts on one PostgreSQL ledger and one durable
+ * Hosts with local disks: two recorder hosts on one PostgreSQL ledger and one durable
  * bucket (a {@link DirectoryObjectSink} directory), each host a child JVM with its own "local disk"
  * (an allowed root the other host's ledger may not read: root can read every file here, so "cannot
  * read" is the allowed root) and its own storage group. Files keep arriving on both hosts while each
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link Reason#MISSING_FILE} or {@link Reason#OUTSIDE_ROOT}; every PUT (each process logs the keys
  * it PUTs, before the PUT) was issued by a node of the key's own host; the bucket and the ledger
  * agree. With {@code -Dhosts.withoutGroups=true} the same scenario runs without storage groups (the
- * behaviour before issue 20), and fails: each host's sweeper takes the other's rows and rejects them
+ * behaviour before storage groups), and fails: each host's sweeper takes the other's rows and rejects them
  * as outside its root.
  */
 class HostsWithLocalDisksTest {

@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * FaultProxy} that records them. The restarted uploader sends parts 4 at once (the default).
  *
  * <p>S3Proxy runs on its {@code filesystem} blobstore ({@code jclouds.provider=filesystem}), the
- * store of the independent crash runs of issue 14 (defect 7). It implements the protocol the fix
+ * store of the independent crash runs. It implements the protocol the fix
  * relies on: ListMultipartUploads with {@code prefix} lists the killed upload, and
  * AbortMultipartUpload removes it. (An earlier version of this test said the transient store
  * answers these with 400; S3Proxy 2.9.0 answers them on both stores, as {@code S3ProxyServer}

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Issue 17, "a playlist never goes backwards": three ledger nodes, each in a child JVM
+ * "A playlist never goes backwards": three ledger nodes, each in a child JVM
  * ({@link PlaylistNode}), share one PostgreSQL ledger and one S3 bucket (S3Proxy) while a recorder
  * in this JVM registers a segment of each of two renditions every {@value #REGISTER_EVERY_MILLIS}
  * ms; every {@value #TERMINAL_EVERY}th segment's file is deleted right after its registration, so

@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * Plays an HLS multivariant playlist in a real browser: headless Chromium (Debian's
  * {@code chromium}) driven through Debian's {@code chromedriver} by Selenium, with hls.js, and
- * reports how far playback got. "Played, not parsed" (issue 17): a playlist passes only if a
+ * reports how far playback got. "Played, not parsed": a playlist passes only if a
  * browser's media stack decodes and advances through it.
  *
  * <p>The player page ({@code player.html}, a test resource) and {@code hls.min.js} (the npm

@@ -35,7 +35,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Issue 17, "played, not parsed": the harness itself. A 30-second broadcast is recorded with
+ * "Played, not parsed": the harness itself. A 30-second broadcast is recorded with
  * ffmpeg as MPEG-TS chunks ({@link TestMedia}), repackaged to fMP4 by the {@link FfmpegRepackager}
  * (one init, one segment per chunk, as the ledger's PLAYBACK and INIT axes do), and uploaded with
  * the AWS SDK, not yet through the ledger, to S3Proxy at the ledger's keys

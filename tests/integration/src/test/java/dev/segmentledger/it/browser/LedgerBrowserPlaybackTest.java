@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Issue 17 through the ledger: a 30-second broadcast recorded with ffmpeg as six 5-second MPEG-TS
+ * Playback of what the ledger published: a 30-second broadcast recorded with ffmpeg as six 5-second MPEG-TS
  * chunks is registered with a ledger on PostgreSQL that repackages it with the
  * {@link FfmpegRepackager}, uploads every axis to S3Proxy with the {@link S3ObjectSink} and
  * publishes the playlists itself: nothing in this test writes a playlist or a media object. Once

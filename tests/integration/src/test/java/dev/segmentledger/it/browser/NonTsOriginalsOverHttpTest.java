@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Issue 17, on PostgreSQL, S3Proxy and ffmpeg, no browser: a recorder writing each chunk as a
+ * Originals that are not MPEG-TS, on PostgreSQL, S3Proxy and ffmpeg, no browser: a recorder writing each chunk as a
  * fragmented MP4 (made here by ffmpeg from the recorded MPEG-TS chunks, timeline kept) registers
  * them as {@link MediaFormat#MP4} originals with their recording times. The originals land under
  * {@code .mp4} keys served as {@code video/mp4}; the {@link FfmpegRepackager} makes the PLAYBACK
