@@ -193,7 +193,7 @@ public final class OutageMeasure {
           + c.get("pg_synchronous_commit") + ", fsync=" + c.get("pg_fsync") + "; disk flush at start: "
           + c.get("disk_flush_at_start") + ". S3: " + endpoint.describe() + ", behind FaultProxy (test-rig). Load: "
           + s.filesPerSecond() + " files/s of " + s.fileBytes() / 1024 + " KiB (the goal names 500 files/s of 1 MiB;"
-          + " scaled to what this machine can carry), fault durations x " + s.faultScale() + ".";
+          + " scaled to what the machine running it can carry), fault durations x " + s.faultScale() + ".";
       System.out.println("[outage] " + header0 + " loadavg " + loadStart);
       Double controlP99Ms = null; // register p99 over the control's window, once the control has run
       for (OutageScenario scenario : scenarios) {
