@@ -1,6 +1,6 @@
 /** The Segment Ledger operations console: pages rendered on the server, hosted by a web framework or the JDK. */
 module dev.segmentledger.console {
-  requires dev.segmentledger.core;
+  requires transitive dev.segmentledger.core;
   requires java.net.http;
   requires org.slf4j;
 

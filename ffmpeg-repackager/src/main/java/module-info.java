@@ -4,7 +4,7 @@
  * by running an external ffmpeg binary, without re-encoding.
  */
 module dev.segmentledger.ffmpeg {
-  requires dev.segmentledger.core;
+  requires transitive dev.segmentledger.core;
   requires org.slf4j;
 
   exports dev.segmentledger.ffmpeg;

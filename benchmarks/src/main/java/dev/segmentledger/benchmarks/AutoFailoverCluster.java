@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 
 /**
  * A PostgreSQL HA cluster of pg_auto_failover (Debian's {@code pg-auto-failover-cli} and
- * {@code postgresql-15-auto-failover}, installed by {@code .ci/run}) on this machine: a monitor, a
+ * {@code postgresql-15-auto-failover}, installed by {@code .ci/run}) on the machine running the benchmark: a monitor, a
  * primary and a secondary with synchronous replication, each a {@code pg_autoctl} service with its
  * own data directory under one work directory, as the {@code postgres} user when this JVM runs as
  * root (PostgreSQL refuses root). Made for {@link FailoverMeasure}: it kills, freezes or switches
@@ -184,7 +184,7 @@ final class AutoFailoverCluster implements AutoCloseable {
     Map<String, Object> c = new LinkedHashMap<>();
     String version = run(asPostgres, root, "version").lines().findFirst().orElse("?");
     c.put("ha_engine", version + " (Debian package " + debianVersion("postgresql-15-auto-failover") + "), a monitor"
-        + " and two data nodes on this machine, local data directories, trust auth over loopback");
+        + " and two data nodes on the machine running the benchmark, local data directories, trust auth over loopback");
     try (Connection m = monitorConnection(); Statement s = m.createStatement();
         ResultSet rs = s.executeQuery("SELECT name, setting FROM pg_settings WHERE name LIKE 'pgautofailover.%'"
             + " AND (name LIKE '%timeout%' OR name LIKE '%health%') ORDER BY name")) {

@@ -19,85 +19,117 @@ final class FailoverFigures {
   private FailoverFigures() {}
 
   static List<BenchResult> of(FailoverRun.Observed o) {
+    RecorderCounts recorder = RecorderCounts.of(o);
+    ConfirmCounts confirms = ConfirmCounts.of(o);
+    Map<String, Object> c = conditions(o, recorder.lostSample());
     String name = "failover." + o.scenario().name();
-    FailoverRecorder r = o.recorder();
-    Map<String, Object> c = new LinkedHashMap<>(o.conditions());
-    int files = r.scheduledItems();
-    long faultAt = o.faultAt();
+    List<BenchResult> out = new ArrayList<>();
+    out.addAll(recorderFigures(name, o, recorder, c));
+    out.addAll(pipelineFigures(name, o, confirms, c));
+    out.addAll(outcomeFigures(name, o, recorder, confirms, c));
+    return out;
+  }
 
-    long failedUnknown = 0;
-    long failedNotWritten = 0;
-    int filesFailed = 0;
-    int unknownCommitted = 0;
-    int unknownNotCommitted = 0;
-    int notWrittenButFound = 0;
-    int rowsLost = 0;
-    long longestWait = 0;
-    List<Integer> lostSample = new ArrayList<>();
-    for (int i = 0; i < files; i++) {
-      failedUnknown += r.failedUnknown[i];
-      failedNotWritten += r.failedNotWritten[i];
-      boolean failed = r.failedUnknown[i] + r.failedNotWritten[i] > 0;
-      filesFailed += failed ? 1 : 0;
-      if (r.failedUnknown[i] > 0) {
-        if (r.created[i]) {
-          unknownNotCommitted++;
-        } else {
-          unknownCommitted++;
+  /** What the recorder's register calls met, counted over every scheduled file. */
+  private record RecorderCounts(long failedUnknown, long failedNotWritten, int filesFailed, int unknownCommitted,
+      int unknownNotCommitted, int notWrittenButFound, int rowsLost, long longestWait, List<Integer> lostSample) {
+
+    static RecorderCounts of(FailoverRun.Observed o) {
+      FailoverRecorder r = o.recorder();
+      long failedUnknown = 0;
+      long failedNotWritten = 0;
+      int filesFailed = 0;
+      int unknownCommitted = 0;
+      int unknownNotCommitted = 0;
+      int notWrittenButFound = 0;
+      int rowsLost = 0;
+      long longestWait = 0;
+      List<Integer> lostSample = new ArrayList<>();
+      for (int i = 0; i < r.scheduledItems(); i++) {
+        failedUnknown += r.failedUnknown[i];
+        failedNotWritten += r.failedNotWritten[i];
+        boolean failed = r.failedUnknown[i] + r.failedNotWritten[i] > 0;
+        filesFailed += failed ? 1 : 0;
+        if (r.failedUnknown[i] > 0) {
+          if (r.created[i]) {
+            unknownNotCommitted++;
+          } else {
+            unknownCommitted++;
+          }
+        } else if (failed && !r.created[i]) {
+          notWrittenButFound++;
         }
-      } else if (failed && !r.created[i]) {
-        notWrittenButFound++;
-      }
-      if (r.returned[i] >= 0) {
-        longestWait = Math.max(longestWait, r.returned[i] - r.scheduled[i]);
-        if (!o.rowStates().containsKey(i)) {
-          rowsLost++;
-          if (lostSample.size() < 5) {
-            lostSample.add(i);
+        if (r.returned[i] >= 0) {
+          longestWait = Math.max(longestWait, r.returned[i] - r.scheduled[i]);
+          if (!o.rowStates().containsKey(i)) {
+            rowsLost++;
+            if (lostSample.size() < 5) {
+              lostSample.add(i);
+            }
           }
         }
       }
+      return new RecorderCounts(failedUnknown, failedNotWritten, filesFailed, unknownCommitted, unknownNotCommitted,
+          notWrittenButFound, rowsLost, longestWait, lostSample);
     }
-    long unconfirmed = o.rowStates().values().stream().filter(s -> !s.equals("CONFIRMED")).count();
-    long confirmedRows = o.rowStates().size() - unconfirmed;
-    int eventsTwice = 0;
-    int confirmedWithoutEvent = 0;
-    long firstConfirmOfNewFile = -1;
-    List<Long> confirmTimes = new ArrayList<>();
-    for (int i = 0; i < files; i++) {
-      int events = o.probe().confirmEvents.get(i);
-      eventsTwice += events > 1 ? 1 : 0;
-      if ("CONFIRMED".equals(o.rowStates().get(i)) && events == 0) {
-        confirmedWithoutEvent++;
-      }
-      long at = o.probe().confirmedAt.get(i);
-      if (at != 0) {
-        confirmTimes.add(at);
-        if (r.lastAttemptStart[i] >= faultAt && (firstConfirmOfNewFile < 0 || at < firstConfirmOfNewFile)) {
-          firstConfirmOfNewFile = at;
+  }
+
+  /**
+   * The confirms: rows and events that disagree, the first confirm of a file registered after the
+   * fault, and the longest time without a confirm from the fault on (the first gap counted from the
+   * fault itself; confirms resumed where it ended).
+   */
+  private record ConfirmCounts(long unconfirmed, long confirmedRows, int eventsTwice, int confirmedWithoutEvent,
+      long firstConfirmOfNewFile, long confirmGap, long confirmsResumed, long confirmedWithoutObject) {
+
+    static ConfirmCounts of(FailoverRun.Observed o) {
+      FailoverRecorder r = o.recorder();
+      long faultAt = o.faultAt();
+      long unconfirmed = o.rowStates().values().stream().filter(s -> !s.equals("CONFIRMED")).count();
+      int eventsTwice = 0;
+      int confirmedWithoutEvent = 0;
+      long firstConfirmOfNewFile = -1;
+      List<Long> confirmTimes = new ArrayList<>();
+      for (int i = 0; i < r.scheduledItems(); i++) {
+        int events = o.probe().confirmEvents.get(i);
+        eventsTwice += events > 1 ? 1 : 0;
+        if ("CONFIRMED".equals(o.rowStates().get(i)) && events == 0) {
+          confirmedWithoutEvent++;
+        }
+        long at = o.probe().confirmedAt.get(i);
+        if (at != 0) {
+          confirmTimes.add(at);
+          if (r.lastAttemptStart[i] >= faultAt && (firstConfirmOfNewFile < 0 || at < firstConfirmOfNewFile)) {
+            firstConfirmOfNewFile = at;
+          }
         }
       }
-    }
-    // The longest time without a confirm from the fault on (the first gap counted from the fault itself);
-    // confirms resumed where it ended.
-    long[] sorted = confirmTimes.stream().mapToLong(Long::longValue).filter(t -> t >= faultAt && t <= o.loadEnd())
-        .sorted().toArray();
-    long confirmGap = 0;
-    long confirmsResumed = -1;
-    long previous = faultAt;
-    for (long t : sorted) {
-      if (t - previous > confirmGap) {
-        confirmGap = t - previous;
-        confirmsResumed = t;
+      long[] sorted = confirmTimes.stream().mapToLong(Long::longValue).filter(t -> t >= faultAt && t <= o.loadEnd())
+          .sorted().toArray();
+      long confirmGap = 0;
+      long confirmsResumed = -1;
+      long previous = faultAt;
+      for (long t : sorted) {
+        if (t - previous > confirmGap) {
+          confirmGap = t - previous;
+          confirmsResumed = t;
+        }
+        previous = t;
       }
-      previous = t;
+      long confirmedWithoutObject = o.rowStates().entrySet().stream().filter(e -> e.getValue().equals("CONFIRMED"))
+          .map(e -> ObjectKeys.keyOf(ItemId.original(broadcastOf(o), FailoverRun.RENDITION, e.getKey())))
+          .filter(k -> !o.objects().contains(k)).count();
+      return new ConfirmCounts(unconfirmed, o.rowStates().size() - unconfirmed, eventsTwice, confirmedWithoutEvent,
+          firstConfirmOfNewFile, confirmGap, confirmsResumed, confirmedWithoutObject);
     }
-    long confirmedWithoutObject = o.rowStates().entrySet().stream().filter(e -> e.getValue().equals("CONFIRMED"))
-        .map(e -> ObjectKeys.keyOf(ItemId.original(broadcastOf(o), FailoverRun.RENDITION, e.getKey())))
-        .filter(k -> !o.objects().contains(k)).count();
+  }
 
-    c.put("per_second", perSecond(o, files));
-    c.put("files_registered", files);
+  /** The run's conditions, with what a reader needs to see behind the figures. */
+  private static Map<String, Object> conditions(FailoverRun.Observed o, List<Integer> lostSample) {
+    FailoverRecorder r = o.recorder();
+    Map<String, Object> c = new LinkedHashMap<>(o.conditions());
+    c.put("per_second", perSecond(o, r.scheduledItems()));
+    c.put("files_registered", r.scheduledItems());
     c.put("rows", o.rowStates().size());
     c.put("register_failures_by_kind", r.failuresByKind());
     c.put("register_failure_messages", r.firstOfKind());
@@ -111,54 +143,75 @@ final class FailoverFigures {
     c.put("drain_s", sec(o.drainedAt() - o.loadEnd()));
     c.put("reconcile_differences_sample", o.report().differences().stream().limit(3)
         .map(ReconciliationReport.Difference::describe).toList());
+    return c;
+  }
 
-    List<BenchResult> out = new ArrayList<>();
+  /** What the recorder saw (failed calls, the pause, how long it held a file) and what the HA engine did. */
+  private static List<BenchResult> recorderFigures(String name, FailoverRun.Observed o, RecorderCounts n,
+      Map<String, Object> c) {
+    FailoverRecorder r = o.recorder();
+    int files = r.scheduledItems();
+    long faultAt = o.faultAt();
     String kinds = describeKinds(r.failuresByKind());
-    out.add(BenchResult.info(name + ".register_failures", failedUnknown + failedNotWritten, "calls",
-        "register calls that threw StoreException (" + failedNotWritten + " NOT_WRITTEN, " + failedUnknown
-            + " UNKNOWN) over " + filesFailed + " of " + files + " files; every file was then registered by the"
-            + " retry pattern" + (kinds.isEmpty() ? "" : ". " + kinds), c));
-    out.add(BenchResult.info(name + ".unknown_outcome_committed", unknownCommitted, "files",
-        "files with an UNKNOWN failure whose retry found the row (created=false): committed on the old primary,"
-            + " replicated, present on the new one; " + unknownNotCommitted + " more were not committed", c));
-    out.add(BenchResult.atMost(name + ".not_written_but_found", notWrittenButFound, "files", 0,
-        "files whose every failure said NOT_WRITTEN but whose retry found the row (a wrong classification)", c));
-    out.add(BenchResult.info(name + ".pause_s", o.recorder().firstSuccessAfterFault() < 0 ? Double.NaN
-        : sec(o.recorder().firstSuccessAfterFault() - faultAt), "s",
-        "from the fault to the return of the first register call started after it", c));
-    out.add(BenchResult.info(name + ".register_gap_s", sec(longestGap(r.returned, files, faultAt, o.loadEnd())), "s",
-        "longest time without a register call returning normally, from the fault to the end of the load (the"
-            + " recorder's stall; a switchover's old primary still takes registrations for a moment)", c));
-    out.add(BenchResult.info(name + ".ha_new_primary_s", o.newPrimaryAt() < 0 ? Double.NaN
-        : sec(o.newPrimaryAt() - faultAt), "s", "from the fault to the monitor showing the other node writable"
-            + " (primary, or primary alone)", c));
-    out.add(BenchResult.info(name + ".longest_file_wait_s", sec(longestWait), "s",
-        "longest time from a file's scheduled instant to the return of its registration (retries included)", c));
-    out.add(BenchResult.info(name + ".confirms_resumed_s", confirmsResumed < 0 ? Double.NaN
-        : sec(confirmsResumed - faultAt), "s", "from the fault to the end of the longest time without a confirm ("
-            + sec(confirmGap) + " s) after it; the first confirm of a file registered after the fault came "
-            + (firstConfirmOfNewFile < 0 ? "never" : sec(firstConfirmOfNewFile - faultAt) + " s") + " after it", c));
-    out.add(BenchResult.atMost(name + ".rows_lost", rowsLost, "rows", 0,
-        "files whose register returned normally and whose row is missing on the new primary", c));
-    out.add(BenchResult.atMost(name + ".unconfirmed_after_drain", unconfirmed, "rows", 0,
-        "rows not CONFIRMED " + sec(o.drainedAt() - o.loadEnd()) + " s after the load stopped ("
-            + (o.drained() ? "drained" : "NOT drained within " + o.settings().maxDrain().toSeconds() + " s") + ")", c));
-    out.add(BenchResult.info(name + ".duplicate_puts", o.puts() - confirmedRows, "PUTs",
-        "PUTs that reached the S3 server minus confirmed rows (" + o.puts() + " PUTs, " + o.heads() + " HEADs)", c));
-    out.add(BenchResult.atMost(name + ".confirm_events_twice", eventsTwice, "rows", 0,
-        "rows with more than one onConfirmed event", c));
-    out.add(BenchResult.atMost(name + ".confirmed_without_event", confirmedWithoutEvent, "rows", 0,
-        "CONFIRMED rows this ledger confirmed without an onConfirmed event (a confirm of unknown outcome not"
-            + " judged again)", c));
-    out.add(BenchResult.atMost(name + ".confirmed_without_object", confirmedWithoutObject, "rows", 0,
-        "CONFIRMED rows whose key is missing from a listing taken straight from the S3 server", c));
-    out.add(BenchResult.atMost(name + ".reconcile_differences", o.report().differences().size(), "differences", 0,
-        "Reconciler.reconcile after the drain (ledger on the new primary, bucket straight from the server)", c));
-    out.add(BenchResult.atMost(name + ".recorder_other_failures", r.otherFailures(), "calls", 0,
-        "register calls that threw anything but StoreException", c));
-    out.add(BenchResult.info(name + ".ledger_log_lines", o.logs().lines.get(), "lines",
-        "ledger log lines at WARN and above, whole run", c));
-    return out;
+    return List.of(
+        BenchResult.info(name + ".register_failures", n.failedUnknown() + n.failedNotWritten(), "calls",
+            "register calls that threw StoreException (" + n.failedNotWritten() + " NOT_WRITTEN, " + n.failedUnknown()
+                + " UNKNOWN) over " + n.filesFailed() + " of " + files + " files; every file was then registered by"
+                + " the retry pattern" + (kinds.isEmpty() ? "" : ". " + kinds), c),
+        BenchResult.info(name + ".unknown_outcome_committed", n.unknownCommitted(), "files",
+            "files with an UNKNOWN failure whose retry found the row (created=false): committed on the old primary,"
+                + " replicated, present on the new one; " + n.unknownNotCommitted() + " more were not committed", c),
+        BenchResult.atMost(name + ".not_written_but_found", n.notWrittenButFound(), "files", 0,
+            "files whose every failure said NOT_WRITTEN but whose retry found the row (a wrong classification)", c),
+        BenchResult.info(name + ".pause_s", r.firstSuccessAfterFault() < 0 ? Double.NaN
+            : sec(r.firstSuccessAfterFault() - faultAt), "s",
+            "from the fault to the return of the first register call started after it", c),
+        BenchResult.info(name + ".register_gap_s", sec(longestGap(r.returned, files, faultAt, o.loadEnd())), "s",
+            "longest time without a register call returning normally, from the fault to the end of the load (the"
+                + " recorder's stall; a switchover's old primary still takes registrations for a moment)", c),
+        BenchResult.info(name + ".ha_new_primary_s", o.newPrimaryAt() < 0 ? Double.NaN
+            : sec(o.newPrimaryAt() - faultAt), "s", "from the fault to the monitor showing the other node writable"
+                + " (primary, or primary alone)", c),
+        BenchResult.info(name + ".longest_file_wait_s", sec(n.longestWait()), "s",
+            "longest time from a file's scheduled instant to the return of its registration (retries included)", c));
+  }
+
+  /** The pipeline: when confirms resumed after the fault. */
+  private static List<BenchResult> pipelineFigures(String name, FailoverRun.Observed o, ConfirmCounts n,
+      Map<String, Object> c) {
+    long faultAt = o.faultAt();
+    return List.of(BenchResult.info(name + ".confirms_resumed_s", n.confirmsResumed() < 0 ? Double.NaN
+        : sec(n.confirmsResumed() - faultAt), "s", "from the fault to the end of the longest time without a confirm ("
+            + sec(n.confirmGap()) + " s) after it; the first confirm of a file registered after the fault came "
+            + (n.firstConfirmOfNewFile() < 0 ? "never" : sec(n.firstConfirmOfNewFile() - faultAt) + " s")
+            + " after it", c));
+  }
+
+  /** The outcome, checked without the ledger's counters: rows, events, the bucket, the reconciler. */
+  private static List<BenchResult> outcomeFigures(String name, FailoverRun.Observed o, RecorderCounts recorder,
+      ConfirmCounts n, Map<String, Object> c) {
+    return List.of(
+        BenchResult.atMost(name + ".rows_lost", recorder.rowsLost(), "rows", 0,
+            "files whose register returned normally and whose row is missing on the new primary", c),
+        BenchResult.atMost(name + ".unconfirmed_after_drain", n.unconfirmed(), "rows", 0,
+            "rows not CONFIRMED " + sec(o.drainedAt() - o.loadEnd()) + " s after the load stopped ("
+                + (o.drained() ? "drained" : "NOT drained within " + o.settings().maxDrain().toSeconds() + " s")
+                + ")", c),
+        BenchResult.info(name + ".duplicate_puts", o.puts() - n.confirmedRows(), "PUTs",
+            "PUTs that reached the S3 server minus confirmed rows (" + o.puts() + " PUTs, " + o.heads() + " HEADs)", c),
+        BenchResult.atMost(name + ".confirm_events_twice", n.eventsTwice(), "rows", 0,
+            "rows with more than one onConfirmed event", c),
+        BenchResult.atMost(name + ".confirmed_without_event", n.confirmedWithoutEvent(), "rows", 0,
+            "CONFIRMED rows this ledger confirmed without an onConfirmed event (a confirm of unknown outcome not"
+                + " judged again)", c),
+        BenchResult.atMost(name + ".confirmed_without_object", n.confirmedWithoutObject(), "rows", 0,
+            "CONFIRMED rows whose key is missing from a listing taken straight from the S3 server", c),
+        BenchResult.atMost(name + ".reconcile_differences", o.report().differences().size(), "differences", 0,
+            "Reconciler.reconcile after the drain (ledger on the new primary, bucket straight from the server)", c),
+        BenchResult.atMost(name + ".recorder_other_failures", o.recorder().otherFailures(), "calls", 0,
+            "register calls that threw anything but StoreException", c),
+        BenchResult.info(name + ".ledger_log_lines", o.logs().lines.get(), "lines",
+            "ledger log lines at WARN and above, whole run", c));
   }
 
   /**

@@ -135,7 +135,7 @@ public final class FailoverMeasure {
         String header = "Segment Ledger through a PostgreSQL failover (" + (smoke ? "smoke" : "full") + " run, "
             + started + ", " + (toRun.isEmpty() ? "took " : "PARTIAL, not yet run: " + String.join(", ", toRun) + "; ")
             + java.time.Duration.between(started, Instant.now()).toSeconds() + " s)\n\nHA engine: pg_auto_failover"
-            + " (monitor, primary, synchronous secondary) on this machine; connections: "
+            + " (monitor, primary, synchronous secondary) on the machine running the benchmark; connections: "
             + FailoverSettings.JDBC_PARAMETERS + ", HikariCP connectionTimeout "
             + FailoverSettings.CONNECTION_TIMEOUT.toSeconds() + " s. Load: " + s.describe() + ". S3: "
             + S3ProxyProcess.description() + ". Load average (1/5/15 min) at start " + loadStart + ", now "

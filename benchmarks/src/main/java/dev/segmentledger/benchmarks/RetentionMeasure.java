@@ -80,7 +80,7 @@ public final class RetentionMeasure {
         "# Retention benchmark (RetentionMeasure)\n\n" + rows + " rows over " + DAYS + " simulated days, retention "
             + RETENTION_DAYS + " days, batched deletes of " + PURGE_BATCH + " rows per purge call, " + PURGE_PAUSE_MS
             + " ms apart. See"
-            + " docs/scaling.md (\"Retention\") for the command and the reading.");
+            + " docs/running-for-months.md (\"What it costs\") for the command and the reading.");
     System.out.println(ResultsWriter.markdown(results, "retention"));
   }
 

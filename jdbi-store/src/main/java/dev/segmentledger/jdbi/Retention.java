@@ -22,8 +22,8 @@ import org.jdbi.v3.core.Jdbi;
  * sealed playlist parts ({@link PlaylistParts#deleteOf}); then the next broadcast,
  * until the budget is spent or no candidate is left. Stateless over its {@link Jdbi}; thread-safe.
  *
- * <p>Why batched deletes and not partitions dropped by time: see docs/scaling.md ("Retention") and
- * benchmarks/results/retention.md. In short, a row's lifetime depends on its broadcast (complete or
+ * <p>Why batched deletes and not partitions dropped by time: see docs/running-for-months.md ("Why
+ * batched deletes, not partitions") and benchmarks/results/retention.md. In short, a row's lifetime depends on its broadcast (complete or
  * not), not on its registration time, so a time partition could only be dropped once every
  * broadcast with a row in it is complete; and partitioning would put the partition key into every
  * unique constraint, including the identity that registration relies on.
