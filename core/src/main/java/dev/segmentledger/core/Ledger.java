@@ -284,6 +284,9 @@ public interface Ledger extends AutoCloseable {
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();
 
+  /** The settings this ledger was built with, read-only: what its builder was given, or the defaults. */
+  LedgerSettings settings();
+
   /** Starts the workers and the sweeper. Idempotent. */
   void start();
 

@@ -1,9 +1,11 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The parts of one ledger, wired, and their lifecycle: what {@link DefaultLedger} drives.
  *
- * <p>Design note. Each part gets the few values it uses from the {@link LedgerConfig}, never the
+ * <p>Design note. Each part gets the few values it uses from the {@link LedgerSettings}, never the
  * whole configuration, and the runtime {@link Signals} instead of callbacks into the facade. Start
  * takes back this node's leases and starts the threads (heartbeat, workers, sweeps, retention,
  * playlist rounds); close stops them in the reverse order of need: sweeps first (no new work),
@@ -27,7 +29,7 @@ final class Engine {
   /** How long a suspect row waits for the other work in flight to end before it tries again later. */
   static final Duration SUSPECT_PATIENCE = Duration.ofSeconds(10);
 
-  final LedgerConfig config;
+  final LedgerSettings config;
   final StateStore store;
   final Clock clock;
   final Signals signals = new Signals();
@@ -52,39 +54,41 @@ final class Engine {
   final PlaylistPublisher playlists; // this and the next: null without playlist publication
   final PlaylistScheduler playlistRounds;
 
-  Engine(LedgerConfig config) {
+  Engine(LedgerSettings config) {
     this.config = Objects.requireNonNull(config, "config");
     this.store = config.stateStore();
     this.clock = config.clock();
+    String group = config.storageGroup().orElse(null);
+    Tracing tracing = GuardedTracing.of(config.tracing()); // a tracer that throws costs a span, never an upload
     this.events = new Events(config.listeners(), signals);
     this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
     this.queue = new WorkQueue(config.queueCapacity());
-    PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
-    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
+    PlaybackProducer producer = new PlaybackProducer(store, config.repackager().orElse(null), config.playbackRoot().orElse(null), guard);
+    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerOpenDelay(), events::onCircuitStateChanged,
         events::onCircuitOpened);
-    this.storeClock = new StoreClock(store, clock, StoreClock.warningThresholdFor(config.leaseDuration()));
+    this.storeClock = new StoreClock(store, clock, config.clockSkewWarning());
     this.leases = new Leases(store, storeClock, config.nodeId(), config.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
-        config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
+        config.repackaging() ? producer : null, group, tracing);
     Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
         events, new UnfinishedUploads(config.objectSink()));
     this.outputs = new LocalOutputs(store, clock, config.repackaging()
-        ? new LocalFileRemover(guard, config.playbackRoot()) : null, config.storageGroup());
+        ? new LocalFileRemover(guard, config.playbackRoot().orElseThrow()) : null, group);
     this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
-    this.originals = config.localRetention() == null ? null : new LocalOriginals(store, clock,
-        config.localRetention(), new LocalFileRemover(guard, guard.root()), config.storageGroup(), outputs);
+    this.originals = config.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
+        new LocalFileRemover(guard, guard.root()), group, outputs)).orElse(null);
     AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
         events, clock, clock.instant().plus(config.leaseDuration()));
-    this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
-        failures, events);
-    Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
+    this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(),
+        config.heartbeatInterval(), config.stallTimeout(), failures, events);
+    Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerOpenDelay(), leases, failures,
         events, clock);
     // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
-        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
-    this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
+        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, tracing);
+    this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff().orElse(null), group,
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
         this::localFilesPage);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
@@ -93,11 +97,11 @@ final class Engine {
     this.reopener = new Reopener(store, clock, signals);
     this.groups = new StorageGroups(store, storeClock, signals);
     this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
-    this.retainer = config.retention() == null ? null
-        : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);
+    this.retainer = config.retention().map(keep -> new Retainer(store, clock, keep,
+        config.purgeInterval().orElseThrow(), signals)).orElse(null);
     this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
-        config.breakerDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
-        config.sweepBatchSize(), config.tracing(), config.liveWindowSegments(), config.fullPlaylistInterval());
+        config.breakerOpenDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
+        config.sweepBatchSize(), tracing, config.liveWindowSegments(), config.fullPlaylistInterval());
     this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
@@ -148,7 +152,7 @@ final class Engine {
     if (playlistRounds != null) {
       playlistRounds.start();
     }
-    log.info("ledger {} started: {}", config.nodeId(), config.summary());
+    log.info("ledger {} started: {}", config.nodeId(), config);
     return true;
   }
 

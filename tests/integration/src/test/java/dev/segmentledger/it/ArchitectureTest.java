@@ -65,8 +65,8 @@ class ArchitectureTest {
 
   /**
    * The API never depends on the SPI (what adapters implement or use), except where it takes an
-   * SPI implementation from its caller: the builder's setters ({@code LedgerBuilder}) and the
-   * reconciler's factories ({@code Reconciler.create}). The SPI may use the API's types; the
+   * SPI implementation from its caller: the builder's setters ({@code LedgerBuilder}), the settings
+   * that hand them back ({@code LedgerSettings}) and the reconciler's factories ({@code Reconciler.create}). The SPI may use the API's types; the
    * opposite would make every user of the API depend on the extension points.
    */
   @ArchTest
@@ -74,14 +74,16 @@ class ArchitectureTest {
       .that().resideInAnyPackage(API)
       .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
       .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.LedgerSettings")
       .should().dependOnClassesThat().resideInAPackage("dev.segmentledger.core.spi..")
       .because("the API is what users hold us to; the SPI is for adapters (docs/design.md, module map)");
 
-  /** The two exceptions take SPI implementations only: they use no other SPI type. */
+  /** The three exceptions take (or hand back) SPI implementations only: they use no other SPI type. */
   @ArchTest
   static final ArchRule builderAndReconcilerOnlyTakeSpiImplementations = noClasses()
       .that().haveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
       .or().haveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .or().haveFullyQualifiedName("dev.segmentledger.core.LedgerSettings")
       .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.segmentledger.core.spi..")
           .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(StateStore.class, ObjectSink.class,
               Repackager.class, Tracing.class))))
