@@ -237,7 +237,7 @@ final class Attempt {
 
   /** A renewal of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
   synchronized void renewalFailed(RuntimeException e) {
-    renewalUnknown |= !(e instanceof dev.segmentledger.core.spi.StoreException s) || s.mayHaveWritten();
+    renewalUnknown |= !(e instanceof dev.segmentledger.core.StoreException s) || s.mayHaveWritten();
   }
 
   /** Whether a lost renewal may have moved the lease to {@code found}: one threw, and only forward. */

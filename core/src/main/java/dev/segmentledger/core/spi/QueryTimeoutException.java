@@ -8,7 +8,11 @@ import java.util.Objects;
  * bound and was cancelled by the database. Nothing was written ({@link Outcome#NOT_WRITTEN}). For an
  * operator it usually means a filter that matches few rows of a large ledger: narrow it. Immutable
  * once thrown.
+ *
+ * @deprecated throw and catch {@link dev.segmentledger.core.QueryTimeoutException}; this one
+ *     extends the deprecated {@link StoreException} and goes with it
  */
+@Deprecated(since = "1.0.0")
 public class QueryTimeoutException extends StoreException {
   private static final long serialVersionUID = 1L;
 

@@ -4,7 +4,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.RootReplacedException;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.spring.SegmentLedgerProperties;
 import java.io.IOException;
 import java.nio.file.Files;
