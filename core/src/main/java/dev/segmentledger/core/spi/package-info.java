@@ -45,7 +45,7 @@
  * to the ledger when it could not produce its output. The failures a store or sink reports, which
  * reach the ledger's callers, are API types: {@link dev.segmentledger.core.StoreException} (with
  * {@link dev.segmentledger.core.QueryTimeoutException}) and {@link dev.segmentledger.core.SinkException};
- * this package's former names of them are deprecated subclasses, kept so that adapters and callers
+ * this package's former names of the store's and the sink's failures are deprecated subclasses, kept so that adapters and callers
  * compiled against them still link.
  *
  * <p>The rows themselves are {@link dev.segmentledger.core.LedgerItem}s, identified by
