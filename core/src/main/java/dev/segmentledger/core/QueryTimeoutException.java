@@ -8,9 +8,6 @@ import java.util.Objects;
  * bound and was cancelled by the database. Nothing was written ({@link Outcome#NOT_WRITTEN}). For an
  * operator it usually means a filter that matches few rows of a large ledger: narrow it. Immutable
  * once thrown.
- *
- * <p>The SPI's {@code dev.segmentledger.core.QueryTimeoutException} of earlier versions is
- * deprecated; this is the name to throw and catch.
  */
 public class QueryTimeoutException extends StoreException {
   private static final long serialVersionUID = 1L;
