@@ -37,8 +37,6 @@
  *       {@link dev.segmentledger.core.query.Backlog}: the operations queries across broadcasts.
  *   <li>{@link dev.segmentledger.core.spi.PlaylistRecord}: one playlist's publication record.
  *   <li>{@link dev.segmentledger.core.spi.Purged}: what one retention purge removed.
- *   <li>{@link dev.segmentledger.core.spi.Sha256Checksum}: the {@code sha256:<base64>} notation of
- *       the checksums the project's sinks report.
  * </ul>
  *
  * <p>Exceptions: {@link dev.segmentledger.core.spi.RepackageException}, what a repackager throws

@@ -1,4 +1,4 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core;
 
 import java.util.Base64;
 
@@ -7,7 +7,7 @@ import java.util.Base64;
  * standard Base64 (with padding) of the 32-byte digest, for example
  * {@code sha256:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=} for the bytes {@code abc}.
  *
- * <p>A checksum is opaque to the ledger, which only compares two for equality (a row's with its
+ * <p>It is the notation of {@link StoredObjectInfo#checksum()}. A checksum is opaque to the ledger, which only compares two for equality (a row's with its
  * object's, in the {@code Reconciler}); sinks that write this notation therefore agree on the same
  * bytes. The project's sinks all do (s3-sink's {@code S3ObjectSink}, the testkit's fakes).
  */
