@@ -96,7 +96,7 @@ final class Engine {
     this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, signals);
     this.groups = new StorageGroups(store, storeClock, signals);
-    this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
+    this.reconciler = new DefaultReconciler(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
     this.retainer = config.retention().map(keep -> new Retainer(store, clock, keep,
         config.purgeInterval().orElseThrow(), signals)).orElse(null);
     this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
