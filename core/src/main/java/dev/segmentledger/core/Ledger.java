@@ -77,7 +77,7 @@ public interface Ledger extends AutoCloseable {
    *     nothing is written: register it again, as for a {@code StoreException}
    * @throws dev.segmentledger.core.StoreException if the state store fails (its database
    *     unreachable or failing over, or the transaction could not complete). Its
-   *     {@link dev.segmentledger.core.StoreException#outcome() outcome} says whether the row may
+   *     {@link dev.segmentledger.core.StoreException#writeOutcome() outcome} says whether the row may
    *     exist: {@code NOT_WRITTEN} (nothing was written) or {@code UNKNOWN} (the commit was sent
    *     and its answer lost; the row exists if the database committed it). Either way the file is
    *     not registered as far as the caller knows: register it again until a call returns (the
@@ -125,7 +125,7 @@ public interface Ledger extends AutoCloseable {
    * @throws RootReplacedException if the allowed root is replaced; nothing is written, register the
    *     batch again
    * @throws dev.segmentledger.core.StoreException if the state store fails; its
-   *     {@link dev.segmentledger.core.StoreException#outcome() outcome} says whether the batch
+   *     {@link dev.segmentledger.core.StoreException#writeOutcome() outcome} says whether the batch
    *     may have been written (all of it or none), and registering the same files again is safe,
    *     as for {@link #register}
    * @throws IllegalStateException if the ledger is closed

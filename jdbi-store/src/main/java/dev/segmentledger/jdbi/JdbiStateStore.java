@@ -134,7 +134,7 @@ public final class JdbiStateStore implements StateStore {
    * inserted in one order too, and the {@code FOR SHARE} locks of two registrations never conflict.
    * A transaction PostgreSQL still aborts as a deadlock victim (against other writers) is run again.
    *
-   * <p>A failure says what it may have written ({@link StoreException#outcome()}): nothing if no
+   * <p>A failure says what it may have written ({@link StoreException#writeOutcome()}): nothing if no
    * connection was obtained, if the transaction failed before its commit was sent (an open
    * transaction is rolled back when its connection breaks), or if the server answered the commit
    * with an error; unknown if the connection broke or the session was ended (SQLSTATE classes

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What a failed registration or confirm says it may have written ({@link StoreException#outcome()}),
+ * What a failed registration or confirm says it may have written ({@link StoreException#writeOutcome()}),
  * decided by {@link StoreFailures} from where the call failed and from PgJDBC's SQLSTATE, checked
  * against what the database holds afterwards. The commit is made slow, refused or hung by a deferred
  * constraint trigger of this test's schema (it runs inside {@code COMMIT}), chosen by broadcast id;

@@ -134,7 +134,7 @@ final class SinkBreaker {
     return result;
   }
 
-  /** The row's reason for a sink refusal of kind {@link SinkException#kind()}. */
+  /** The row's reason for a sink refusal of kind {@link SinkException#failureKind()}. */
   static Reason reasonOf(SinkException e) {
     return switch (e.failureKind()) {
       case TRANSIENT -> Reason.SINK_TRANSIENT;
