@@ -104,22 +104,34 @@ public final class LedgerSettings {
     return allowedRoot;
   }
 
-  /** The source of time for rows, backoff and cutoff ({@link LedgerBuilder#clock}). Default: {@link Clock#systemUTC()}. */
+  /**
+   * The source of time for rows, backoff and cutoff ({@link LedgerBuilder#clock}). Default: {@link
+   * Clock#systemUTC()}.
+   */
   public Clock clock() {
     return clock;
   }
 
-  /** Capacity of the in-memory queue ({@link LedgerBuilder#queueCapacity}). Default {@value LedgerBuilder#DEFAULT_QUEUE_CAPACITY}. */
+  /**
+   * Capacity of the in-memory queue ({@link LedgerBuilder#queueCapacity}). Default {@value
+   * LedgerBuilder#DEFAULT_QUEUE_CAPACITY}.
+   */
   public int queueCapacity() {
     return queueCapacity;
   }
 
-  /** Number of upload worker threads ({@link LedgerBuilder#workers}). Default {@value LedgerBuilder#DEFAULT_WORKERS}. */
+  /**
+   * Number of upload worker threads ({@link LedgerBuilder#workers}). Default {@value
+   * LedgerBuilder#DEFAULT_WORKERS}.
+   */
   public int workers() {
     return workers;
   }
 
-  /** Rows read per axis per sweep round ({@link LedgerBuilder#sweepBatchSize}). Default {@value LedgerBuilder#DEFAULT_SWEEP_BATCH_SIZE}. */
+  /**
+   * Rows read per axis per sweep round ({@link LedgerBuilder#sweepBatchSize}). Default {@value
+   * LedgerBuilder#DEFAULT_SWEEP_BATCH_SIZE}.
+   */
   public int sweepBatchSize() {
     return sweepBatchSize;
   }
@@ -129,22 +141,34 @@ public final class LedgerSettings {
     return sweepInterval;
   }
 
-  /** How long {@link Ledger#close()} waits for in-flight uploads ({@link LedgerBuilder#shutdownTimeout}). Default 30 seconds. */
+  /**
+   * How long {@link Ledger#close()} waits for in-flight uploads ({@link
+   * LedgerBuilder#shutdownTimeout}). Default 30 seconds.
+   */
   public Duration shutdownTimeout() {
     return shutdownTimeout;
   }
 
-  /** Backoff between failed attempts of one row ({@link LedgerBuilder#backoff}). Default {@link Backoff#DEFAULT}. */
+  /**
+   * Backoff between failed attempts of one row ({@link LedgerBuilder#backoff}). Default {@link
+   * Backoff#DEFAULT}.
+   */
   public Backoff backoff() {
     return backoff;
   }
 
-  /** The listeners, in the order they were added ({@link LedgerBuilder#listener}); unmodifiable. Default: none. */
+  /**
+   * The listeners, in the order they were added ({@link LedgerBuilder#listener}); unmodifiable.
+   * Default: none.
+   */
   public List<LedgerListener> listeners() {
     return listeners;
   }
 
-  /** The repackager of the PLAYBACK and INIT axes ({@link LedgerBuilder#repackager}). Default: none, only ORIGINAL rows. */
+  /**
+   * The repackager of the PLAYBACK and INIT axes ({@link LedgerBuilder#repackager}). Default: none,
+   * only ORIGINAL rows.
+   */
   public Optional<Repackager> repackager() {
     return Optional.ofNullable(repackager);
   }
@@ -154,7 +178,10 @@ public final class LedgerSettings {
     return Optional.ofNullable(playbackRoot);
   }
 
-  /** How old an unconfirmed row may be before it is excluded ({@link LedgerBuilder#cutoff}). Default: none. */
+  /**
+   * How old an unconfirmed row may be before it is excluded ({@link LedgerBuilder#cutoff}).
+   * Default: none.
+   */
   public Optional<Duration> cutoff() {
     return Optional.ofNullable(cutoff);
   }
@@ -167,7 +194,10 @@ public final class LedgerSettings {
     return breakerFailures;
   }
 
-  /** How long the open circuit breaker waits, at most, before a probe ({@link LedgerBuilder#circuitBreaker}). Default 10 seconds. */
+  /**
+   * How long the open circuit breaker waits, at most, before a probe ({@link
+   * LedgerBuilder#circuitBreaker}). Default 10 seconds.
+   */
   public Duration breakerOpenDelay() {
     return breakerOpenDelay;
   }
@@ -180,12 +210,18 @@ public final class LedgerSettings {
     return nodeId;
   }
 
-  /** How long a lease keeps other instances from a row ({@link LedgerBuilder#leaseDuration}). Default 2 minutes. */
+  /**
+   * How long a lease keeps other instances from a row ({@link LedgerBuilder#leaseDuration}).
+   * Default 2 minutes.
+   */
   public Duration leaseDuration() {
     return leaseDuration;
   }
 
-  /** How long an attempt may make no progress before it is cancelled ({@link LedgerBuilder#stallTimeout}). Default 5 minutes. */
+  /**
+   * How long an attempt may make no progress before it is cancelled ({@link
+   * LedgerBuilder#stallTimeout}). Default 5 minutes.
+   */
   public Duration stallTimeout() {
     return stallTimeout;
   }
@@ -214,7 +250,10 @@ public final class LedgerSettings {
     return abortUnfinishedUploadsAfter;
   }
 
-  /** How long after its end a complete broadcast's rows are kept ({@link LedgerBuilder#retention}). Default: none, never purged. */
+  /**
+   * How long after its end a complete broadcast's rows are kept ({@link LedgerBuilder#retention}).
+   * Default: none, never purged.
+   */
   public Optional<Duration> retention() {
     return Optional.ofNullable(retention);
   }
@@ -227,27 +266,42 @@ public final class LedgerSettings {
     return publishPlaylists;
   }
 
-  /** The fewest segments of a live window playlist ({@link LedgerBuilder#liveWindowSegments}). Default {@value LedgerBuilder#DEFAULT_LIVE_WINDOW_SEGMENTS}. */
+  /**
+   * The fewest segments of a live window playlist ({@link LedgerBuilder#liveWindowSegments}).
+   * Default {@value LedgerBuilder#DEFAULT_LIVE_WINDOW_SEGMENTS}.
+   */
   public int liveWindowSegments() {
     return liveWindowSegments;
   }
 
-  /** The shortest time between two PUTs of a live full media playlist ({@link LedgerBuilder#fullPlaylistInterval}). Default 30 seconds. */
+  /**
+   * The shortest time between two PUTs of a live full media playlist ({@link
+   * LedgerBuilder#fullPlaylistInterval}). Default 30 seconds.
+   */
   public Duration fullPlaylistInterval() {
     return fullPlaylistInterval;
   }
 
-  /** The storage group whose rows this node uploads ({@link LedgerBuilder#storageGroup}). Default: none, shared storage. */
+  /**
+   * The storage group whose rows this node uploads ({@link LedgerBuilder#storageGroup}). Default:
+   * none, shared storage.
+   */
   public Optional<String> storageGroup() {
     return Optional.ofNullable(storageGroup);
   }
 
-  /** How long after its confirm an original's local file is deleted ({@link LedgerBuilder#localRetention}). Default: none, never. */
+  /**
+   * How long after its confirm an original's local file is deleted ({@link
+   * LedgerBuilder#localRetention}). Default: none, never.
+   */
   public Optional<Duration> localRetention() {
     return Optional.ofNullable(localRetention);
   }
 
-  /** Free bytes of the allowed root's file store below which the disk is low ({@link LedgerBuilder#lowDiskThreshold}). Default 0: none. */
+  /**
+   * Free bytes of the allowed root's file store below which the disk is low ({@link
+   * LedgerBuilder#lowDiskThreshold}). Default 0: none.
+   */
   public long lowDiskThreshold() {
     return lowDiskThreshold;
   }

@@ -48,8 +48,8 @@ public final class DefaultLedger implements ManualLedger {
   private final Engine engine;
   private final boolean manual;
 
-  public DefaultLedger(LedgerSettings config, boolean manual) {
-    this.engine = new Engine(config);
+  public DefaultLedger(LedgerSettings settings, boolean manual) {
+    this.engine = new Engine(settings);
     this.manual = manual;
   }
 
@@ -167,7 +167,7 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public LedgerSettings settings() {
-    return engine.config;
+    return engine.settings;
   }
 
   @Override

@@ -29,7 +29,7 @@ final class Engine {
   /** How long a suspect row waits for the other work in flight to end before it tries again later. */
   static final Duration SUSPECT_PATIENCE = Duration.ofSeconds(10);
 
-  final LedgerSettings config;
+  final LedgerSettings settings;
   final StateStore store;
   final Clock clock;
   final Signals signals = new Signals();
@@ -54,55 +54,58 @@ final class Engine {
   final PlaylistPublisher playlists; // this and the next: null without playlist publication
   final PlaylistScheduler playlistRounds;
 
-  Engine(LedgerSettings config) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.store = config.stateStore();
-    this.clock = config.clock();
-    String group = config.storageGroup().orElse(null);
-    Tracing tracing = GuardedTracing.of(config.tracing()); // a tracer that throws costs a span, never an upload
-    this.events = new Events(config.listeners(), signals);
-    this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
-    this.queue = new WorkQueue(config.queueCapacity());
-    PlaybackProducer producer = new PlaybackProducer(store, config.repackager().orElse(null), config.playbackRoot().orElse(null), guard);
-    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerOpenDelay(), events::onCircuitStateChanged,
-        events::onCircuitOpened);
-    this.storeClock = new StoreClock(store, clock, config.clockSkewWarning());
-    this.leases = new Leases(store, storeClock, config.nodeId(), config.leaseDuration(), queue);
+  Engine(LedgerSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.store = settings.stateStore();
+    this.clock = settings.clock();
+    String group = settings.storageGroup().orElse(null);
+    Tracing tracing = GuardedTracing.of(settings.tracing()); // a tracer that throws costs a span, never an upload
+    this.events = new Events(settings.listeners(), signals);
+    this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
+    this.queue = new WorkQueue(settings.queueCapacity());
+    PlaybackProducer producer = new PlaybackProducer(store, settings.repackager().orElse(null),
+        settings.playbackRoot().orElse(null), guard);
+    this.breaker = new SinkBreaker(settings.breakerFailures(), settings.breakerOpenDelay(),
+        events::onCircuitStateChanged, events::onCircuitOpened);
+    this.storeClock = new StoreClock(store, clock, settings.clockSkewWarning());
+    this.leases = new Leases(store, storeClock, settings.nodeId(), settings.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
-        config.repackaging() ? producer : null, group, tracing);
-    Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
-        events, new UnfinishedUploads(config.objectSink()));
-    this.outputs = new LocalOutputs(store, clock, config.repackaging()
-        ? new LocalFileRemover(guard, config.playbackRoot().orElseThrow()) : null, group);
+        settings.repackaging() ? producer : null, group, tracing);
+    Failures failures = new Failures(store, storeClock, settings.nodeId(), settings.backoff(),
+        settings.maxErrorAttempts(), events, new UnfinishedUploads(settings.objectSink()));
+    this.outputs = new LocalOutputs(store, clock, settings.repackaging()
+        ? new LocalFileRemover(guard, settings.playbackRoot().orElseThrow()) : null, group);
     this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
-    this.originals = config.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
+    this.originals = settings.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
         new LocalFileRemover(guard, guard.root()), group, outputs)).orElse(null);
-    AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
-        events, clock, clock.instant().plus(config.leaseDuration()));
-    this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(),
-        config.heartbeatInterval(), config.stallTimeout(), failures, events);
-    Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerOpenDelay(), leases, failures,
-        events, clock);
+    AbandonedAttempts abandoned = new AbandonedAttempts(settings.maxAbandonedAttempts(), settings.backoff(), leases,
+        events, clock, clock.instant().plus(settings.leaseDuration()));
+    this.heartbeat = new Heartbeat(store, storeClock, settings.nodeId(), settings.leaseDuration(),
+        settings.heartbeatInterval(), settings.stallTimeout(), failures, events);
+    Uploader uploader = new Uploader(guard, settings.objectSink(), breaker, settings.breakerOpenDelay(), leases,
+        failures, events, clock);
     // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, tracing);
-    this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff().orElse(null), group,
+    this.sweeper = new Sweeper(store, storeClock, settings.sweepBatchSize(), settings.cutoff().orElse(null), group,
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
         this::localFilesPage);
-    this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
+    this.sweeps = new SweepScheduler(sweeper, breaker, queue, settings.sweepBatchSize(), settings.sweepInterval(),
         signals);
-    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
+    this.workers = new WorkerPool(settings.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, signals);
     this.groups = new StorageGroups(store, storeClock, signals);
-    this.reconciler = new DefaultReconciler(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
-    this.retainer = config.retention().map(keep -> new Retainer(store, clock, keep,
-        config.purgeInterval().orElseThrow(), signals)).orElse(null);
-    this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
-        config.breakerOpenDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
-        config.sweepBatchSize(), tracing, config.liveWindowSegments(), config.fullPlaylistInterval());
-    this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+    this.reconciler = new DefaultReconciler(store, settings.objectSink(), clock,
+        settings.abortUnfinishedUploadsAfter());
+    this.retainer = settings.retention().map(keep -> new Retainer(store, clock, keep,
+        settings.purgeInterval().orElseThrow(), signals)).orElse(null);
+    this.playlists = !settings.publishPlaylists() ? null : new PlaylistPublisher(store, settings.objectSink(), breaker,
+        settings.breakerOpenDelay(), clock, settings.nodeId(), settings.leaseDuration(), settings.backoff(), events,
+        settings.sweepBatchSize(), tracing, settings.liveWindowSegments(), settings.fullPlaylistInterval());
+    this.playlistRounds = playlists == null ? null
+        : new PlaylistScheduler(playlists, breaker, settings.sweepInterval());
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
     }
@@ -152,7 +155,7 @@ final class Engine {
     if (playlistRounds != null) {
       playlistRounds.start();
     }
-    log.info("ledger {} started: {}", config.nodeId(), config);
+    log.info("ledger {} started: {}", settings.nodeId(), settings);
     return true;
   }
 
@@ -165,7 +168,7 @@ final class Engine {
       }
       return;
     }
-    Duration timeout = config.shutdownTimeout();
+    Duration timeout = settings.shutdownTimeout();
     sweeps.stop(timeout);
     if (retainer != null) {
       retainer.stop(timeout);
@@ -202,7 +205,7 @@ final class Engine {
     } catch (IOException | RuntimeException e) {
       free = -1;
     }
-    return outputs.snapshot(free, config.lowDiskThreshold());
+    return outputs.snapshot(free, settings.lowDiskThreshold());
   }
 
   void requireOpen() {

@@ -135,7 +135,7 @@ final class ReconcileComparisons {
     }
   }
 
-  /** Re-opens the rows of {@code differences} for upload; the differences, each saying whether its row was re-opened. */
+  /** Re-opens the rows of {@code differences} for upload; returns them, each saying whether its row was re-opened. */
   List<Difference> reopenAll(List<Difference> differences) {
     List<Difference> repaired = new ArrayList<>(differences.size());
     for (Difference d : differences) {
