@@ -3,7 +3,7 @@ package dev.segmentledger.benchmarks;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.Registration;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -133,7 +133,7 @@ final class FailoverRecorder {
 
   private synchronized void count(Exception e) {
     failureTimes.add(System.nanoTime());
-    String outcome = e instanceof StoreException s ? s.outcome().name() : "not a StoreException";
+    String outcome = e instanceof StoreException s ? s.writeOutcome().name() : "not a StoreException";
     String kind = e.getClass().getSimpleName() + " " + outcome + ": " + shape(e.getMessage());
     failuresByKind.merge(kind, 1L, Long::sum);
     firstOfKind.putIfAbsent(kind, e.getClass().getName() + ": " + e.getMessage());

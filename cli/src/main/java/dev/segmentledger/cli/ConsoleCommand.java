@@ -2,7 +2,7 @@ package dev.segmentledger.cli;
 
 import dev.segmentledger.console.LedgerConsole;
 import dev.segmentledger.console.MediaSource;
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import java.net.InetSocketAddress;
 import java.net.URI;

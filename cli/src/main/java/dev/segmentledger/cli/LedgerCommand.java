@@ -1,8 +1,8 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.Identifiers;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.query.RowQuery;
-import dev.segmentledger.core.spi.Printable;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.PrintWriter;
 import java.time.Instant;

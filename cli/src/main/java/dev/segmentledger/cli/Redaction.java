@@ -1,6 +1,6 @@
 package dev.segmentledger.cli;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import java.util.regex.Pattern;
 
 /** Keeps secrets and control characters out of what the command line prints. */

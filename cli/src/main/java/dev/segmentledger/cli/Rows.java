@@ -1,7 +1,7 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

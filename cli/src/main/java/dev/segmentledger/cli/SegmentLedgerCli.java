@@ -1,7 +1,7 @@
 package dev.segmentledger.cli;
 
-import dev.segmentledger.core.spi.SinkException;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.SinkException;
+import dev.segmentledger.core.StoreException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

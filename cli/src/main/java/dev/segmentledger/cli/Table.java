@@ -1,6 +1,6 @@
 package dev.segmentledger.cli;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

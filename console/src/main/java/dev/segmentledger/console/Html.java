@@ -1,6 +1,6 @@
 package dev.segmentledger.console;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -2,12 +2,12 @@ package dev.segmentledger.console;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.QueryTimeoutException;
+import dev.segmentledger.core.SinkException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.Printable;
-import dev.segmentledger.core.spi.QueryTimeoutException;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -52,7 +52,7 @@ public final class Identifiers {
     return value;
   }
 
-  /** {@code value} for the refusal message: its first 80 code points, escaped by {@link dev.segmentledger.core.spi.Printable}. */
+  /** {@code value} for the refusal message: its first 80 code points, escaped by {@link dev.segmentledger.core.Printable}. */
   private static String describe(String value) {
     if (value == null) {
       return "null";

@@ -50,7 +50,7 @@ public interface Ledger extends AutoCloseable {
    * file's is {@link Reason#ROOT_REPLACED} (the allowed root itself is not the directory the
    * ledger opened, and may not be re-opened): it writes no row and is thrown as
    * {@link RootReplacedException}; register the same file again until a call returns, as after a
-   * {@link dev.segmentledger.core.spi.StoreException}: once the root is back, it succeeds.
+   * {@link dev.segmentledger.core.StoreException}: once the root is back, it succeeds.
    *
    * <p>A relative {@code file} is resolved against the {@linkplain LedgerBuilder#allowedRoot
    * allowed root}, not against the working directory. The check follows symlinks to the real
@@ -75,9 +75,9 @@ public interface Ledger extends AutoCloseable {
    * @throws BroadcastEndedException if the broadcast has ended; nothing is written
    * @throws RootReplacedException if the allowed root is replaced ({@link Reason#ROOT_REPLACED});
    *     nothing is written: register it again, as for a {@code StoreException}
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails (its database
+   * @throws dev.segmentledger.core.StoreException if the state store fails (its database
    *     unreachable or failing over, or the transaction could not complete). Its
-   *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the row may
+   *     {@link dev.segmentledger.core.StoreException#writeOutcome() outcome} says whether the row may
    *     exist: {@code NOT_WRITTEN} (nothing was written) or {@code UNKNOWN} (the commit was sent
    *     and its answer lost; the row exists if the database committed it). Either way the file is
    *     not registered as far as the caller knows: register it again until a call returns (the
@@ -124,8 +124,8 @@ public interface Ledger extends AutoCloseable {
    * @throws BroadcastEndedException if a broadcast of the batch has ended; nothing is written
    * @throws RootReplacedException if the allowed root is replaced; nothing is written, register the
    *     batch again
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; its
-   *     {@link dev.segmentledger.core.spi.StoreException#outcome() outcome} says whether the batch
+   * @throws dev.segmentledger.core.StoreException if the state store fails; its
+   *     {@link dev.segmentledger.core.StoreException#writeOutcome() outcome} says whether the batch
    *     may have been written (all of it or none), and registering the same files again is safe,
    *     as for {@link #register}
    * @throws IllegalStateException if the ledger is closed
@@ -154,7 +154,7 @@ public interface Ledger extends AutoCloseable {
    * difference; changes nothing. See {@link Reconciler} for what is compared and its guarantees.
    * Meaningful once the broadcast is quiet (no upload in flight).
    *
-   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read
+   * @throws dev.segmentledger.core.SinkException if the bucket cannot be listed or read
    */
   ReconciliationReport reconcile(String broadcastId);
 
@@ -166,7 +166,7 @@ public interface Ledger extends AutoCloseable {
    * LedgerBuilder#abortUnfinishedUploadsAfter} (default 1 day). See {@link
    * Reconciler#reconcileAndRepair}.
    *
-   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read;
+   * @throws dev.segmentledger.core.SinkException if the bucket cannot be listed or read;
    *     nothing is re-opened then
    */
   ReconciliationReport reconcileAndRepair(String broadcastId);
@@ -178,7 +178,7 @@ public interface Ledger extends AutoCloseable {
    * ReconcileStep#next() next} until the pass is complete. What operators and tools should call:
    * its cost is bounded whatever the broadcast's size. See {@link Reconciler#reconcile(ReconcileRequest)}.
    *
-   * @throws dev.segmentledger.core.spi.SinkException if the bucket cannot be listed or read
+   * @throws dev.segmentledger.core.SinkException if the bucket cannot be listed or read
    * @throws IllegalStateException if the request repairs and the ledger is closed
    */
   ReconcileStep reconcile(ReconcileRequest request);
@@ -200,7 +200,7 @@ public interface Ledger extends AutoCloseable {
    * dev.segmentledger.core.query.RowQuery#after(long)} for the next page. See {@link
    * dev.segmentledger.core.spi.StateStore#findRows}. Works on a closed ledger too.
    *
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails
+   * @throws dev.segmentledger.core.StoreException if the state store fails
    */
   Page<LedgerItem> items(RowQuery query);
 
@@ -210,7 +210,7 @@ public interface Ledger extends AutoCloseable {
    * backoff and waiting for their INIT. Cheap enough to poll (its cost grows with the backlog, not
    * with the confirmed rows). See {@link dev.segmentledger.core.spi.StateStore#backlog}.
    *
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails
+   * @throws dev.segmentledger.core.StoreException if the state store fails
    */
   Backlog backlog();
 
@@ -246,7 +246,7 @@ public interface Ledger extends AutoCloseable {
    *
    * @return the number of rows handed over
    * @throws IllegalArgumentException if a non-null group is not a valid identifier, or both are equal
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   * @throws dev.segmentledger.core.StoreException if the state store fails; what earlier
    *     transactions handed over stays handed over
    */
   int handOver(String fromGroup, String toGroup);
@@ -262,7 +262,7 @@ public interface Ledger extends AutoCloseable {
    *
    * @return the number of rows marked (rows under a live lease are not)
    * @throws IllegalArgumentException if {@code group} is not a valid identifier
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   * @throws dev.segmentledger.core.StoreException if the state store fails; what earlier
    *     transactions marked stays marked
    */
   int markStorageLost(String group);
@@ -276,13 +276,16 @@ public interface Ledger extends AutoCloseable {
    * @return the number of rows deleted
    * @throws IllegalStateException if no retention is configured, or the ledger is closed
    * @throws UnsupportedOperationException if the state store does not implement retention
-   * @throws dev.segmentledger.core.spi.StoreException if the state store fails; what earlier
+   * @throws dev.segmentledger.core.StoreException if the state store fails; what earlier
    *     transactions deleted stays deleted
    */
   long purge();
 
   /** This process's counters: accepted, stored and confirmed separately, per axis. */
   LedgerStats stats();
+
+  /** The settings this ledger was built with, read-only: what its builder was given, or the defaults. */
+  LedgerSettings settings();
 
   /** Starts the workers and the sweeper. Idempotent. */
   void start();

@@ -1,7 +1,6 @@
 package dev.segmentledger.core;
 
 import dev.segmentledger.core.internal.DefaultLedger;
-import dev.segmentledger.core.internal.LedgerConfig;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
@@ -16,41 +15,42 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds a {@link Ledger}. Each {@code build} call copies the settings into an immutable
- * configuration, so a builder may be reused; a builder itself is not thread-safe.
+ * {@link LedgerSettings} (the ledger's {@link Ledger#settings()}), so a builder may be reused; a builder itself is not thread-safe.
  *
  * <p>Required: {@link #stateStore}, {@link #objectSink} and {@link #allowedRoot}.
  */
 public final class LedgerBuilder {
-  private StateStore stateStore;
-  private ObjectSink objectSink;
-  private Path allowedRoot;
-  private Clock clock = Clock.systemUTC();
-  private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
-  private int workers = DEFAULT_WORKERS;
-  private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
-  private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
-  private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
-  private Backoff backoff = Backoff.DEFAULT;
-  private final List<LedgerListener> listeners = new ArrayList<>();
-  private Repackager repackager;
-  private Path playbackRoot;
-  private Duration cutoff;
-  private int breakerFailures = DEFAULT_BREAKER_FAILURES;
-  private Duration breakerDelay = DEFAULT_BREAKER_OPEN_DELAY;
-  private String nodeId;
-  private Duration leaseDuration = DEFAULT_LEASE;
-  private int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
-  private Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
-  private Duration retention;
-  private boolean publishPlaylists = true;
-  private int liveWindowSegments = DEFAULT_LIVE_WINDOW_SEGMENTS;
-  private Duration fullPlaylistInterval = DEFAULT_FULL_PLAYLIST_INTERVAL;
-  private String storageGroup;
-  private long lowDiskThreshold;
-  private Duration localRetention;
-  private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
-  private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
-  private Tracing tracing = Tracing.NONE;
+  // Package-private: LedgerSettings copies them on build.
+  StateStore stateStore;
+  ObjectSink objectSink;
+  Path allowedRoot;
+  Clock clock = Clock.systemUTC();
+  int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+  int workers = DEFAULT_WORKERS;
+  int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
+  Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+  Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+  Backoff backoff = Backoff.DEFAULT;
+  final List<LedgerListener> listeners = new ArrayList<>();
+  Repackager repackager;
+  Path playbackRoot;
+  Duration cutoff;
+  int breakerFailures = DEFAULT_BREAKER_FAILURES;
+  Duration breakerDelay = DEFAULT_BREAKER_OPEN_DELAY;
+  String nodeId;
+  Duration leaseDuration = DEFAULT_LEASE;
+  int maxAbandonedAttempts = DEFAULT_MAX_ABANDONED_ATTEMPTS;
+  Duration abortUnfinishedUploadsAfter = Reconciler.DEFAULT_ABORT_UNFINISHED_AFTER;
+  Duration retention;
+  boolean publishPlaylists = true;
+  int liveWindowSegments = DEFAULT_LIVE_WINDOW_SEGMENTS;
+  Duration fullPlaylistInterval = DEFAULT_FULL_PLAYLIST_INTERVAL;
+  String storageGroup;
+  long lowDiskThreshold;
+  Duration localRetention;
+  Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
+  int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
+  Tracing tracing = Tracing.NONE;
 
   /** The default {@link #queueCapacity}: 256. */
   public static final int DEFAULT_QUEUE_CAPACITY = 256;
@@ -478,15 +478,16 @@ public final class LedgerBuilder {
 
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
-    return new DefaultLedger(config(), false);
+    return new DefaultLedger(settings(), false);
   }
 
   /** Builds a ledger without background threads, driven by the caller (tests, tools). */
   public ManualLedger buildManual() {
-    return new DefaultLedger(config(), true);
+    return new DefaultLedger(settings(), true);
   }
 
-  private LedgerConfig config() {
+  /** Checks the settings and copies them: the ledger's {@link LedgerSettings}. */
+  private LedgerSettings settings() {
     requireFits();
     if (stateStore == null) {
       throw new IllegalStateException("stateStore is required");
@@ -497,11 +498,7 @@ public final class LedgerBuilder {
     if (allowedRoot == null) {
       throw new IllegalStateException("allowedRoot is required");
     }
-    return new LedgerConfig(stateStore, objectSink, allowedRoot, clock, queueCapacity, workers, sweepBatchSize,
-        sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
-        nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
-        abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval, lowDiskThreshold, localRetention);
+    return new LedgerSettings(this);
   }
 
   /**
@@ -509,7 +506,7 @@ public final class LedgerBuilder {
    * may be silent for longer than the stall timeout.
    */
   private void requireFits() {
-    Duration tick = LedgerConfig.heartbeatInterval(leaseDuration);
+    Duration tick = LedgerSettings.heartbeatInterval(leaseDuration);
     if (stallTimeout.compareTo(tick.multipliedBy(2)) < 0) {
       throw new IllegalStateException("stallTimeout " + stallTimeout + " is shorter than two heartbeats ("
           + tick.multipliedBy(2) + " with leaseDuration " + leaseDuration + "): no stall could be measured");

@@ -38,7 +38,14 @@ public record PlaybackView(
    * @param recordedAt when its recording began ({@link LedgerItem#recordedAt()}); {@code null} if unknown
    */
   public record Segment(long sequence, String key, Duration duration, Instant recordedAt) {
-    /** A segment whose recording time is unknown. */
+    /**
+     * A segment whose recording time is unknown.
+     *
+     * @deprecated the ledger never calls it (it always passes the row's recording time, null when
+     *     unknown); kept because the release candidate published it and removing it would break
+     *     binary compatibility. Use the canonical constructor with {@code recordedAt} null.
+     */
+    @Deprecated(since = "1.0.0")
     public Segment(long sequence, String key, Duration duration) {
       this(sequence, key, duration, null);
     }

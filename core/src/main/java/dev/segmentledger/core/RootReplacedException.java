@@ -5,7 +5,7 @@ package dev.segmentledger.core;
  * directory the ledger opened and may not be taken in its place ({@link Reason#ROOT_REPLACED}: a
  * symlink or nothing at its path, or a bare mount point left by an unmount). The refusal is the
  * root's, not the file's, so nothing is written (for the whole batch): register the same files
- * again, as after a {@link dev.segmentledger.core.spi.StoreException}, until a call returns. Once
+ * again, as after a {@link dev.segmentledger.core.StoreException}, until a call returns. Once
  * the root is back, or a directory the ledger may re-open is at its path, the same registration
  * succeeds. Immutable once thrown.
  */

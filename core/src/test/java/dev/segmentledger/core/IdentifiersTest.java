@@ -2,7 +2,7 @@ package dev.segmentledger.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -11,7 +11,7 @@ class PlaybackViewTest {
 
   private static PlaybackView.Segment segment(long sequence) {
     return new PlaybackView.Segment(sequence, ItemId.playback("b1", "720p", sequence).objectKey(),
-        Duration.ofMillis(4_000));
+        Duration.ofMillis(4_000), null);
   }
 
   @Test

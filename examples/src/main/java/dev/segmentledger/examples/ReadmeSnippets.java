@@ -8,7 +8,7 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.RootReplacedException;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.ObjectOptions;
@@ -109,7 +109,7 @@ final class ReadmeSnippets {
       } catch (StoreException e) {
         // NOT_WRITTEN: no primary took it. UNKNOWN: the answer was lost, the row may exist. Either way
         // register again: the same file is the same row (created() == false if it was committed).
-        log.warn("registering {} failed ({}); again in {} ms: {}", id, e.outcome(), pauseMs, e.getMessage());
+        log.warn("registering {} failed ({}); again in {} ms: {}", id, e.writeOutcome(), pauseMs, e.getMessage());
       } catch (RootReplacedException e) {
         // The allowed root is not the directory the ledger opened (unmounted, a symlink in its place):
         // nothing was written; the same call succeeds once the root is back.

@@ -1,6 +1,6 @@
 package dev.segmentledger.ffmpeg;
 
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Repackager;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -20,13 +20,13 @@ final class AtomicFiles {
 
   /**
    * Writes {@code content} to a temporary file beside {@code target} (named by {@link
-   * RepackagerTemporaryFiles}), forces it to disk and atomically renames it to {@code target},
+   * Repackager#createTemporaryBeside}), forces it to disk and atomically renames it to {@code target},
    * replacing it. On failure the temporary file is deleted and {@code target} is untouched.
    *
    * @return the size written
    */
   static long write(Path target, Content content) throws IOException, Mp4FormatException {
-    Path temp = RepackagerTemporaryFiles.createBeside(target);
+    Path temp = Repackager.createTemporaryBeside(target);
     try {
       try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         content.writeTo(out);

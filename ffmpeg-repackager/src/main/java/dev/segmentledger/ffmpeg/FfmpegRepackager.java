@@ -1,10 +1,9 @@
 package dev.segmentledger.ffmpeg;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.ffmpeg.MediaProbe.MediaStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -39,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *       measured on the media written, over all its packets (however many), from ffprobe's whole
  *       output: an output that was cut fails the call instead of yielding a partial answer.
  *   <li><b>No partial targets, no piles of temporaries.</b> Output is written to a temporary file
- *       beside the target ({@link RepackagerTemporaryFiles}: hidden, named after the target,
+ *       beside the target ({@link Repackager}: hidden, named after the target,
  *       ending {@code .segment-ledger-partial}) and atomically renamed onto it; on any failure the
  *       target is left as it was and the temporaries are deleted. What a killed run left behind
  *       is removed by the next run beside it: the target's own at once (the re-run after the
@@ -153,7 +152,7 @@ public final class FfmpegRepackager implements Repackager {
     }
     Path muxed;
     try {
-      muxed = RepackagerTemporaryFiles.createBeside(target);
+      muxed = Repackager.createTemporaryBeside(target);
     } catch (IOException e) {
       throw new RepackageException("cannot create a temporary file beside " + Printable.escape(target) + ": " + Printable.escape(e), e);
     }
@@ -211,7 +210,7 @@ public final class FfmpegRepackager implements Repackager {
    * older than twice the timeout (no live run of a repackager with this timeout is that old).
    */
   private void cleanLeftovers(Path target) {
-    int removed = RepackagerTemporaryFiles.cleanBeside(target, leftoverAge);
+    int removed = Repackager.cleanTemporariesBeside(target, leftoverAge);
     if (removed > 0) {
       log.info("removed {} temporary files a killed run left beside {}", removed, Printable.escape(target));
     }

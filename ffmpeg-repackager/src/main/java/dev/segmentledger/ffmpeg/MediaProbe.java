@@ -1,6 +1,6 @@
 package dev.segmentledger.ffmpeg;
 
-import dev.segmentledger.core.spi.Printable;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.spi.RepackageException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;

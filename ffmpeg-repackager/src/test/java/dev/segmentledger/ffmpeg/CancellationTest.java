@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Repackager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,8 +119,8 @@ class CancellationTest {
 
     List<String> others = created.stream().filter(name -> !name.equals(target.getFileName().toString())
         && !name.equals(init.getFileName().toString())
-        && !RepackagerTemporaryFiles.isTemporaryOf(dir.resolve(name), target)
-        && !RepackagerTemporaryFiles.isTemporaryOf(dir.resolve(name), init)).toList();
+        && !Repackager.isTemporaryOf(dir.resolve(name), target)
+        && !Repackager.isTemporaryOf(dir.resolve(name), init)).toList();
     assertEquals(List.of(), others, "created: " + created);
     // the segment: ffmpeg's remuxed file and the copy that became the target; the same for the init
     assertEquals(6, created.size(), "created: " + created);
@@ -135,7 +135,7 @@ class CancellationTest {
       assertNotNull(key, "a temporary of " + target + " did not grow within " + EVENT_WAIT_SECONDS + " s; seen " + seen);
       for (WatchEvent<?> event : key.pollEvents()) {
         Path file = dir.resolve((Path) event.context());
-        if (RepackagerTemporaryFiles.isTemporaryOf(file, target) && Files.exists(file) && Files.size(file) > 0) {
+        if (Repackager.isTemporaryOf(file, target) && Files.exists(file) && Files.size(file) > 0) {
           seen.add(Files.size(file));
         }
       }

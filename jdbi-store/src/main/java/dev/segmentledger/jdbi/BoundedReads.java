@@ -1,6 +1,6 @@
 package dev.segmentledger.jdbi;
 
-import dev.segmentledger.core.spi.QueryTimeoutException;
+import dev.segmentledger.core.QueryTimeoutException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;

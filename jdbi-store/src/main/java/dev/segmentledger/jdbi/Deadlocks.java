@@ -17,7 +17,7 @@ import org.jdbi.v3.core.JdbiException;
  * another that way; this is the safety net for what remains (a registration holding an INIT row
  * {@code FOR SHARE} while it waits for a batched confirm that wants that INIT). What still
  * fails after {@value #ATTEMPTS} attempts reaches the caller (as a
- * {@link dev.segmentledger.core.spi.StoreException} from a registration). Stateless; thread-safe.
+ * {@link dev.segmentledger.core.StoreException} from a registration). Stateless; thread-safe.
  */
 final class Deadlocks {
   static final int ATTEMPTS = 3;

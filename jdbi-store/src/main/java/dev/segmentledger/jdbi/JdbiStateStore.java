@@ -5,6 +5,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.core.query.Page;
 import dev.segmentledger.core.query.RowCount;
@@ -20,7 +21,6 @@ import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -91,7 +91,7 @@ public final class JdbiStateStore implements StateStore {
    * <p>Each bounded read runs in a transaction of its own that starts with {@code SET LOCAL
    * statement_timeout}, so the bound ends with the read and a pooled connection goes back as it
    * came; the server cancels a read that outlasts it (SQLSTATE {@code 57014}), which becomes the
-   * {@link dev.segmentledger.core.spi.QueryTimeoutException}. One round trip more per read. Inside a
+   * {@link dev.segmentledger.core.QueryTimeoutException}. One round trip more per read. Inside a
    * transaction the caller holds on the same thread (Jdbi hands over its handle), the read runs
    * under a savepoint rolled back after it instead: the caller's statement timeout is as it was,
    * and a cancelled read leaves the caller's transaction usable (three round trips more).
@@ -134,7 +134,7 @@ public final class JdbiStateStore implements StateStore {
    * inserted in one order too, and the {@code FOR SHARE} locks of two registrations never conflict.
    * A transaction PostgreSQL still aborts as a deadlock victim (against other writers) is run again.
    *
-   * <p>A failure says what it may have written ({@link StoreException#outcome()}): nothing if no
+   * <p>A failure says what it may have written ({@link StoreException#writeOutcome()}): nothing if no
    * connection was obtained, if the transaction failed before its commit was sent (an open
    * transaction is rolled back when its connection breaks), or if the server answered the commit
    * with an error; unknown if the connection broke or the session was ended (SQLSTATE classes

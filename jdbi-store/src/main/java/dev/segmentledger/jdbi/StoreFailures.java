@@ -1,7 +1,7 @@
 package dev.segmentledger.jdbi;
 
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
+import dev.segmentledger.core.StoreException;
+import dev.segmentledger.core.StoreException.Outcome;
 import java.sql.SQLException;
 import org.jdbi.v3.core.ConnectionException;
 import org.jdbi.v3.core.JdbiException;

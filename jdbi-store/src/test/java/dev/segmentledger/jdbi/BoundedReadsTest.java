@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.QueryTimeoutException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.query.RowQuery;
-import dev.segmentledger.core.spi.QueryTimeoutException;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -63,7 +63,7 @@ class BoundedReadsTest {
       long tookMillis = (System.nanoTime() - start) / 1_000_000;
       walker.rollback();
       assertEquals(Duration.ofMillis(300), e.bound());
-      assertEquals(StoreException.Outcome.NOT_WRITTEN, e.outcome());
+      assertEquals(StoreException.Outcome.NOT_WRITTEN, e.writeOutcome());
       assertTrue(tookMillis >= 250 && tookMillis < 5_000, "cancelled after about its bound: " + tookMillis + " ms");
     }
     assertEquals(before, pooled.withHandle(h -> h.createQuery("SHOW statement_timeout").mapTo(String.class).one()),

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.NewItem;
-import dev.segmentledger.core.spi.StoreException;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;

@@ -10,11 +10,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.StoreException;
+import dev.segmentledger.core.StoreException.Outcome;
 import dev.segmentledger.core.spi.Confirmation;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What a failed registration or confirm says it may have written ({@link StoreException#outcome()}),
+ * What a failed registration or confirm says it may have written ({@link StoreException#writeOutcome()}),
  * decided by {@link StoreFailures} from where the call failed and from PgJDBC's SQLSTATE, checked
  * against what the database holds afterwards. The commit is made slow, refused or hung by a deferred
  * constraint trigger of this test's schema (it runs inside {@code COMMIT}), chosen by broadcast id;
@@ -90,12 +90,12 @@ class StoreFailureOutcomeTest {
     });
     JdbiStateStore down = JdbiStateStore.create(unreachable);
     StoreException registering = assertThrows(StoreException.class, () -> down.registerAll(rows("down")));
-    assertEquals(Outcome.NOT_WRITTEN, registering.outcome(), registering.getMessage());
+    assertEquals(Outcome.NOT_WRITTEN, registering.writeOutcome(), registering.getMessage());
     assertTrue(registering.getMessage().contains("no connection"), registering.getMessage());
     StoreException confirming = assertThrows(StoreException.class, () -> down.confirmAll(List.of(
         new Confirmation(1, ItemId.original("down", "720p", 0), ItemState.PENDING, 100, null, T0),
         new Confirmation(2, ItemId.original("down", "720p", 1), ItemState.PENDING, 100, null, T0))));
-    assertEquals(Outcome.NOT_WRITTEN, confirming.outcome(), confirming.getMessage());
+    assertEquals(Outcome.NOT_WRITTEN, confirming.writeOutcome(), confirming.getMessage());
   }
 
   @Test
@@ -112,7 +112,7 @@ class StoreFailureOutcomeTest {
       awaitSession("wait_event_type = 'Lock'");
       terminateSession();
       StoreException e = failureOf(registering);
-      assertEquals(Outcome.NOT_WRITTEN, e.outcome(), e.getMessage());
+      assertEquals(Outcome.NOT_WRITTEN, e.writeOutcome(), e.getMessage());
       assertTrue(e.getMessage().contains("before its commit was sent"), e.getMessage());
       other.rollback();
     }
@@ -123,7 +123,7 @@ class StoreFailureOutcomeTest {
   void aCommitTheServerRefusesIsNothingWritten() throws Exception {
     String broadcast = "refused-commit";
     StoreException e = failureOf(registerInBackground(broadcast));
-    assertEquals(Outcome.NOT_WRITTEN, e.outcome(), e.getMessage());
+    assertEquals(Outcome.NOT_WRITTEN, e.writeOutcome(), e.getMessage());
     assertTrue(e.getMessage().contains("SQLSTATE 23514"), e.getMessage());
     assertEquals(List.of(), store.findByBroadcast(broadcast));
   }
@@ -132,7 +132,7 @@ class StoreFailureOutcomeTest {
   void aSocketTimeoutWhileCommittingIsUnknownAndTheRowMayExistSoRegisteringAgainReturnsIt() throws Exception {
     String broadcast = "slow-commit";
     StoreException e = failureOf(registerInBackground(broadcast));
-    assertEquals(Outcome.UNKNOWN, e.outcome(), e.getMessage());
+    assertEquals(Outcome.UNKNOWN, e.writeOutcome(), e.getMessage());
     assertTrue(e.getMessage().contains("SQLSTATE 08006"), e.getMessage());
     // The server finishes the commit the client stopped waiting for.
     await("the slow commit to complete", () -> !store.findByBroadcast(broadcast).isEmpty());
@@ -148,7 +148,7 @@ class StoreFailureOutcomeTest {
     awaitSession("wait_event = 'PgSleep'");
     terminateSession();
     StoreException e = failureOf(registering);
-    assertEquals(Outcome.UNKNOWN, e.outcome(), e.getMessage());
+    assertEquals(Outcome.UNKNOWN, e.writeOutcome(), e.getMessage());
     assertTrue(e.getMessage().contains("SQLSTATE 57P01"), e.getMessage());
     assertEquals(List.of(), store.findByBroadcast(broadcast), "ended inside the commit's trigger: rolled back");
   }

@@ -1,6 +1,6 @@
 package dev.segmentledger.s3;
 
-import dev.segmentledger.core.spi.Sha256Checksum;
+import dev.segmentledger.core.Sha256Checksum;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.EOFException;
 import java.io.IOException;

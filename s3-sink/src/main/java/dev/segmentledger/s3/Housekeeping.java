@@ -1,6 +1,6 @@
 package dev.segmentledger.s3;
 
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.SinkException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
@@ -143,7 +143,7 @@ final class MultipartPut {
       if (e instanceof S3Exception s3 && s3.statusCode() == 404 && !"NoSuchBucket".equals(S3Failures.errorCode(s3))) {
         throw new UploadVanished(uploadId, s3);
       }
-      if (S3Failures.classify("", bucket, job.objectKey(), e).kind() == SinkException.Kind.PERMANENT) {
+      if (S3Failures.classify("", bucket, job.objectKey(), e).failureKind() == SinkException.Kind.PERMANENT) {
         abortAfterPermanentFailure(job, uploadId, e);
       }
       throw e;

@@ -13,7 +13,7 @@ package dev.segmentledger.s3;
  * <p>Implementations are called from several upload threads at once and must be thread-safe, fast
  * and free of I/O. They must be a function of the key: a retry of the same key should get the same
  * options. An exception thrown (or {@code null} returned) fails the upload as a
- * {@linkplain dev.segmentledger.core.spi.SinkException.Kind#CONFIGURATION configuration failure}:
+ * {@linkplain dev.segmentledger.core.SinkException.Kind#CONFIGURATION configuration failure}:
  * the row stays pending and the ledger's circuit breaker reports it.
  */
 @FunctionalInterface

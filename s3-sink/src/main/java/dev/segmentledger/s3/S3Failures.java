@@ -1,7 +1,7 @@
 package dev.segmentledger.s3;
 
-import dev.segmentledger.core.spi.Printable;
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.Printable;
+import dev.segmentledger.core.SinkException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;

@@ -1,9 +1,9 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.s3.MultipartPut.UploadVanished;
 import java.io.IOException;
@@ -237,7 +237,7 @@ public final class S3ObjectSink implements ObjectSink {
     try {
       return head(key);
     } catch (SinkException e) {
-      if (e.kind() == SinkException.Kind.TRANSIENT) {
+      if (e.failureKind() == SinkException.Kind.TRANSIENT) {
         throw e;
       }
       return Optional.empty();

@@ -1,7 +1,7 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.UnfinishedUpload;
-import dev.segmentledger.core.spi.SinkException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

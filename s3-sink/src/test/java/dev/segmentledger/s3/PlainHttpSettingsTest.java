@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.Sha256Checksum;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.Sha256Checksum;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.rig.FaultProxy;
 import dev.segmentledger.rig.FaultProxy.Fault;
 import dev.segmentledger.rig.FaultProxy.Request;
@@ -115,7 +115,7 @@ class S3ObjectSinkFaultTest {
     S3ObjectSink nowhere = S3ObjectSink.builder().client(rig.direct()).bucket("no-such-bucket").build();
 
     SinkException list = assertThrows(SinkException.class, () -> nowhere.list("b1/"));
-    assertEquals(SinkException.Kind.CONFIGURATION, list.kind(), list::toString);
+    assertEquals(SinkException.Kind.CONFIGURATION, list.failureKind(), list::toString);
     assertTrue(list.getMessage().contains("s3://no-such-bucket/b1/") && list.getMessage().contains("404 NoSuchBucket"),
         list.getMessage());
   }
@@ -137,7 +137,7 @@ class S3ObjectSinkFaultTest {
       S3ObjectSink sdkDefaults = S3ObjectSink.builder().client(defaults).bucket(bucket).build();
 
       SinkException e = assertThrows(SinkException.class, () -> sdkDefaults.put(KEY, TestContent.of(new byte[1]), false));
-      assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e::toString);
+      assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind(), e::toString);
       assertTrue(e.getMessage().contains("HTTP 400"), e.getMessage());
     }
   }
@@ -155,7 +155,7 @@ class S3ObjectSinkFaultTest {
       S3ObjectSink denied = S3ObjectSink.builder().client(forged).bucket(bucket).build();
 
       SinkException e = assertThrows(SinkException.class, () -> denied.put(KEY, TestContent.of(new byte[1]), false));
-      assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e::toString);
+      assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind(), e::toString);
       assertTrue(e.getMessage().contains("HTTP 403 SignatureDoesNotMatch"), e.getMessage());
       assertFalse(e.getMessage().contains("wrong"), "no credential in messages");
     }

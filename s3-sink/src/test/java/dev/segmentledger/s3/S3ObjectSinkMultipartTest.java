@@ -8,9 +8,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.rig.FaultProxy;
 import dev.segmentledger.rig.FaultProxy.Fault;
@@ -93,7 +93,7 @@ class S3ObjectSinkMultipartTest {
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(file), false));
 
-    assertEquals(SinkException.Kind.PERMANENT, e.kind(), e.getMessage());
+    assertEquals(SinkException.Kind.PERMANENT, e.failureKind(), e.getMessage());
     assertTrue(e.getMessage().contains("HTTP 400 InvalidArgument"), e.getMessage());
     assertTrue(rig.proxy().requests().stream().anyMatch(r -> r.method().equals("DELETE") && r.target().contains("uploadId=")),
         "AbortMultipartUpload sent: " + rig.proxy().requests());
@@ -184,7 +184,7 @@ class S3ObjectSinkMultipartTest {
 
     SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(randomFile(6 * MIB)), true));
 
-    assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e.getMessage());
+    assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind(), e.getMessage());
     assertTrue(e.getMessage().contains("NoSuchBucket"), e.getMessage());
   }
 

@@ -8,7 +8,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.ObjectKeys;
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.SinkException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -198,7 +198,7 @@ class S3ObjectSinkOptionsTest {
       int size = key.equals(LARGE) ? (int) (6 * MIB) : 1000;
       SinkException e = assertThrows(SinkException.class,
           () -> sink.put(key, TestContent.of(TestContent.randomBytes(size, 10)), false));
-      assertEquals(SinkException.Kind.CONFIGURATION, e.kind(), e::toString);
+      assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind(), e::toString);
       assertTrue(e.getMessage().contains("501 NotImplemented"), e.getMessage());
     }
   }
@@ -215,7 +215,7 @@ class S3ObjectSinkOptionsTest {
     SinkException e = assertThrows(SinkException.class,
         () -> sink.put(ORIGINAL, TestContent.of(TestContent.randomBytes(10, 11)), true));
 
-    assertEquals(SinkException.Kind.CONFIGURATION, e.kind());
+    assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind());
     assertEquals(List.of(), sent.stream().map(Sent::operation).toList());
   }
 

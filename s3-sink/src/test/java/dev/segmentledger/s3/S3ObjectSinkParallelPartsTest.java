@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.rig.FaultProxy.Fault;
 import java.nio.file.Files;
 import java.nio.file.Path;

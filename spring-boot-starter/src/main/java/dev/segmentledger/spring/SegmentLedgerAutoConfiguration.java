@@ -72,44 +72,15 @@ public class SegmentLedgerAutoConfiguration {
       throw new IllegalStateException(SegmentLedgerProperties.PREFIX
           + ".allowed-root is required: the only directory whose files may be uploaded");
     }
-    LedgerBuilder builder = Ledger.builder()
+    LedgerBuilder builder = properties.bindTo(Ledger.builder()
         .stateStore(store)
         .objectSink(sink)
-        .allowedRoot(Path.of(properties.getAllowedRoot()))
-        .workers(properties.getWorkers())
-        .queueCapacity(properties.getQueueCapacity())
-        .sweepBatchSize(properties.getSweepBatchSize())
-        .sweepInterval(properties.getSweepInterval())
-        .shutdownTimeout(properties.getShutdownTimeout())
-        .backoff(properties.toBackoff())
-        .circuitBreaker(properties.getBreaker().getFailures(), properties.getBreaker().getOpenDelay())
-        .leaseDuration(properties.getLeaseDuration())
-        .stallTimeout(properties.getStallTimeout())
-        .maxAbandonedAttempts(properties.getMaxAbandonedAttempts())
-        .maxErrorAttempts(properties.getMaxErrorAttempts())
-        .liveWindowSegments(properties.getLiveWindowSegments())
-        .fullPlaylistInterval(properties.getFullPlaylistInterval())
-        .abortUnfinishedUploadsAfter(properties.getAbortUnfinishedUploadsAfter());
+        .allowedRoot(Path.of(properties.getAllowedRoot())));
     // Spring Boot's tracing (Brave or OpenTelemetry through Micrometer Tracing) handles the
     // observations of this registry: the ledger's spans join the application's traces.
     ObservationRegistry observationRegistry = observations.getIfUnique();
     if (observationRegistry != null && !observationRegistry.isNoop()) {
       builder.tracing(ObservationTracing.create(observationRegistry));
-    }
-    if (properties.getCutoff() != null) {
-      builder.cutoff(properties.getCutoff());
-    }
-    if (properties.getNodeId() != null) {
-      builder.nodeId(properties.getNodeId());
-    }
-    if (properties.getStorageGroup() != null) {
-      builder.storageGroup(properties.getStorageGroup());
-    }
-    if (properties.getLowDiskThreshold() != null) {
-      builder.lowDiskThreshold(properties.getLowDiskThreshold().toBytes());
-    }
-    if (properties.getLocalRetention() != null) {
-      builder.localRetention(properties.getLocalRetention());
     }
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();

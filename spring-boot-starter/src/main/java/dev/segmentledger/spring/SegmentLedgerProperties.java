@@ -128,36 +128,7 @@ public class SegmentLedgerProperties implements InitializingBean {
       return p;
     }
     // Every value is checked by the builder that takes it: one source for every check.
-    LedgerBuilder ledger = Ledger.builder();
-    check(p, "workers", () -> ledger.workers(workers));
-    check(p, "queue-capacity", () -> ledger.queueCapacity(queueCapacity));
-    check(p, "sweep-batch-size", () -> ledger.sweepBatchSize(sweepBatchSize));
-    check(p, "max-abandoned-attempts", () -> ledger.maxAbandonedAttempts(maxAbandonedAttempts));
-    check(p, "max-error-attempts", () -> ledger.maxErrorAttempts(maxErrorAttempts));
-    check(p, "live-window-segments", () -> ledger.liveWindowSegments(liveWindowSegments));
-    check(p, "full-playlist-interval", () -> ledger.fullPlaylistInterval(fullPlaylistInterval));
-    check(p, "sweep-interval", () -> ledger.sweepInterval(sweepInterval));
-    check(p, "shutdown-timeout", () -> ledger.shutdownTimeout(shutdownTimeout));
-    if (cutoff != null) {
-      check(p, "cutoff", () -> ledger.cutoff(cutoff));
-    }
-    check(p, "lease-duration", () -> ledger.leaseDuration(leaseDuration));
-    check(p, "stall-timeout", () -> ledger.stallTimeout(stallTimeout));
-    check(p, "abort-unfinished-uploads-after", () -> ledger.abortUnfinishedUploadsAfter(abortUnfinishedUploadsAfter));
-    if (nodeId != null) {
-      check(p, "node-id", () -> ledger.nodeId(nodeId));
-    }
-    if (storageGroup != null) {
-      check(p, "storage-group", () -> ledger.storageGroup(storageGroup));
-    }
-    if (lowDiskThreshold != null) {
-      check(p, "low-disk-threshold", () -> ledger.lowDiskThreshold(lowDiskThreshold.toBytes()));
-    }
-    if (localRetention != null) {
-      check(p, "local-retention", () -> ledger.localRetention(localRetention));
-    }
-    check(p, "backoff", this::toBackoff);
-    check(p, "breaker", () -> ledger.circuitBreaker(breaker.failures, breaker.openDelay));
+    bindTo(Ledger.builder(), p);
     if (repackager.enabled) {
       if (repackager.playbackRoot == null || repackager.playbackRoot.isBlank()) {
         p.add(PREFIX + ".repackager.playback-root is required when segment-ledger.repackager.enabled=true");
@@ -174,6 +145,59 @@ public class SegmentLedgerProperties implements InitializingBean {
     check(p, "s3.part-size", () -> sink.partSize(s3.partSize));
     check(p, "s3.part-concurrency", () -> sink.partConcurrency(s3.partConcurrency));
     return p;
+  }
+
+  /**
+   * Gives every ledger setting of these properties to {@code ledger}: the one place where a property
+   * meets its {@link LedgerBuilder} setter (and so its {@link dev.segmentledger.core.LedgerSettings}
+   * property). The collaborators (store, sink, allowed root, repackager, listeners, tracing) are the
+   * auto-configuration's. Valid properties ({@link #problems()} empty) leave {@code problems} empty.
+   *
+   * @param problems where each refused value is recorded, under its property's name
+   * @return {@code ledger}
+   */
+  LedgerBuilder bindTo(LedgerBuilder ledger, List<String> problems) {
+    check(problems, "workers", () -> ledger.workers(workers));
+    check(problems, "queue-capacity", () -> ledger.queueCapacity(queueCapacity));
+    check(problems, "sweep-batch-size", () -> ledger.sweepBatchSize(sweepBatchSize));
+    check(problems, "sweep-interval", () -> ledger.sweepInterval(sweepInterval));
+    check(problems, "shutdown-timeout", () -> ledger.shutdownTimeout(shutdownTimeout));
+    check(problems, "backoff", () -> ledger.backoff(toBackoff()));
+    check(problems, "breaker", () -> ledger.circuitBreaker(breaker.failures, breaker.openDelay));
+    check(problems, "lease-duration", () -> ledger.leaseDuration(leaseDuration));
+    check(problems, "stall-timeout", () -> ledger.stallTimeout(stallTimeout));
+    check(problems, "max-abandoned-attempts", () -> ledger.maxAbandonedAttempts(maxAbandonedAttempts));
+    check(problems, "max-error-attempts", () -> ledger.maxErrorAttempts(maxErrorAttempts));
+    check(problems, "live-window-segments", () -> ledger.liveWindowSegments(liveWindowSegments));
+    check(problems, "full-playlist-interval", () -> ledger.fullPlaylistInterval(fullPlaylistInterval));
+    check(problems, "abort-unfinished-uploads-after",
+        () -> ledger.abortUnfinishedUploadsAfter(abortUnfinishedUploadsAfter));
+    if (cutoff != null) {
+      check(problems, "cutoff", () -> ledger.cutoff(cutoff));
+    }
+    if (nodeId != null) {
+      check(problems, "node-id", () -> ledger.nodeId(nodeId));
+    }
+    if (storageGroup != null) {
+      check(problems, "storage-group", () -> ledger.storageGroup(storageGroup));
+    }
+    if (lowDiskThreshold != null) {
+      check(problems, "low-disk-threshold", () -> ledger.lowDiskThreshold(lowDiskThreshold.toBytes()));
+    }
+    if (localRetention != null) {
+      check(problems, "local-retention", () -> ledger.localRetention(localRetention));
+    }
+    return ledger;
+  }
+
+  /** {@link #bindTo(LedgerBuilder, List)} for a ledger being built: a refused value fails, naming its property. */
+  LedgerBuilder bindTo(LedgerBuilder ledger) {
+    List<String> problems = new ArrayList<>();
+    bindTo(ledger, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("Invalid Segment Ledger configuration: " + String.join("; ", problems));
+    }
+    return ledger;
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import dev.segmentledger.micrometer.LedgerMetrics;
@@ -102,6 +103,23 @@ class SegmentLedgerAutoConfigurationTest {
               .hasSingleBean(LedgerBacklogMetrics.class).hasSingleBean(SegmentLedgerLifecycle.class)
               .hasSingleBean(SegmentLedgerEndpoint.class).doesNotHaveBean(SegmentLedgerReopenEndpoint.class);
           assertThat(context.getBean(SegmentLedgerLifecycle.class).isRunning()).isTrue();
+          // The properties reached the ledger itself, not only their bean.
+          LedgerSettings settings = context.getBean(Ledger.class).settings();
+          assertThat(settings.workers()).isEqualTo(2);
+          assertThat(settings.queueCapacity()).isEqualTo(17);
+          assertThat(settings.sweepBatchSize()).isEqualTo(9);
+          assertThat(settings.sweepInterval()).isEqualTo(Duration.ofMillis(250));
+          assertThat(settings.shutdownTimeout()).isEqualTo(Duration.ofSeconds(5));
+          assertThat(settings.cutoff()).contains(Duration.ofDays(7));
+          assertThat(settings.nodeId()).isEqualTo("node-a");
+          assertThat(settings.leaseDuration()).isEqualTo(Duration.ofSeconds(90));
+          assertThat(settings.maxAbandonedAttempts()).isEqualTo(3);
+          assertThat(settings.liveWindowSegments()).isEqualTo(8);
+          assertThat(settings.fullPlaylistInterval()).isEqualTo(Duration.ofMinutes(1));
+          assertThat(settings.abortUnfinishedUploadsAfter()).isEqualTo(Duration.ofDays(2));
+          assertThat(settings.backoff()).isEqualTo(p.toBackoff());
+          assertThat(settings.breakerFailures()).isEqualTo(7);
+          assertThat(settings.breakerOpenDelay()).isEqualTo(Duration.ofSeconds(20));
         });
   }
 

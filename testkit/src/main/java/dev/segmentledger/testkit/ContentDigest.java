@@ -1,7 +1,7 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.core.spi.Sha256Checksum;
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.Sha256Checksum;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,8 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,7 +3,6 @@ package dev.segmentledger.testkit;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link Repackager} for tests: deterministic output derived from the original's bytes (so a
  * re-run produces identical files), a fixed segment duration, call counters, and failures that
  * can be switched on for the init or for given sequences. Temporary files are named and cleaned
- * as the {@link Repackager} contract says ({@link RepackagerTemporaryFiles}), like the ffmpeg
+ * as the {@link Repackager} contract says ({@link Repackager}), like the ffmpeg
  * repackager's, so crash tests see the same leftovers. Thread-safe.
  */
 public final class FakeRepackager implements Repackager {
@@ -97,10 +96,10 @@ public final class FakeRepackager implements Repackager {
   }
 
   private static RepackagedFile write(Path target, byte[] bytes, Duration duration) throws RepackageException {
-    RepackagerTemporaryFiles.cleanBeside(target, LEFTOVER_AGE);
+    Repackager.cleanTemporariesBeside(target, LEFTOVER_AGE);
     Path temp = null;
     try {
-      temp = RepackagerTemporaryFiles.createBeside(target);
+      temp = Repackager.createTemporaryBeside(target);
       Files.write(temp, bytes);
       Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       return new RepackagedFile(target, bytes.length, duration);

@@ -1,8 +1,8 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.StoreException;
+import dev.segmentledger.core.StoreException.Outcome;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

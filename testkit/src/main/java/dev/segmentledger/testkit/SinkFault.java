@@ -1,6 +1,6 @@
 package dev.segmentledger.testkit;
 
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.SinkException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;

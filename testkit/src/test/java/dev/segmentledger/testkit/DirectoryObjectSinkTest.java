@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.nio.file.Files;
 import java.nio.file.Path;

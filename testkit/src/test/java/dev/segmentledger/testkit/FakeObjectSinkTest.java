@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.UnfinishedUpload;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.testkit.PutAttempt.Outcome;
 import dev.segmentledger.testkit.contract.ObjectSinkContract;

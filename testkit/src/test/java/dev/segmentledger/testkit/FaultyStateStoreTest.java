@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.StoreException;
+import dev.segmentledger.core.StoreException.Outcome;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
@@ -31,7 +31,7 @@ class FaultyStateStoreTest {
       ItemId id = ItemId.original("b1", "720p", n);
       StoreException e = assertThrows(StoreException.class,
           () -> faulty.register(NewItem.pending(id, "/r/" + id.sequence(), 10, T0)));
-      seen.add(e.outcome());
+      seen.add(e.writeOutcome());
       assertEquals(e.mayHaveWritten(), store.find(id).isPresent(), e::getMessage);
     }
     assertEquals(EnumSet.allOf(Outcome.class), seen);

@@ -2,7 +2,6 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.LeaseRenewal;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -237,7 +236,7 @@ final class Attempt {
 
   /** A renewal of this lease threw {@code e}: unless the store says it wrote nothing, its answer may be lost. */
   synchronized void renewalFailed(RuntimeException e) {
-    renewalUnknown |= !(e instanceof dev.segmentledger.core.spi.StoreException s) || s.mayHaveWritten();
+    renewalUnknown |= !(e instanceof dev.segmentledger.core.StoreException s) || s.mayHaveWritten();
   }
 
   /** Whether a lost renewal may have moved the lease to {@code found}: one threw, and only forward. */
@@ -280,7 +279,7 @@ final class Attempt {
     }
     long bytes = 0;
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
-        file -> RepackagerTemporaryFiles.isTemporaryOf(file, target))) {
+        file -> RepackagerTemporaries.isTemporaryOf(file, target))) {
       for (Path file : files) {
         bytes += Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) ? Files.size(file) : 0;
       }

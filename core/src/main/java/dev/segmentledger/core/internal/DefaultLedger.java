@@ -5,6 +5,7 @@ import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.PlaybackView;
@@ -47,8 +48,8 @@ public final class DefaultLedger implements ManualLedger {
   private final Engine engine;
   private final boolean manual;
 
-  public DefaultLedger(LedgerConfig config, boolean manual) {
-    this.engine = new Engine(config);
+  public DefaultLedger(LedgerSettings settings, boolean manual) {
+    this.engine = new Engine(settings);
     this.manual = manual;
   }
 
@@ -162,6 +163,11 @@ public final class DefaultLedger implements ManualLedger {
       throw new IllegalStateException("no retention configured (LedgerBuilder.retention)");
     }
     return engine.retainer.round(false);
+  }
+
+  @Override
+  public LedgerSettings settings() {
+    return engine.settings;
   }
 
   @Override

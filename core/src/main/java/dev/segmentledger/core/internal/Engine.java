@@ -1,9 +1,11 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.Tracing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The parts of one ledger, wired, and their lifecycle: what {@link DefaultLedger} drives.
  *
- * <p>Design note. Each part gets the few values it uses from the {@link LedgerConfig}, never the
+ * <p>Design note. Each part gets the few values it uses from the {@link LedgerSettings}, never the
  * whole configuration, and the runtime {@link Signals} instead of callbacks into the facade. Start
  * takes back this node's leases and starts the threads (heartbeat, workers, sweeps, retention,
  * playlist rounds); close stops them in the reverse order of need: sweeps first (no new work),
@@ -27,7 +29,7 @@ final class Engine {
   /** How long a suspect row waits for the other work in flight to end before it tries again later. */
   static final Duration SUSPECT_PATIENCE = Duration.ofSeconds(10);
 
-  final LedgerConfig config;
+  final LedgerSettings settings;
   final StateStore store;
   final Clock clock;
   final Signals signals = new Signals();
@@ -52,53 +54,58 @@ final class Engine {
   final PlaylistPublisher playlists; // this and the next: null without playlist publication
   final PlaylistScheduler playlistRounds;
 
-  Engine(LedgerConfig config) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.store = config.stateStore();
-    this.clock = config.clock();
-    this.events = new Events(config.listeners(), signals);
-    this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
-    this.queue = new WorkQueue(config.queueCapacity());
-    PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
-    this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
-        events::onCircuitOpened);
-    this.storeClock = new StoreClock(store, clock, StoreClock.warningThresholdFor(config.leaseDuration()));
-    this.leases = new Leases(store, storeClock, config.nodeId(), config.leaseDuration(), queue);
+  Engine(LedgerSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.store = settings.stateStore();
+    this.clock = settings.clock();
+    String group = settings.storageGroup().orElse(null);
+    Tracing tracing = GuardedTracing.of(settings.tracing()); // a tracer that throws costs a span, never an upload
+    this.events = new Events(settings.listeners(), signals);
+    this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
+    this.queue = new WorkQueue(settings.queueCapacity());
+    PlaybackProducer producer = new PlaybackProducer(store, settings.repackager().orElse(null),
+        settings.playbackRoot().orElse(null), guard);
+    this.breaker = new SinkBreaker(settings.breakerFailures(), settings.breakerOpenDelay(),
+        events::onCircuitStateChanged, events::onCircuitOpened);
+    this.storeClock = new StoreClock(store, clock, settings.clockSkewWarning());
+    this.leases = new Leases(store, storeClock, settings.nodeId(), settings.leaseDuration(), queue);
     Intake intake = new Intake(queue, events);
     // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
-        config.repackaging() ? producer : null, config.storageGroup(), config.tracing());
-    Failures failures = new Failures(store, storeClock, config.nodeId(), config.backoff(), config.maxErrorAttempts(),
-        events, new UnfinishedUploads(config.objectSink()));
-    this.outputs = new LocalOutputs(store, clock, config.repackaging()
-        ? new LocalFileRemover(guard, config.playbackRoot()) : null, config.storageGroup());
+        settings.repackaging() ? producer : null, group, tracing);
+    Failures failures = new Failures(store, storeClock, settings.nodeId(), settings.backoff(),
+        settings.maxErrorAttempts(), events, new UnfinishedUploads(settings.objectSink()));
+    this.outputs = new LocalOutputs(store, clock, settings.repackaging()
+        ? new LocalFileRemover(guard, settings.playbackRoot().orElseThrow()) : null, group);
     this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
-    this.originals = config.localRetention() == null ? null : new LocalOriginals(store, clock,
-        config.localRetention(), new LocalFileRemover(guard, guard.root()), config.storageGroup(), outputs);
-    AbandonedAttempts abandoned = new AbandonedAttempts(config.maxAbandonedAttempts(), config.backoff(), leases,
-        events, clock, clock.instant().plus(config.leaseDuration()));
-    this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
-        failures, events);
-    Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
-        events, clock);
+    this.originals = settings.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
+        new LocalFileRemover(guard, guard.root()), group, outputs)).orElse(null);
+    AbandonedAttempts abandoned = new AbandonedAttempts(settings.maxAbandonedAttempts(), settings.backoff(), leases,
+        events, clock, clock.instant().plus(settings.leaseDuration()));
+    this.heartbeat = new Heartbeat(store, storeClock, settings.nodeId(), settings.leaseDuration(),
+        settings.heartbeatInterval(), settings.stallTimeout(), failures, events);
+    Uploader uploader = new Uploader(guard, settings.objectSink(), breaker, settings.breakerOpenDelay(), leases,
+        failures, events, clock);
     // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
-        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
-    this.sweeper = new Sweeper(store, storeClock, config.sweepBatchSize(), config.cutoff(), config.storageGroup(),
+        SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, tracing);
+    this.sweeper = new Sweeper(store, storeClock, settings.sweepBatchSize(), settings.cutoff().orElse(null), group,
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
         this::localFilesPage);
-    this.sweeps = new SweepScheduler(sweeper, breaker, queue, config.sweepBatchSize(), config.sweepInterval(),
+    this.sweeps = new SweepScheduler(sweeper, breaker, queue, settings.sweepBatchSize(), settings.sweepInterval(),
         signals);
-    this.workers = new WorkerPool(config.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
+    this.workers = new WorkerPool(settings.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);
     this.reopener = new Reopener(store, clock, signals);
     this.groups = new StorageGroups(store, storeClock, signals);
-    this.reconciler = Reconciler.create(store, config.objectSink(), clock, config.abortUnfinishedUploadsAfter());
-    this.retainer = config.retention() == null ? null
-        : new Retainer(store, clock, config.retention(), Retainer.intervalFor(config.retention()), signals);
-    this.playlists = !config.publishPlaylists() ? null : new PlaylistPublisher(store, config.objectSink(), breaker,
-        config.breakerDelay(), clock, config.nodeId(), config.leaseDuration(), config.backoff(), events,
-        config.sweepBatchSize(), config.tracing(), config.liveWindowSegments(), config.fullPlaylistInterval());
-    this.playlistRounds = playlists == null ? null : new PlaylistScheduler(playlists, breaker, config.sweepInterval());
+    this.reconciler = new DefaultReconciler(store, settings.objectSink(), clock,
+        settings.abortUnfinishedUploadsAfter());
+    this.retainer = settings.retention().map(keep -> new Retainer(store, clock, keep,
+        settings.purgeInterval().orElseThrow(), signals)).orElse(null);
+    this.playlists = !settings.publishPlaylists() ? null : new PlaylistPublisher(store, settings.objectSink(), breaker,
+        settings.breakerOpenDelay(), clock, settings.nodeId(), settings.leaseDuration(), settings.backoff(), events,
+        settings.sweepBatchSize(), tracing, settings.liveWindowSegments(), settings.fullPlaylistInterval());
+    this.playlistRounds = playlists == null ? null
+        : new PlaylistScheduler(playlists, breaker, settings.sweepInterval());
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
     }
@@ -148,7 +155,7 @@ final class Engine {
     if (playlistRounds != null) {
       playlistRounds.start();
     }
-    log.info("ledger {} started: {}", config.nodeId(), config.summary());
+    log.info("ledger {} started: {}", settings.nodeId(), settings);
     return true;
   }
 
@@ -161,7 +168,7 @@ final class Engine {
       }
       return;
     }
-    Duration timeout = config.shutdownTimeout();
+    Duration timeout = settings.shutdownTimeout();
     sweeps.stop(timeout);
     if (retainer != null) {
       retainer.stop(timeout);
@@ -198,7 +205,7 @@ final class Engine {
     } catch (IOException | RuntimeException e) {
       free = -1;
     }
-    return outputs.snapshot(free, config.lowDiskThreshold());
+    return outputs.snapshot(free, settings.lowDiskThreshold());
   }
 
   void requireOpen() {

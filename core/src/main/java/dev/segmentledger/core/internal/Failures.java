@@ -81,7 +81,7 @@ final class Failures {
 
   /**
    * Records a failed attempt. {@code detail} becomes the row's last error and part of the log
-   * line, escaped by {@link dev.segmentledger.core.spi.Printable}: it carries outside input (file names, a server's reply,
+   * line, escaped by {@link dev.segmentledger.core.Printable}: it carries outside input (file names, a server's reply,
    * an external program's stderr).
    */
   void record(LedgerItem item, Reason reason, String rawDetail) {

@@ -43,8 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Heartbeat {
   private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
-  /** The longest time between two ticks. */
-  static final Duration MAX_TICK = Duration.ofSeconds(1);
   private static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
   private final StateStore store;
@@ -63,8 +61,8 @@ final class Heartbeat {
   private Instant lastFailureLogged;
 
   /** @param clock the store's time as this node estimates it: lease ends are compared with it */
-  Heartbeat(StateStore store, StoreClock clock, String owner, Duration leaseDuration, Duration stallTimeout,
-      Failures failures, Events events) {
+  Heartbeat(StateStore store, StoreClock clock, String owner, Duration leaseDuration, Duration tick,
+      Duration stallTimeout, Failures failures, Events events) {
     this.store = store;
     this.clock = clock;
     this.owner = owner;
@@ -73,14 +71,7 @@ final class Heartbeat {
     this.stallTimeout = stallTimeout;
     this.failures = failures;
     this.events = events;
-    this.tick = tickFor(leaseDuration);
-  }
-
-  /** The time between two ticks for {@code leaseDuration}: a tenth of it, at most {@link #MAX_TICK}. */
-  static Duration tickFor(Duration leaseDuration) {
-    Duration tenth = leaseDuration.dividedBy(10);
-    Duration tick = tenth.compareTo(MAX_TICK) < 0 ? tenth : MAX_TICK;
-    return tick.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : tick;
+    this.tick = tick;
   }
 
   /**

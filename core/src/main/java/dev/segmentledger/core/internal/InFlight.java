@@ -1,7 +1,7 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;

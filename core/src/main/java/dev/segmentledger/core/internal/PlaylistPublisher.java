@@ -2,17 +2,17 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PlaylistPlans.Plan;
 import dev.segmentledger.core.internal.PlaylistPlans.Put;
-import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.PlaylistStore;
+import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
-import dev.segmentledger.core.spi.SinkException;
-import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -234,7 +234,7 @@ final class PlaylistPublisher {
       return true;
     } catch (SinkException e) {
       fail(record, until, key, e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause(),
-          e.kind() == SinkException.Kind.CONFIGURATION);
+          e.failureKind() == SinkException.Kind.CONFIGURATION);
     } catch (RuntimeException e) { // the store failed, or a sink broke its contract: retried later
       fail(record, until, key, String.valueOf(e), false);
     }

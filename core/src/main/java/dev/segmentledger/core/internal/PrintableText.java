@@ -15,7 +15,7 @@ package dev.segmentledger.core.internal;
  * embeds an already escaped part stays readable.
  *
  * <p>The engine's and the API's implementation of the rule; adapters reach it as
- * {@link dev.segmentledger.core.spi.Printable}.
+ * {@link dev.segmentledger.core.Printable}.
  */
 public final class PrintableText {
   private static final char[] HEX = "0123456789abcdef".toCharArray();

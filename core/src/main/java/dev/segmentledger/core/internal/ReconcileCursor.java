@@ -1,8 +1,8 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.ObjectKeys;
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.internal.PrintableText;
-import dev.segmentledger.core.spi.Printable;
 
 /**
  * Where a bounded reconcile pass stands, as the text a {@link ReconcileStep} hands back:

@@ -7,18 +7,18 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.ReconcileRequest;
 import dev.segmentledger.core.ReconcileStep;
+import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.ReconciliationReport.AxisReport;
 import dev.segmentledger.core.ReconciliationReport.Difference;
 import dev.segmentledger.core.ReconciliationReport.Kind;
 import dev.segmentledger.core.ReconciliationReport.Unfinished;
-import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.query.Page;
 import dev.segmentledger.core.query.RowQuery;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistRecord;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.StateStore;
 import java.time.Clock;
 import java.time.Instant;
@@ -45,7 +45,7 @@ final class ReconcileSteps {
   private static final int ROW_PAGE = 500;
   private static final int LIST_PAGE = 1_000;
 
-  private final DefaultReconciler reconciler;
+  private final ReconcileComparisons comparisons;
   private final StateStore store;
   private final ObjectSink sink;
   private final Clock clock;
@@ -55,8 +55,8 @@ final class ReconcileSteps {
   private long objectsChecked;
   private Budget budget;
 
-  ReconcileSteps(DefaultReconciler reconciler, StateStore store, ObjectSink sink, Clock clock) {
-    this.reconciler = reconciler;
+  ReconcileSteps(ReconcileComparisons comparisons, StateStore store, ObjectSink sink, Clock clock) {
+    this.comparisons = comparisons;
     this.store = store;
     this.sink = sink;
     this.clock = clock;
@@ -88,8 +88,8 @@ final class ReconcileSteps {
     boolean repair = request.repair();
     Map<Axis, AxisReport> axes = new EnumMap<>(Axis.class);
     tallies.forEach((axis, tally) -> axes.put(axis, new AxisReport(axis, tally.rows, tally.objects,
-        repair ? reconciler.reopenAll(tally.missing) : tally.missing,
-        repair ? reconciler.reopenAll(tally.mismatched) : tally.mismatched, tally.orphans)));
+        repair ? comparisons.reopenAll(tally.missing) : tally.missing,
+        repair ? comparisons.reopenAll(tally.mismatched) : tally.mismatched, tally.orphans)));
     ReconciliationReport report = new ReconciliationReport(broadcastId, checkedAt, repair, axes, unrecognized,
         unfinished, notListed, playlists);
     if (complete) {
@@ -117,29 +117,13 @@ final class ReconcileSteps {
         Tally tally = tallies.get(row.id().axis());
         tally.rows++;
         rowsChecked++;
-        compare(row).ifPresent(d -> (d.kind() == Kind.OBJECT_MISSING ? tally.missing : tally.mismatched).add(d));
+        comparisons.compareWithHead(row).ifPresent(d -> (d.kind() == Kind.OBJECT_MISSING ? tally.missing : tally.mismatched).add(d));
         after = row.rowId();
       }
       if (!page.hasNext()) {
         return ReconcileCursor.objectsAfter(null);
       }
     }
-  }
-
-  private Optional<Difference> compare(LedgerItem row) {
-    String key = row.objectKey();
-    Optional<StoredObjectInfo> head = sink.head(key);
-    if (head.isEmpty()) {
-      return Optional.of(new Difference(Kind.OBJECT_MISSING, key, row, null, false));
-    }
-    StoredObjectInfo object = head.get();
-    if (object.sizeBytes() != row.sizeBytes()) {
-      return Optional.of(new Difference(Kind.SIZE_MISMATCH, key, row, object, false));
-    }
-    if (row.checksum() != null && object.checksum() != null && !object.checksum().equals(row.checksum())) {
-      return Optional.of(new Difference(Kind.CHECKSUM_MISMATCH, key, row, object, false));
-    }
-    return Optional.empty();
   }
 
   /** Objects after {@code afterKey}, each against the row at its identity; returns where to go on. */
@@ -154,7 +138,7 @@ final class ReconcileSteps {
       }
       List<StoredObjectInfo> objects = sink.list(prefix, after, want);
       for (StoredObjectInfo object : objects) {
-        if (DefaultReconciler.isPlaylistKey(broadcastId, object.key())) {
+        if (ReconcileComparisons.isPlaylistKey(broadcastId, object.key())) {
           after = object.key(); // compared with its record at the end of the pass
           continue;
         }
@@ -192,14 +176,14 @@ final class ReconcileSteps {
       sink.head(key).ifPresent(object -> objects.put(key, object));
     }
     for (PlaylistRecord record : records) {
-      reconciler.comparePlaylist(record, objects, repair).ifPresent(playlists::add);
+      comparisons.comparePlaylist(record, objects, repair).ifPresent(playlists::add);
     }
     if (!sink.supportsUnfinishedUploads()) {
       return "the sink has no unfinished uploads to list";
     }
     try {
       for (UnfinishedUpload upload : sink.listUnfinishedUploads(ObjectKeys.broadcastPrefix(broadcastId))) {
-        unfinished.add(reconciler.judge(broadcastId, upload, checkedAt, repair));
+        unfinished.add(comparisons.judge(broadcastId, upload, checkedAt, repair));
       }
       return null;
     } catch (SinkException e) {

@@ -7,14 +7,14 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.Registration;
+import dev.segmentledger.core.Registration.Offer;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.RootReplacedException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
-import dev.segmentledger.core.spi.StoreException;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
 import java.nio.file.Path;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * the queue is full the rows are written unleased, so registration stays one commit.
  *
  * <p>A store failure reaches the caller as a {@link StoreException} that says whether the rows may
- * have been written ({@link StoreException#outcome()}); once the write returned, nothing after it
+ * have been written ({@link StoreException#writeOutcome()}); once the write returned, nothing after it
  * (the offer, giving back a lease) makes the call fail, so a call that returns means durable rows
  * and a call that throws leaves the caller to register again. Thread-safe.
  */

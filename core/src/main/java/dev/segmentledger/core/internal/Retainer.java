@@ -55,14 +55,6 @@ final class Retainer {
     this.signals = signals;
   }
 
-  /** The interval of rounds for a retention: a tenth of it, at least a minute, at most an hour. */
-  static Duration intervalFor(Duration retention) {
-    Duration tenth = retention.dividedBy(10);
-    Duration minute = Duration.ofMinutes(1);
-    Duration hour = Duration.ofHours(1);
-    return tenth.compareTo(minute) < 0 ? minute : tenth.compareTo(hour) > 0 ? hour : tenth;
-  }
-
   /**
    * Checks that the store implements retention: a purge with a cutoff before any broadcast ended,
    * which removes nothing.

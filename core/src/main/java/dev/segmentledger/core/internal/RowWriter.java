@@ -1,9 +1,9 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.failsafe.CircuitBreaker;
 import dev.segmentledger.core.CircuitState;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.spi.SinkException;
+import dev.segmentledger.core.SinkException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -134,9 +134,9 @@ final class SinkBreaker {
     return result;
   }
 
-  /** The row's reason for a sink refusal of kind {@link SinkException#kind()}. */
+  /** The row's reason for a sink refusal of kind {@link SinkException#failureKind()}. */
   static Reason reasonOf(SinkException e) {
-    return switch (e.kind()) {
+    return switch (e.failureKind()) {
       case TRANSIENT -> Reason.SINK_TRANSIENT;
       case PERMANENT -> Reason.SINK_PERMANENT;
       case CONFIGURATION -> Reason.SINK_CONFIGURATION;

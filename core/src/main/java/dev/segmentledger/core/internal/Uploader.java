@@ -2,10 +2,10 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PrintableText;
 import dev.segmentledger.core.spi.ObjectSink;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.Tracing.Span;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
 import java.util.List;

@@ -3,22 +3,12 @@ package dev.segmentledger.core.spi;
 import dev.segmentledger.core.internal.PrintableText;
 
 /**
- * The one escaping rule for outside input (file names, identifiers that were refused, object keys
- * listed from a bucket, replies of a server or of an external program) in exception messages, log
- * lines and a row's {@code last_error}.
+ * The former name of {@link dev.segmentledger.core.Printable}, which it delegates to; kept so that
+ * code compiled against earlier versions still links.
  *
- * <p>Every code point that could break a line, reorder or hide text on a terminal or in a log
- * viewer is written as {@code \}{@code uXXXX} (lower-case hex; a code point above U+FFFF as its two
- * UTF-16 units): ISO controls (U+0000–U+001F, U+007F–U+009F, so also NEL U+0085), the line and
- * paragraph separators U+2028 and U+2029, format characters (Unicode category Cf: the bidi
- * controls U+200E, U+200F, U+202A–U+202E and U+2066–U+2069, zero-width characters, U+FEFF and the
- * like), unpaired surrogates, and unassigned code points. Everything else, the backslash included,
- * is kept as it is, so escaping twice gives the same text as escaping once, and a message that
- * embeds an already escaped part stays readable.
- *
- * <p>Adapters (sinks, stores, repackagers) use it for whatever outside input they put into their
- * own messages and log lines.
+ * @deprecated use {@link dev.segmentledger.core.Printable}
  */
+@Deprecated(since = "1.0.0")
 public final class Printable {
   private Printable() {}
 

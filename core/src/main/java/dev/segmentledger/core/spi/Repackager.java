@@ -1,5 +1,7 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.internal.RepackagerTemporaries;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -17,8 +19,8 @@ import java.util.Optional;
  * PLAYBACK or INIT row and never touches the ORIGINAL row.
  *
  * <p><b>Temporary files after a kill.</b> A process killed while repackaging leaves its temporary
- * files behind. Implementations name them with {@link RepackagerTemporaryFiles#createBeside} and
- * call {@link RepackagerTemporaryFiles#cleanBeside} at the start of every run: that removes the
+ * files behind. Implementations name them with {@link #createTemporaryBeside} and
+ * call {@link #cleanTemporariesBeside} at the start of every run: that removes the
  * target's own leftovers (the run about to write it is a re-run of the killed one) and, in the
  * same directory, other targets' leftovers older than a grace period longer than any run. There is
  * no start-up hook: the items a killed process was producing are not confirmed, so they are
@@ -26,8 +28,51 @@ import java.util.Optional;
  * of an item that is never produced again (excluded by the cutoff, say) goes with the next run
  * in its directory after the grace period. The ledger uploads only the targets it registered, so a
  * temporary file is never uploaded.
+ *
+ * <p>A temporary file of target {@code dir/0000000007.m4s} is {@code
+ * dir/.0000000007.m4s.<random digits>.segment-ledger-partial}: hidden, named after its target,
+ * ending in {@link #TEMPORARY_SUFFIX}. No target of the ledger can have such a name (object keys
+ * start with a letter or digit), and {@link #createTemporaryBeside} refuses a target that has, so
+ * removing temporaries can never remove an output. The ledger reads a growing temporary of a target
+ * as the run's progress ({@link dev.segmentledger.core.LedgerBuilder#stallTimeout}).
  */
 public interface Repackager {
+  /** The ending of every temporary file name of a repackager. */
+  String TEMPORARY_SUFFIX = RepackagerTemporaries.SUFFIX;
+
+  /** Whether {@code file}'s name is that of a repackager's temporary file. */
+  static boolean isTemporary(Path file) {
+    return RepackagerTemporaries.isTemporary(file);
+  }
+
+  /** Whether {@code file}'s name is that of a temporary file of {@code target}. */
+  static boolean isTemporaryOf(Path file, Path target) {
+    return RepackagerTemporaries.isTemporaryOf(file, target);
+  }
+
+  /**
+   * Creates a new empty temporary file beside {@code target} (readable and writable by the owner
+   * only, where the file system has POSIX permissions).
+   *
+   * @throws IllegalArgumentException if {@code target}'s own name is that of a temporary file
+   * @throws IOException if the file cannot be created
+   */
+  static Path createTemporaryBeside(Path target) throws IOException {
+    return RepackagerTemporaries.createBeside(target);
+  }
+
+  /**
+   * Removes, from {@code target}'s directory, the temporary files of {@code target} and those of
+   * other targets last modified more than {@code othersOlderThan} ago (by the files' modification
+   * times, so on the system clock). Only regular files are removed, never followed through a
+   * symlink; what cannot be listed or removed is left (a missing directory has nothing to remove).
+   *
+   * @return how many files were removed
+   * @throws IllegalArgumentException if {@code target}'s own name is that of a temporary file
+   */
+  static int cleanTemporariesBeside(Path target, Duration othersOlderThan) {
+    return RepackagerTemporaries.cleanBeside(target, othersOlderThan);
+  }
 
   /**
    * Writes the init segment (for example fMP4 {@code ftyp+moov}) derived from {@code original}

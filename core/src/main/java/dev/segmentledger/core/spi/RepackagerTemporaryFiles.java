@@ -1,153 +1,46 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.internal.RepackagerTemporaries;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Objects;
-import java.util.Set;
 
 /**
- * The temporary files of a {@link Repackager}: how they are named, and how the ones a killed
- * process left behind are removed.
+ * The former home of the temporary files of a {@link Repackager}, now its static helpers
+ * ({@link Repackager#createTemporaryBeside}, {@link Repackager#cleanTemporariesBeside},
+ * {@link Repackager#isTemporary}, {@link Repackager#isTemporaryOf}); kept, delegating to the same
+ * code, so that repackagers compiled against earlier versions still link.
  *
- * <p>A temporary file of target {@code dir/0000000007.m4s} is {@code
- * dir/.0000000007.m4s.<random digits>.segment-ledger-partial}: hidden, named after its target,
- * ending in {@link #SUFFIX}. No target of the ledger can have such a name (object keys start with a letter or
- * digit), and {@link #createBeside} refuses a target that has, so removing temporaries can never
- * remove an output.
- *
- * <p>A repackager calls {@link #cleanBeside} before each run: the leftovers of the same target are
- * removed whatever their age (a re-run after a kill owns that target now), the leftovers of other
- * targets in the directory once they are older than a grace period the repackager chooses (longer
- * than any run can take, so that a run of another thread or another node is never disturbed).
- * Every item a killed process was producing is produced again after the restart, so this removes
- * everything a kill left behind without a start-up walk of the whole playback tree.
+ * @deprecated use the static helpers of {@link Repackager}
  */
+@Deprecated(since = "1.0.0")
 public final class RepackagerTemporaryFiles {
-  /** The ending of every temporary file name. */
+  /** The ending of every temporary file name: {@link Repackager#TEMPORARY_SUFFIX}. */
   public static final String SUFFIX = ".segment-ledger-partial";
-
-  private static final SecureRandom RANDOM = new SecureRandom();
-  private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
-      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private RepackagerTemporaryFiles() {}
 
-  /** Whether {@code file}'s name is that of a repackager's temporary file. */
+  /** See {@link Repackager#isTemporary}. */
   public static boolean isTemporary(Path file) {
-    Path name = file.getFileName();
-    if (name == null) {
-      return false;
-    }
-    String text = name.toString();
-    return text.startsWith(".") && text.endsWith(SUFFIX) && text.length() > 1 + SUFFIX.length();
+    return RepackagerTemporaries.isTemporary(file);
   }
 
-  /** Whether {@code file}'s name is that of a temporary file of {@code target}. */
+  /** See {@link Repackager#isTemporaryOf}. */
   public static boolean isTemporaryOf(Path file, Path target) {
-    Path name = file.getFileName();
-    if (name == null || !isTemporary(file)) {
-      return false;
-    }
-    String text = name.toString();
-    String prefix = prefix(target);
-    if (!text.startsWith(prefix) || text.length() <= prefix.length() + SUFFIX.length()) {
-      return false;
-    }
-    String random = text.substring(prefix.length(), text.length() - SUFFIX.length());
-    return random.chars().allMatch(c -> c >= '0' && c <= '9');
+    return RepackagerTemporaries.isTemporaryOf(file, target);
   }
 
   /**
-   * Creates a new empty temporary file beside {@code target} (readable and writable by the owner
-   * only, where the file system has POSIX permissions).
+   * See {@link Repackager#createTemporaryBeside}.
    *
-   * @throws IllegalArgumentException if {@code target}'s own name is that of a temporary file
    * @throws IOException if the file cannot be created
    */
   public static Path createBeside(Path target) throws IOException {
-    Path absolute = requireOutputName(target);
-    Path dir = absolute.getParent();
-    boolean posix = Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class);
-    while (true) {
-      Path file = dir.resolve(prefix(absolute) + Long.toUnsignedString(RANDOM.nextLong()) + SUFFIX);
-      try {
-        return posix ? Files.createFile(file, OWNER_ONLY) : Files.createFile(file);
-      } catch (FileAlreadyExistsException e) {
-        // another name
-      }
-    }
+    return RepackagerTemporaries.createBeside(target);
   }
 
-  /**
-   * Removes, from {@code target}'s directory, the temporary files of {@code target} and those of
-   * other targets last modified more than {@code othersOlderThan} ago. Only regular files are
-   * removed, never followed through a symlink; what cannot be listed or removed is left (a missing
-   * directory has nothing to remove).
-   *
-   * @return how many files were removed
-   * @throws IllegalArgumentException if {@code target}'s own name is that of a temporary file
-   */
+  /** See {@link Repackager#cleanTemporariesBeside}. */
   public static int cleanBeside(Path target, Duration othersOlderThan) {
-    Objects.requireNonNull(othersOlderThan, "othersOlderThan");
-    Path absolute = requireOutputName(target);
-    Instant oldest = Instant.now().minus(othersOlderThan);
-    int removed = 0;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(absolute.getParent(),
-        RepackagerTemporaryFiles::isTemporary)) {
-      for (Path file : files) {
-        if (removable(file, absolute, oldest)) {
-          removed += deleted(file);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // nothing (more) to remove here; the next run in this directory tries again
-    }
-    return removed;
-  }
-
-  private static boolean removable(Path file, Path target, Instant oldest) {
-    try {
-      BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return attributes.isRegularFile()
-          && (isTemporaryOf(file, target) || attributes.lastModifiedTime().toInstant().isBefore(oldest));
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static int deleted(Path file) {
-    try {
-      Files.delete(file);
-      return 1;
-    } catch (NoSuchFileException e) {
-      return 0; // removed by someone else meanwhile
-    } catch (IOException e) {
-      return 0;
-    }
-  }
-
-  private static Path requireOutputName(Path target) {
-    Path absolute = target.toAbsolutePath();
-    if (isTemporary(absolute)) {
-      throw new IllegalArgumentException("a target may not be named like a temporary file: " + target);
-    }
-    return absolute;
-  }
-
-  private static String prefix(Path target) {
-    return "." + target.getFileName() + ".";
+    return RepackagerTemporaries.cleanBeside(target, othersOlderThan);
   }
 }

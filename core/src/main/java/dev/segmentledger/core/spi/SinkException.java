@@ -1,82 +1,63 @@
 package dev.segmentledger.core.spi;
 
-import java.util.Objects;
-
 /**
- * A failure of an {@link ObjectSink}, classified for the ledger by its {@link Kind}:
+ * The SPI's former name of {@link dev.segmentledger.core.SinkException}, kept so that sinks and
+ * callers compiled against earlier versions still link: an instance <em>is</em> the API's exception,
+ * so a catch of the API name catches it. Throw and catch {@link dev.segmentledger.core.SinkException}
+ * instead; this class goes with the next major version.
  *
- * <ul>
- *   <li>{@link Kind#TRANSIENT} (5xx, throttling, timeout, connection reset, unknown outcome): the
- *       row stays unconfirmed with backoff, and the failure counts against the sink's circuit
- *       breaker;
- *   <li>{@link Kind#PERMANENT} (this item's request is refused: an invalid request, an object the
- *       sink cannot store): the row becomes terminal with this exception's message as the reason;
- *   <li>{@link Kind#CONFIGURATION} (the sink's configuration is refused, whatever the item: access
- *       denied, unknown credentials, a bad signature, a missing bucket, an unusable encryption
- *       key): the row stays unconfirmed with backoff, like a transient failure, and the failure
- *       counts against the circuit breaker, so that a wrong setting pauses uploads instead of
- *       rejecting every row. Once the configuration is fixed, the rows are uploaded.
- * </ul>
- *
- * Sinks must never swallow an error. Immutable once thrown.
+ * @deprecated throw and catch {@link dev.segmentledger.core.SinkException}
  */
-public class SinkException extends RuntimeException {
-  /** Whose fault a sink failure is, which decides what the ledger does with the row. */
+@Deprecated(since = "1.0.0")
+public class SinkException extends dev.segmentledger.core.SinkException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * The former kind type.
+   *
+   * @deprecated use {@link dev.segmentledger.core.SinkException.Kind}
+   */
+  @Deprecated(since = "1.0.0")
   public enum Kind {
-    /** May succeed if tried again later, including an unknown outcome. */
+    /** May succeed if tried again later. */
     TRANSIENT,
     /** This item's request will not succeed by trying again. */
     PERMANENT,
-    /**
-     * The sink's configuration (credentials, bucket, permissions, encryption key, an option the
-     * server does not implement) is refused, not the item: every item would fail the same way
-     * until someone fixes the configuration, after which every item may succeed.
-     */
-    CONFIGURATION
+    /** The sink's configuration is refused, not the item. */
+    CONFIGURATION;
+
+    dev.segmentledger.core.SinkException.Kind toApi() {
+      return dev.segmentledger.core.SinkException.Kind.valueOf(name());
+    }
   }
 
-  private final Kind kind;
-
-  /** A failure of the given kind: {@link Kind#TRANSIENT} if {@code retryable}, else {@link Kind#PERMANENT}. */
+  /** A failure: transient if {@code retryable}, else permanent. */
   protected SinkException(String message, Throwable cause, boolean retryable) {
-    this(message, cause, retryable ? Kind.TRANSIENT : Kind.PERMANENT);
+    super(message, cause, retryable);
   }
 
   /** A failure of the given kind. */
   protected SinkException(String message, Throwable cause, Kind kind) {
-    super(message, cause);
-    this.kind = Objects.requireNonNull(kind, "kind");
+    super(message, cause, kind.toApi());
   }
 
-  /** A failure that may succeed if tried again later, including an unknown outcome ({@link Kind#TRANSIENT}). */
+  /** A transient failure. */
   public static SinkException retryable(String message, Throwable cause) {
     return new SinkException(message, cause, Kind.TRANSIENT);
   }
 
-  /** A failure of this item that will not succeed by trying again ({@link Kind#PERMANENT}). */
+  /** A permanent failure of this item. */
   public static SinkException permanent(String message, Throwable cause) {
     return new SinkException(message, cause, Kind.PERMANENT);
   }
 
-  /**
-   * A refusal of the sink's configuration, not of the item ({@link Kind#CONFIGURATION}); the
-   * message should name the cause (for example the S3 error code) but never a credential.
-   */
+  /** A refusal of the sink's configuration. */
   public static SinkException configuration(String message, Throwable cause) {
     return new SinkException(message, cause, Kind.CONFIGURATION);
   }
 
-  /** Whose fault this failure is. */
+  /** Whose fault this failure is, as the former type. */
   public Kind kind() {
-    return kind;
-  }
-
-  /**
-   * Whether trying again later may succeed: {@code true} for {@link Kind#TRANSIENT} and for
-   * {@link Kind#CONFIGURATION} (once the configuration is fixed), {@code false} for
-   * {@link Kind#PERMANENT}.
-   */
-  public boolean isRetryable() {
-    return kind != Kind.PERMANENT;
+    return Kind.valueOf(failureKind().name());
   }
 }

@@ -1,64 +1,46 @@
 package dev.segmentledger.core.spi;
 
-import java.util.Objects;
-
 /**
- * A failure of a {@link StateStore}: its database could not be reached, or a call failed and the
- * store's own retries could not complete it (a connection lost, a statement cancelled, a deadlock
- * victim on every attempt, the server shut down or failed over). A store throws it instead of its
- * driver's exceptions, with them as the cause, and the ledger passes it on to its caller: it is
- * what {@link dev.segmentledger.core.Ledger#register} throws when it cannot say that the row was
- * written.
+ * The SPI's former name of {@link dev.segmentledger.core.StoreException}, kept so that stores and
+ * callers compiled against earlier versions still link: an instance <em>is</em> the API's exception,
+ * so a catch of the API name catches it. Throw and catch {@link dev.segmentledger.core.StoreException}
+ * instead; this class goes with the next major version.
  *
- * <p>Its {@link #outcome()} says whether the failed call may have written anything:
- *
- * <ul>
- *   <li>{@link Outcome#NOT_WRITTEN}: nothing of the call was written. Nothing reached the
- *       database (no connection, or none to a writable server), or the database refused the
- *       transaction before it committed (an error answer, a connection lost before the commit was
- *       sent: an open transaction never commits by itself).
- *   <li>{@link Outcome#UNKNOWN}: the call may have been written. The commit (or a statement
- *       that commits by itself) was sent, and the answer was lost: the connection broke, the server
- *       was shut down while the transaction waited for its commit to be replicated, a socket
- *       timeout fired. After a failover the row of such a call exists on the new primary if the old
- *       one committed it and replicated it; otherwise it does not.
- * </ul>
- *
- * Either way, registering the same files again is safe: registration is idempotent (the same file
- * is the same row; a row that exists is returned with {@code created() == false}). A store that
- * cannot tell says {@link Outcome#UNKNOWN}. Immutable once thrown.
+ * @deprecated throw and catch {@link dev.segmentledger.core.StoreException}
  */
-public class StoreException extends RuntimeException {
+@Deprecated(since = "1.0.0")
+public class StoreException extends dev.segmentledger.core.StoreException {
   private static final long serialVersionUID = 1L;
 
-  /** Whether a failed call of a store may have written anything. */
+  /**
+   * The former outcome type.
+   *
+   * @deprecated use {@link dev.segmentledger.core.StoreException.Outcome}
+   */
+  @Deprecated(since = "1.0.0")
   public enum Outcome {
-    /** Nothing of the call was written: no row exists because of it. */
+    /** Nothing of the call was written. */
     NOT_WRITTEN,
-    /** The call may have been written (its commit was sent, the answer lost); its rows may exist. */
-    UNKNOWN
+    /** The call may have been written. */
+    UNKNOWN;
+
+    dev.segmentledger.core.StoreException.Outcome toApi() {
+      return dev.segmentledger.core.StoreException.Outcome.valueOf(name());
+    }
   }
 
-  private final Outcome outcome;
-
-  /** A failure whose outcome is {@link Outcome#UNKNOWN}: the call may have been written. */
+  /** A failure whose outcome is unknown: the call may have been written. */
   public StoreException(String message, Throwable cause) {
-    this(message, cause, Outcome.UNKNOWN);
+    super(message, cause);
   }
 
   /** A failure with the given outcome. */
   public StoreException(String message, Throwable cause, Outcome outcome) {
-    super(message, cause);
-    this.outcome = Objects.requireNonNull(outcome, "outcome");
+    super(message, cause, outcome.toApi());
   }
 
-  /** Whether the failed call may have written anything. */
+  /** Whether the failed call may have written anything, as the former type. */
   public Outcome outcome() {
-    return outcome;
-  }
-
-  /** {@code true} unless the store knows that nothing of the call was written. */
-  public boolean mayHaveWritten() {
-    return outcome != Outcome.NOT_WRITTEN;
+    return Outcome.valueOf(writeOutcome().name());
   }
 }

@@ -37,20 +37,14 @@
  *       {@link dev.segmentledger.core.query.Backlog}: the operations queries across broadcasts.
  *   <li>{@link dev.segmentledger.core.spi.PlaylistRecord}: one playlist's publication record.
  *   <li>{@link dev.segmentledger.core.spi.Purged}: what one retention purge removed.
- *   <li>{@link dev.segmentledger.core.spi.Sha256Checksum}: the {@code sha256:<base64>} notation of
- *       the checksums the project's sinks report.
  * </ul>
  *
- * <p>Exceptions:
- * <ul>
- *   <li>{@link dev.segmentledger.core.spi.StoreException}: the store failed, and whether the call may
- *       have written anything ({@code NOT_WRITTEN} or {@code UNKNOWN}); reaches
- *       {@code Ledger.register} callers.
- *   <li>{@link dev.segmentledger.core.spi.SinkException}: the sink failed, classified transient,
- *       permanent (this item) or configuration (the sink's settings, whatever the item).
- *   <li>{@link dev.segmentledger.core.spi.RepackageException}: the repackager could not produce its
- *       output.
- * </ul>
+ * <p>Exceptions: {@link dev.segmentledger.core.spi.RepackageException}, what a repackager throws
+ * to the ledger when it could not produce its output. The failures a store or sink reports, which
+ * reach the ledger's callers, are API types: {@link dev.segmentledger.core.StoreException} (with
+ * {@link dev.segmentledger.core.QueryTimeoutException}) and {@link dev.segmentledger.core.SinkException};
+ * this package's former names of the store's and the sink's failures are deprecated subclasses, kept so that adapters and callers
+ * compiled against them still link.
  *
  * <p>The rows themselves are {@link dev.segmentledger.core.LedgerItem}s, identified by
  * {@link dev.segmentledger.core.ItemId}, in an {@link dev.segmentledger.core.ItemState} with a

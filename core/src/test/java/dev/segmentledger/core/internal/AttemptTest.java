@@ -8,7 +8,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.LeaseRenewal;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Repackager;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -42,7 +42,7 @@ class AttemptTest {
 
     Path target = temp.resolve("init.mp4");
     attempt.watchOutput(target);
-    Path partial = RepackagerTemporaryFiles.createBeside(target);
+    Path partial = Repackager.createTemporaryBeside(target);
     assertEquals(Duration.ofSeconds(1), attempt.idleFor(T0.plusSeconds(5)), "an empty temporary is no progress");
     Files.writeString(partial, "i", StandardOpenOption.APPEND);
     assertEquals(Duration.ZERO, attempt.idleFor(T0.plusSeconds(6)));

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.Printable;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.spi.Printable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

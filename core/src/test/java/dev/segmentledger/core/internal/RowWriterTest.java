@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.BroadcastEndedException;
+import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.NewItem;
 import dev.segmentledger.core.spi.RegisterResult;
-import dev.segmentledger.core.spi.StoreException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,7 @@ class RowWriterTest {
       assertSame(shared, failure, "the shared batch's exception: its outcome is theirs");
     }
     StoreException alone = assertInstanceOf(StoreException.class, failures.get(0));
-    assertEquals(StoreException.Outcome.UNKNOWN, alone.outcome(),
+    assertEquals(StoreException.Outcome.UNKNOWN, alone.writeOutcome(),
         "written alone, nothing was written; but the shared batch, whose outcome is unknown, had its rows");
   }
 
@@ -53,7 +53,7 @@ class RowWriterTest {
       throw new StoreException("injected: " + rows.size(), null, StoreException.Outcome.NOT_WRITTEN);
     });
     for (Throwable failure : run.failuresOfTheQueuedCallers()) {
-      assertEquals(StoreException.Outcome.NOT_WRITTEN, assertInstanceOf(StoreException.class, failure).outcome());
+      assertEquals(StoreException.Outcome.NOT_WRITTEN, assertInstanceOf(StoreException.class, failure).writeOutcome());
     }
   }
 

@@ -126,6 +126,17 @@ final class RunningRecorderApp implements BeforeAllCallback, AfterAllCallback {
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** POST the bytes {@code body} with {@code contentType} to {@code path}, as {@code curl --data-binary @file} does. */
+  HttpResponse<String> post(String path, String contentType, byte[] body) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", contentType)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The allowed root the app records into. */
+  Path allowedRoot() {
+    return root.resolve("recordings");
+  }
+
   private static void deleteTree(Path dir) throws IOException {
     if (dir == null || !Files.exists(dir)) {
       return;

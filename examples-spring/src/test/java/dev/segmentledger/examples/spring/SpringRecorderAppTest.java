@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.segmentledger.testkit.PostgresExtension;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Duration;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -61,4 +62,20 @@ class SpringRecorderAppTest {
     assertThat(reopen.statusCode()).as("re-open is off by default").isIn(404, 405);
   }
 
+  /**
+   * The command docs/spring-boot.md shows, {@code curl -X POST --data-binary @0.ts .../segments/...},
+   * sends the file with curl's default type for {@code --data-binary},
+   * {@code application/x-www-form-urlencoded}: the segment is recorded byte for byte all the same,
+   * bytes that are not text and characters that mean something in a form included.
+   */
+  @Test
+  void aSegmentPostedAsCurlDataBinarySendsItIsRecordedByteForByte() throws Exception {
+    byte[] segment = {0x47, 0x40, 0x00, 0x10, (byte) 0xff, (byte) 0xc3, 0x28, '%', 'z', 'z', '&', 'a', '=', '+',
+        '\n', 0x00, (byte) 0x80};
+    HttpResponse<String> response = app.post("/segments/curl-1/720p/0", "application/x-www-form-urlencoded",
+        segment);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+    assertThat(response.body()).contains("\"created\":true");
+    assertThat(Files.readAllBytes(app.allowedRoot().resolve("curl-1/720p/0.ts"))).isEqualTo(segment);
+  }
 }

@@ -11,7 +11,6 @@ import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -145,7 +144,7 @@ class LongRepackageTest {
       runs.incrementAndGet();
       started.countDown();
       try {
-        Path partial = RepackagerTemporaryFiles.createBeside(target);
+        Path partial = Repackager.createTemporaryBeside(target);
         try (OutputStream out = Files.newOutputStream(partial)) {
           while (finished.getCount() > 0) {
             bytes.acquire();

@@ -5,15 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.ItemId;
-import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
+import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.StoreException;
+import dev.segmentledger.core.StoreException.Outcome;
 import dev.segmentledger.core.spi.PlaylistRecord;
 import dev.segmentledger.core.spi.StateStore;
-import dev.segmentledger.core.spi.StoreException;
-import dev.segmentledger.core.spi.StoreException.Outcome;
 import dev.segmentledger.testkit.InMemoryStateStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

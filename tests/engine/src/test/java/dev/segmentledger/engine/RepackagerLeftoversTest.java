@@ -8,7 +8,7 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.StoredObjectInfo;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.FakeRepackager;
 import java.nio.file.Files;
@@ -67,7 +67,7 @@ class RepackagerLeftoversTest {
         ItemId.init("b1", "720p")).map(ItemId::objectKey).sorted().toList(), keys, "no temporary is uploaded");
     assertEquals(5, f.sink.putCount());
     try (Stream<Path> files = Files.walk(playback)) {
-      assertEquals(List.of(freshOther), files.filter(RepackagerTemporaryFiles::isTemporary).toList());
+      assertEquals(List.of(freshOther), files.filter(Repackager::isTemporary).toList());
     }
     assertFalse(Files.exists(playback.resolve(ItemId.playback("b1", "720p", 7).objectKey())),
         "a produced output goes once its row is confirmed");

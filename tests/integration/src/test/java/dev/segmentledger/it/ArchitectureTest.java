@@ -17,6 +17,7 @@ import com.tngtech.archunit.lang.CompositeArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.segmentledger.core.spi.ObjectSink;
+import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing;
@@ -65,8 +66,8 @@ class ArchitectureTest {
 
   /**
    * The API never depends on the SPI (what adapters implement or use), except where it takes an
-   * SPI implementation from its caller: the builder's setters ({@code LedgerBuilder}) and the
-   * reconciler's factories ({@code Reconciler.create}). The SPI may use the API's types; the
+   * SPI implementation from its caller: the builder's setters ({@code LedgerBuilder}), the settings
+   * that hand them back ({@code LedgerSettings}) and the reconciler's factories ({@code Reconciler.create}). The SPI may use the API's types; the
    * opposite would make every user of the API depend on the extension points.
    */
   @ArchTest
@@ -74,18 +75,48 @@ class ArchitectureTest {
       .that().resideInAnyPackage(API)
       .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
       .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .and().doNotHaveFullyQualifiedName("dev.segmentledger.core.LedgerSettings")
       .should().dependOnClassesThat().resideInAPackage("dev.segmentledger.core.spi..")
       .because("the API is what users hold us to; the SPI is for adapters (docs/design.md, module map)");
 
-  /** The two exceptions take SPI implementations only: they use no other SPI type. */
+  /** The three exceptions take (or hand back) SPI implementations only: they use no other SPI type. */
   @ArchTest
   static final ArchRule builderAndReconcilerOnlyTakeSpiImplementations = noClasses()
       .that().haveFullyQualifiedName("dev.segmentledger.core.LedgerBuilder")
       .or().haveFullyQualifiedName("dev.segmentledger.core.Reconciler")
+      .or().haveFullyQualifiedName("dev.segmentledger.core.LedgerSettings")
       .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.segmentledger.core.spi..")
           .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(StateStore.class, ObjectSink.class,
               Repackager.class, Tracing.class))))
       .because("an API type may take an SPI implementation from its caller, and nothing more of the SPI");
+
+  /**
+   * The SPI holds extension contracts: the interfaces adapters implement and the records and enums
+   * they exchange with the ledger. The one other class is the checked exception a contract declares
+   * ({@code RepackageException}); helpers live where their callers are (the API, the engine, or a
+   * contract's static methods), and the deprecated former names are kept only for binary compatibility.
+   */
+  @ArchTest
+  static final ArchRule spiHoldsInterfacesAndTheirValueTypesOnly = classes()
+      .that().resideInAPackage("dev.segmentledger.core.spi..")
+      .and().areNotAnnotatedWith(Deprecated.class)
+      .and().doNotHaveFullyQualifiedName(RepackageException.class.getName())
+      .and().areNotAnonymousClasses() // the NONE constants' bodies
+      .should().beInterfaces().orShould().beRecords().orShould().beEnums()
+      .because("spi is what adapters implement; a user programs against the API (docs/design.md, module map)");
+
+  /**
+   * The exceptions a user catches are API types ({@code StoreException}, {@code SinkException},
+   * {@code QueryTimeoutException}, the registration refusals), as a library's own failures are: no
+   * unchecked exception of the core outside the API package but the deprecated former SPI names.
+   */
+  @ArchTest
+  static final ArchRule exceptionsUsersCatchAreInTheApi = classes()
+      .that().resideInAPackage(CORE).and().resideOutsideOfPackage(INTERNAL)
+      .and().areAssignableTo(RuntimeException.class)
+      .and().areNotAnnotatedWith(Deprecated.class)
+      .should().resideInAPackage("dev.segmentledger.core")
+      .because("what reaches a caller of the ledger is API, not an extension point (docs/design.md, module map)");
 
   /** The engine is not API: only the core itself uses it (its module exports only the API and spi). */
   @ArchTest
@@ -105,7 +136,7 @@ class ArchitectureTest {
       "the ledger's default clock (Clock.systemUTC()) when the caller gives none",
       "dev.segmentledger.micrometer.LedgerMetrics.create(io.micrometer.core.instrument.MeterRegistry)",
       "the metrics' documented default clock; create(registry, clock) takes the ledger's",
-      "dev.segmentledger.core.spi.RepackagerTemporaryFiles.cleanBeside(java.nio.file.Path, java.time.Duration)",
+      "dev.segmentledger.core.internal.RepackagerTemporaries.cleanBeside(java.nio.file.Path, java.time.Duration)",
       "ages of files on disk: their modification times come from the system clock, not the ledger's",
       "dev.segmentledger.cli.SegmentLedgerCli.main([Ljava.lang.String;)",
       "the command line's clock, given to every command through SegmentLedgerCli.run(clock, ...)");

@@ -12,7 +12,7 @@ import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.Reason;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
+import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
@@ -443,7 +443,7 @@ class DiskRetentionKillSoakTest {
         byId.put(row.id(), row);
       }
       for (Path path : disappeared) {
-        if (RepackagerTemporaryFiles.isTemporary(path)) {
+        if (Repackager.isTemporary(path)) {
           temporaries.incrementAndGet();
           continue;
         }

@@ -9,7 +9,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.FakeObjectSink;
 import java.nio.file.Files;
@@ -61,7 +61,7 @@ class FailoverSettingsTest {
         ItemId second = ItemId.original("fo", "720p", 1);
         long t0 = System.nanoTime();
         StoreException e = assertThrows(StoreException.class, () -> ledger.register(second, record(second)));
-        assertEquals(StoreException.Outcome.NOT_WRITTEN, e.outcome(), e.getMessage());
+        assertEquals(StoreException.Outcome.NOT_WRITTEN, e.writeOutcome(), e.getMessage());
         assertWithin(Duration.ofNanos(System.nanoTime() - t0), CONNECTION_TIMEOUT.plus(SOCKET_TIMEOUT).plus(SLACK));
       }
     }
@@ -86,7 +86,7 @@ class FailoverSettingsTest {
           System.out.printf("frozen primary: register %d threw after %.1f s: %s%n", i, took.toMillis() / 1e3,
               e.getMessage());
           assertWithin(took, SOCKET_TIMEOUT.plus(CONNECTION_TIMEOUT).plus(SLACK));
-          assertEquals(StoreException.Outcome.NOT_WRITTEN, e.outcome(),
+          assertEquals(StoreException.Outcome.NOT_WRITTEN, e.writeOutcome(),
               "frozen before any commit was sent: " + e.getMessage());
           failed.add(id);
         }

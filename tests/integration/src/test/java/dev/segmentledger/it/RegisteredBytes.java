@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
-import dev.segmentledger.core.spi.Sha256Checksum;
+import dev.segmentledger.core.Sha256Checksum;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,13 +4,12 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerListener;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
-import dev.segmentledger.core.spi.RepackagerTemporaryFiles;
-import dev.segmentledger.core.spi.SinkException;
 import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.testkit.DirectoryObjectSink;
@@ -139,7 +138,7 @@ public final class SlowNode {
       try {
         byte[] bytes = Files.readAllBytes(target);
         Files.delete(target);
-        Path partial = RepackagerTemporaryFiles.createBeside(target);
+        Path partial = Repackager.createTemporaryBeside(target);
         int steps = 20;
         try (OutputStream out = Files.newOutputStream(partial)) {
           for (int i = 0; i < steps; i++) {

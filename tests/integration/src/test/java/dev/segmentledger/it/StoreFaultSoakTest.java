@@ -8,7 +8,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
-import dev.segmentledger.core.spi.StoreException;
+import dev.segmentledger.core.StoreException;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;

@@ -79,7 +79,7 @@ class BrowserPlaybackTest {
             dir.resolve(String.format(Locale.ROOT, "%05d.m4s", sequence)));
         String key = ObjectKeys.keyOf(ItemId.playback(BROADCAST_ID, RENDITION, sequence));
         put(s3, bucket, key, segment.path(), expectedTypes);
-        segments.add(new PlaybackView.Segment(sequence, key, segment.duration()));
+        segments.add(new PlaybackView.Segment(sequence, key, segment.duration(), null));
         peakBitsPerSecond = Math.max(peakBitsPerSecond,
             segment.sizeBytes() * 8 * 1000 / Math.max(1, segment.duration().toMillis()));
       }
@@ -144,7 +144,7 @@ class BrowserPlaybackTest {
         Path file = Files.write(dir.resolve(sequence + ".m4s"), garbage);
         String key = ObjectKeys.keyOf(ItemId.playback(BROADCAST_ID, RENDITION, sequence));
         put(s3, bucket, key, file, types);
-        segments.add(new PlaybackView.Segment(sequence, key, CHUNK));
+        segments.add(new PlaybackView.Segment(sequence, key, CHUNK, null));
       }
       put(s3, bucket, BROADCAST_ID + "/" + RENDITION + "/media.m3u8",
           new PlaybackView(BROADCAST_ID, RENDITION, true, true, segments).mediaPlaylist().orElseThrow(), types);

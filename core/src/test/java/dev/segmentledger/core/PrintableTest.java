@@ -1,4 +1,4 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -16,7 +16,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class RepackagerTemporaryFilesTest {
+/** A repackager's temporary files, through {@link Repackager}'s static helpers and the deprecated former names. */
+class RepackagerTemporariesTest {
   private static final Duration GRACE = Duration.ofMinutes(4);
 
   @TempDir Path dir;
@@ -24,15 +25,15 @@ class RepackagerTemporaryFilesTest {
   @Test
   void aTemporaryIsAHiddenSiblingNamedAfterItsTarget() throws Exception {
     Path target = dir.resolve("0000000007.m4s");
-    Path temp = RepackagerTemporaryFiles.createBeside(target);
-    Path other = RepackagerTemporaryFiles.createBeside(target);
+    Path temp = Repackager.createTemporaryBeside(target);
+    Path other = Repackager.createTemporaryBeside(target);
 
     assertEquals(dir, temp.getParent());
     assertNotEquals(temp, other);
     assertTrue(temp.getFileName().toString().matches("\\.0000000007\\.m4s\\.\\d+\\.segment-ledger-partial"), temp::toString);
-    assertTrue(RepackagerTemporaryFiles.isTemporaryOf(temp, target));
-    assertFalse(RepackagerTemporaryFiles.isTemporaryOf(temp, dir.resolve("0000000008.m4s")));
-    assertFalse(RepackagerTemporaryFiles.isTemporaryOf(temp, dir.resolve("0000000007")));
+    assertTrue(Repackager.isTemporaryOf(temp, target));
+    assertFalse(Repackager.isTemporaryOf(temp, dir.resolve("0000000008.m4s")));
+    assertFalse(Repackager.isTemporaryOf(temp, dir.resolve("0000000007")));
     assertEquals(0, Files.size(temp));
   }
 
@@ -40,12 +41,12 @@ class RepackagerTemporaryFilesTest {
   void noOutputNameOfTheLedgerIsEverTakenForATemporary() {
     for (String name : List.of("0000000007.m4s", "init.mp4", "0000000007.ts", "x.segment-ledger-partial",
         ".segment-ledger-partial", ".hidden", "playback")) {
-      assertFalse(RepackagerTemporaryFiles.isTemporary(dir.resolve(name)), name);
+      assertFalse(Repackager.isTemporary(dir.resolve(name)), name);
     }
     assertThrows(IllegalArgumentException.class,
-        () -> RepackagerTemporaryFiles.createBeside(dir.resolve(".a.1.segment-ledger-partial")));
+        () -> Repackager.createTemporaryBeside(dir.resolve(".a.1.segment-ledger-partial")));
     assertThrows(IllegalArgumentException.class,
-        () -> RepackagerTemporaryFiles.cleanBeside(dir.resolve(".a.1.segment-ledger-partial"), GRACE));
+        () -> Repackager.cleanTemporariesBeside(dir.resolve(".a.1.segment-ledger-partial"), GRACE));
   }
 
   /**
@@ -69,7 +70,7 @@ class RepackagerTemporaryFilesTest {
         Files.createSymbolicLink(dir.resolve(".0000000007.m4s.5.segment-ledger-partial"), dir.resolve("init.mp4")),
         othersFresh);
 
-    assertEquals(3, RepackagerTemporaryFiles.cleanBeside(target, GRACE));
+    assertEquals(3, Repackager.cleanTemporariesBeside(target, GRACE));
 
     for (Path gone : List.of(own, ownOld, othersOld)) {
       assertFalse(Files.exists(gone), gone::toString);
@@ -78,11 +79,23 @@ class RepackagerTemporaryFilesTest {
       assertEquals(kept.stream().sorted().toList(), files.sorted().toList());
     }
     assertEquals("previous output", Files.readString(target));
-    assertEquals(0, RepackagerTemporaryFiles.cleanBeside(dir.resolve("missing/0000000001.m4s"), GRACE));
+    assertEquals(0, Repackager.cleanTemporariesBeside(dir.resolve("missing/0000000001.m4s"), GRACE));
   }
 
   private static Path old(Path file) throws Exception {
     Files.setLastModifiedTime(file, FileTime.from(Instant.now().minus(GRACE).minusSeconds(60)));
     return file;
+  }
+
+  @Test
+  @SuppressWarnings("deprecation")
+  void theFormerNamesStillNameAndCleanTheSameFiles() throws Exception {
+    Path target = dir.resolve("0000000009.m4s");
+    Path temp = RepackagerTemporaryFiles.createBeside(target);
+    assertTrue(Repackager.isTemporaryOf(temp, target));
+    assertTrue(RepackagerTemporaryFiles.isTemporaryOf(temp, target));
+    assertEquals(Repackager.TEMPORARY_SUFFIX, RepackagerTemporaryFiles.SUFFIX);
+    assertEquals(1, RepackagerTemporaryFiles.cleanBeside(target, GRACE));
+    assertFalse(Files.exists(temp));
   }
 }

@@ -1,4 +1,4 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;

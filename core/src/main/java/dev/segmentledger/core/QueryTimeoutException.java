@@ -1,10 +1,10 @@
-package dev.segmentledger.core.spi;
+package dev.segmentledger.core;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A read of a store {@linkplain StateStore#withReadTimeout bounded in time} took longer than its
+ * A read of a store {@linkplain dev.segmentledger.core.spi.StateStore#withReadTimeout bounded in time} took longer than its
  * bound and was cancelled by the database. Nothing was written ({@link Outcome#NOT_WRITTEN}). For an
  * operator it usually means a filter that matches few rows of a large ledger: narrow it. Immutable
  * once thrown.
