@@ -63,7 +63,7 @@ public final class ExternalS3 implements S3TestServer {
     String secretKey = required(environment, "SEGMENT_LEDGER_TEST_S3_SECRET_KEY", missing);
     if (!missing.isEmpty()) {
       throw new IllegalStateException("The S3 tests run against an external endpoint (-Prgw, " + SELECTED
-          + "=true) but " + String.join(", ", missing) + " is not set: start one with `.ci/rgw start DIR` and"
+          + "=true) but " + String.join(", ", missing) + " not set: start one with `.ci/rgw start DIR` and"
           + " source DIR/rgw.env (docs/testing.md)");
     }
     String region = environment.getOrDefault("SEGMENT_LEDGER_TEST_S3_REGION", "us-east-1");

@@ -33,8 +33,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * What the S3 implementation under test does with the features the sink may rely on: conditional
- * writes ({@code If-None-Match: *} on PUT and on CompleteMultipartUpload, {@code If-Match}), the
- * additional checksum headers (CRC32, CRC32C, CRC64NVME: a right value accepted and stored, a wrong
+ * writes ({@code If-None-Match: *} on PUT and on CompleteMultipartUpload, {@code If-Match}), a
+ * {@code Content-MD5} that does not match the body, the additional checksum headers (CRC32, CRC32C, CRC64NVME: a right value accepted and stored, a wrong
  * one refused), the SDK's default checksum settings, an empty body in the SDK's plain-HTTP signed
  * chunks, the ETag of a single PUT and of a multipart upload, and the order of listings. Each
  * probe's outcome (an HTTP status, with the error code if refused) is printed on one line ({@code
@@ -76,6 +76,8 @@ class S3FeaturesTest {
     found.put("complete.if-none-match.absent", outcome(() -> completeOnePart("mpu-absent", "*")));
     put("mpu-existing", b -> {});
     found.put("complete.if-none-match.existing", outcome(() -> completeOnePart("mpu-existing", "*")));
+    String otherMd5 = Base64.getEncoder().encodeToString(md5("other bytes".getBytes(UTF_8)));
+    found.put("put.content-md5.wrong", outcome(() -> put("wrong-md5", b -> b.contentMD5(otherMd5))));
     for (String algorithm : List.of("CRC32", "CRC32C", "CRC64NVME")) {
       String right = checksum(algorithm, BODY);
       found.put("put.checksum-" + algorithm + ".right", outcome(() -> put("sum-" + algorithm, b -> withChecksum(b, algorithm, right))));
@@ -115,6 +117,7 @@ class S3FeaturesTest {
       "put.if-match.absent", "412 PreconditionFailed",
       "complete.if-none-match.absent", "200",
       "complete.if-none-match.existing", "200", // ignored: the upload replaces the object
+      "put.content-md5.wrong", "400 BadDigest",
       "put.checksum-CRC32.right", "200",
       "put.checksum-CRC32.stored", "not returned",
       "put.checksum-CRC32.wrong", "200", // ignored, not validated
@@ -140,6 +143,7 @@ class S3FeaturesTest {
       "put.if-match.absent", "404 NoSuchKey",
       "complete.if-none-match.absent", "200",
       "complete.if-none-match.existing", "200", // ignored: the upload replaces the object
+      "put.content-md5.wrong", "400 BadDigest",
       "put.checksum-CRC32.right", "501 NotImplemented",
       "put.checksum-CRC32.stored", "no object",
       "put.checksum-CRC32.wrong", "501 NotImplemented",
