@@ -13,8 +13,8 @@ final class RecordedClients implements AutoCloseable {
   private final S3Client throughProxy;
 
   RecordedClients(S3FaultRig rig, PartRecorder recorder) {
-    direct = S3ProxyServer.client(rig.server().endpoint(), Duration.ofSeconds(60), recorder);
-    throughProxy = S3ProxyServer.client(rig.proxy().uri(), Duration.ofSeconds(60), recorder);
+    direct = rig.server().clientTo(rig.server().endpoint(), Duration.ofSeconds(60), recorder);
+    throughProxy = rig.server().clientTo(rig.proxy().uri(), Duration.ofSeconds(60), recorder);
   }
 
   S3Client direct() {

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * S3Proxy with a {@link FaultProxy} in front of it, and a client for each path: {@link #direct()}
+ * S3Proxy (or, under {@code -Prgw}, the external endpoint: {@link S3TestServer}) with a {@link
+ * FaultProxy} in front of it, and a client for each path: {@link #direct()}
  * to the server (to set up and observe) and {@link #throughProxy()} (to suffer the faults). A JUnit
  * extension, shared by the sink's fault and multipart tests and the integration tests: register it
  * on a static field and it runs before the class's first test and closes after its last:
@@ -28,7 +29,7 @@ public final class S3FaultRig implements BeforeAllCallback, AfterAllCallback {
   private final boolean onFilesystem;
   private final Duration proxiedAttemptTimeout;
   private volatile Path store;
-  private volatile S3ProxyServer server;
+  private volatile S3TestServer server;
   private volatile FaultProxy proxy;
   private volatile S3Client direct;
   private volatile S3Client throughProxy;
@@ -55,13 +56,13 @@ public final class S3FaultRig implements BeforeAllCallback, AfterAllCallback {
   public void beforeAll(ExtensionContext context) throws Exception {
     if (onFilesystem) {
       store = Files.createTempDirectory("s3-fault-rig");
-      server = S3ProxyServer.startOnFilesystem(store);
+      server = S3TestServer.startOnFilesystem(store);
     } else {
-      server = S3ProxyServer.start();
+      server = S3TestServer.start();
     }
     proxy = FaultProxy.start(server.endpoint());
-    direct = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60));
-    throughProxy = S3ProxyServer.client(proxy.uri(), proxiedAttemptTimeout);
+    direct = server.clientTo(server.endpoint(), Duration.ofSeconds(60));
+    throughProxy = server.clientTo(proxy.uri(), proxiedAttemptTimeout);
   }
 
   @Override
@@ -84,7 +85,8 @@ public final class S3FaultRig implements BeforeAllCallback, AfterAllCallback {
     return bucket;
   }
 
-  public S3ProxyServer server() {
+  /** S3Proxy, or the external endpoint under {@code -Prgw} (see {@link S3TestServer}). */
+  public S3TestServer server() {
     return server;
   }
 

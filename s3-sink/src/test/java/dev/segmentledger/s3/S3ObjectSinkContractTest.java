@@ -9,16 +9,19 @@ import org.junit.jupiter.api.BeforeAll;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** The sink contract over real HTTP against S3Proxy, with a sink prefix to prove it is stripped. */
+/**
+ * The sink contract over real HTTP against S3Proxy (or, under {@code -Prgw}, the external endpoint:
+ * {@link S3TestServer}), with a sink prefix to prove it is stripped.
+ */
 class S3ObjectSinkContractTest extends ObjectSinkContract {
-  private static S3ProxyServer server;
+  private static S3TestServer server;
   private static S3Client client;
   private String bucket;
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = S3ProxyServer.start();
-    client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30));
+    server = S3TestServer.start();
+    client = server.clientTo(server.endpoint(), Duration.ofSeconds(30));
   }
 
   @AfterAll

@@ -10,6 +10,7 @@ import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -42,7 +43,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@code org.jclouds}, {@code org.eclipse.jetty}) at WARN in the using module's logback-test.xml:
  * at DEBUG every request is logged and large uploads crawl. Thread-safe.
  */
-public final class S3ProxyServer implements AutoCloseable {
+public final class S3ProxyServer implements S3TestServer {
   /** The access key the server accepts. */
   public static final String ACCESS_KEY = "segment-ledger-test";
   /** The secret key the server accepts. */
@@ -98,7 +99,7 @@ public final class S3ProxyServer implements AutoCloseable {
     return new S3ProxyServer("filesystem", overrides);
   }
 
-  /** Where the server listens. */
+  @Override
   public URI endpoint() {
     return URI.create("http://127.0.0.1:" + proxy.getPort());
   }
@@ -125,7 +126,22 @@ public final class S3ProxyServer implements AutoCloseable {
         .build();
   }
 
-  /** A new, empty bucket. */
+  @Override
+  public S3Client clientTo(URI endpoint, Duration attemptTimeout, ExecutionInterceptor... interceptors) {
+    return client(endpoint, attemptTimeout, interceptors);
+  }
+
+  @Override
+  public AwsCredentials credentials() {
+    return AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY);
+  }
+
+  @Override
+  public Region region() {
+    return Region.US_EAST_1;
+  }
+
+  @Override
   public String createBucket(S3Client client) {
     String bucket = "ledger-test-" + buckets.incrementAndGet();
     client.createBucket(b -> b.bucket(bucket));

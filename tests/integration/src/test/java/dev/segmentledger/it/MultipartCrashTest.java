@@ -15,7 +15,8 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.rig.FaultProxy.Request;
 import dev.segmentledger.rig.FaultProxy;
 import dev.segmentledger.s3.S3ObjectSink;
-import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.s3.ExternalS3;
+import dev.segmentledger.s3.S3TestServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.FakeRepackager;
 import dev.segmentledger.testkit.LedgerEvents;
@@ -49,6 +50,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * while the upload crosses the middle of the file (in part 3); its requests go through a {@link
  * FaultProxy} that records them. The restarted uploader sends parts 4 at once (the default).
  *
+ * <p>With {@code -Prgw} the server is the external endpoint instead ({@link S3TestServer}; .ci/run
+ * uses Ceph RGW), which, like S3, lists no unfinished upload as objects.
+ *
  * <p>S3Proxy runs on its {@code filesystem} blobstore ({@code jclouds.provider=filesystem}), the
  * store of the independent crash runs. It implements the protocol the fix
  * relies on: ListMultipartUploads with {@code prefix} lists the killed upload, and
@@ -78,15 +82,15 @@ class MultipartCrashTest {
     Path root = Files.createDirectories(temp.resolve("root")).toRealPath();
     Path file = randomFile(root.resolve("big.ts"));
     String broadcast = "mp-" + Long.toString(System.nanoTime(), 36);
-    try (S3ProxyServer server = S3ProxyServer.startOnFilesystem(temp.resolve("s3"));
+    try (S3TestServer server = S3TestServer.startOnFilesystem(temp.resolve("s3"));
         FaultProxy proxy = FaultProxy.start(server.endpoint());
-        S3Client client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60));
-        S3Client proxied = S3ProxyServer.client(proxy.uri(), Duration.ofSeconds(60))) {
+        S3Client client = server.clientTo(server.endpoint(), Duration.ofSeconds(60));
+        S3Client proxied = server.clientTo(proxy.uri(), Duration.ofSeconds(60))) {
       String bucket = server.createBucket(client);
       String key = ObjectKeys.keyOf(MultipartUploader.item(broadcast));
 
       try (ChildJvm uploader = ChildJvm.start(MultipartUploader.class, ChildDatabase.args(PG, root.toString(),
-          proxy.uri().toString(), bucket, broadcast, file.toString()))) {
+          proxy.uri().toString(), bucket, broadcast, file.toString(), ExternalS3.selected() ? "external" : "s3proxy"))) {
         uploader.awaitCrashPoint(Duration.ofSeconds(90));
         uploader.killHard();
       }
@@ -112,9 +116,13 @@ class MultipartCrashTest {
       List<String> strays = objectKeys(client, bucket).stream().filter(k -> !ledgerKeys.contains(k))
           .filter(k -> !k.endsWith(".m3u8")) // the broadcast's playlists, published by the ledger
           .toList();
-      assertFalse(strays.isEmpty(), "S3Proxy's filesystem store shows the unfinished upload as objects");
-      assertTrue(strays.stream().noneMatch(k -> k.startsWith(broadcast + "/")),
-          "outside the broadcast's prefix, so the reconciler's listing never saw them: " + strays);
+      if (ExternalS3.selected()) {
+        assertEquals(List.of(), strays, "a server that keeps unfinished uploads apart, as S3 and RGW do, lists no part");
+      } else {
+        assertFalse(strays.isEmpty(), "S3Proxy's filesystem store shows the unfinished upload as objects");
+        assertTrue(strays.stream().noneMatch(k -> k.startsWith(broadcast + "/")),
+            "outside the broadcast's prefix, so the reconciler's listing never saw them: " + strays);
+      }
 
       List<Integer> stored = client.listPartsPaginator(b -> b.bucket(bucket).key(key).uploadId(uploadId)).parts()
           .stream().map(Part::partNumber).sorted().toList();

@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.ExternalS3;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3ProxyServer;
 import dev.segmentledger.testkit.FakeRepackager;
@@ -27,8 +28,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * starts together with the first ones and the kill would come before any part is stored.) Run in a
  * child JVM; it prints the crash marker and parks until the parent kills it with SIGKILL.
  *
- * <p>Arguments: jdbcUrl user password root s3Endpoint bucket broadcast file (the database's three:
- * {@link ChildDatabase}).
+ * <p>Arguments: jdbcUrl user password root s3Endpoint bucket broadcast file [server] (the database's
+ * three: {@link ChildDatabase}); server {@code external} signs with the keys of the external endpoint
+ * the environment names ({@link ExternalS3}, inherited from the parent under {@code -Prgw}), anything
+ * else or nothing with S3Proxy's.
  */
 public final class MultipartUploader {
   static final long PART = 5L * 1024 * 1024;
@@ -38,7 +41,10 @@ public final class MultipartUploader {
   public static void main(String[] args) throws Exception {
     Jdbi jdbi = ChildDatabase.unpooled(args);
     Path root = Path.of(args[3]);
-    S3Client client = S3ProxyServer.client(URI.create(args[4]), Duration.ofSeconds(60));
+    URI endpoint = URI.create(args[4]);
+    S3Client client = args.length > 8 && args[8].equals("external")
+        ? ExternalS3.fromEnvironment().clientTo(endpoint, Duration.ofSeconds(60))
+        : S3ProxyServer.client(endpoint, Duration.ofSeconds(60));
     CrashHooks hooks = new CrashHooks(CrashPoint.DURING_PUT_BODY, Axis.ORIGINAL, 2, CrashMode.SIGKILL_FROM_PARENT);
     JdbiStateStore store = JdbiStateStore.create(jdbi);
     try (Ledger ledger = Wiring.ledger(store, hooks.wrap(sink(client, args[5], 1)), root, new FakeRepackager(),

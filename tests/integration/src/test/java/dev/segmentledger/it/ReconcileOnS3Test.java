@@ -17,7 +17,7 @@ import dev.segmentledger.core.ReconciliationReport.Unfinished;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.s3.S3ObjectSink;
-import dev.segmentledger.s3.S3ProxyServer;
+import dev.segmentledger.s3.S3TestServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.FakeRepackager;
 import dev.segmentledger.testkit.LedgerEvents;
@@ -52,13 +52,15 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
  * <p>S3Proxy (in-memory {@code transient-nio2} store) answers ListMultipartUploads and
  * AbortMultipartUpload like S3, but reports an upload's {@code Initiated} as the time of the
  * listing: every upload looks new. The reconciler ages uploads on its injected clock, so the test
- * runs the "a day later" repair with a clock two days ahead.
+ * runs the "a day later" repair with a clock two days ahead. With {@code -Prgw} the test runs against
+ * the external endpoint instead ({@link S3TestServer}; .ci/run uses Ceph RGW), which reports the
+ * real creation time; the clock two days ahead ages those uploads the same way.
  */
 class ReconcileOnS3Test {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration CONVERGE = Duration.ofSeconds(30);
   private static JdbiStateStore store;
-  private static S3ProxyServer server;
+  private static S3TestServer server;
   private static S3Client s3;
 
   @TempDir Path temp;
@@ -70,8 +72,8 @@ class ReconcileOnS3Test {
   @BeforeAll
   static void start() throws Exception {
     store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
-    server = S3ProxyServer.start();
-    s3 = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30));
+    server = S3TestServer.start();
+    s3 = server.clientTo(server.endpoint(), Duration.ofSeconds(30));
   }
 
   @AfterAll
