@@ -32,7 +32,14 @@ class PathGuardTest {
   @BeforeEach
   void setUp() throws IOException {
     root = Files.createDirectories(temp.resolve("rec"));
-    guard = new PathGuard(root, (reopened, change) -> reopenings.add(change));
+    guard = new PathGuard(root, () -> { }, (reopened, change) -> reopenings.add(change), openBeneath());
+  }
+
+  @Test
+  void opensWithOpenat2OnJava22AndLaterOnLinux() {
+    boolean offered = Runtime.version().feature() >= 22 && System.getProperty("os.name").equals("Linux");
+    assertEquals(openBeneath() && offered, guard.opensBeneath(),
+        "on Linux with JDK 22 or later the tests run with native access, and the kernel must offer openat2");
   }
 
   @Test
@@ -94,7 +101,7 @@ class PathGuardTest {
 
   @Test
   void refusesARootThatDoesNotExist() {
-    assertThrows(RuntimeException.class, () -> new PathGuard(temp.resolve("missing")));
+    assertThrows(RuntimeException.class, () -> new PathGuard(temp.resolve("missing"), (r, c) -> { }));
   }
 
   @Test
@@ -156,7 +163,7 @@ class PathGuardTest {
   void aFinalSymlinkSwappedInBetweenCheckAndOpenIsRefused() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "inside");
     Path outside = Files.writeString(temp.resolve("secret.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.delete(file);
       Files.createSymbolicLink(file, outside);
     }));
@@ -169,7 +176,7 @@ class PathGuardTest {
     Path file = Files.writeString(dir.resolve("a.ts"), "inside");
     Path outside = Files.createDirectories(temp.resolve("elsewhere"));
     Files.writeString(outside.resolve("a.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(dir, root.resolve("moved"));
       Files.createSymbolicLink(dir, outside);
     }));
@@ -184,7 +191,7 @@ class PathGuardTest {
     Path file = Files.writeString(dir.resolve("a.ts"), "inside");
     Path other = Files.createDirectories(root.resolve("other"));
     Files.createLink(other.resolve("a.ts"), file);
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(dir, root.resolve("moved"));
       Files.createSymbolicLink(dir, other);
     }));
@@ -195,7 +202,7 @@ class PathGuardTest {
   void aFileReplacedBetweenCheckAndOpenIsRefusedEvenWithTheSameSize() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "inside");
     Path replacement = Files.writeString(root.resolve("b.ts"), "other!");
-    PathGuard racing = new PathGuard(root, swap(() -> Files.move(replacement, file,
+    PathGuard racing = racing(swap(() -> Files.move(replacement, file,
         java.nio.file.StandardCopyOption.REPLACE_EXISTING)));
     assertRaceReason(Reason.NOT_REGULAR_FILE, racing, file, 6);
   }
@@ -329,7 +336,7 @@ class PathGuardTest {
     Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
     Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
     Files.writeString(Files.createDirectories(elsewhere.resolve("b1")).resolve("a.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(root, temp.resolve("rec-old"));
       Files.createSymbolicLink(root, elsewhere);
     }));
@@ -347,7 +354,7 @@ class PathGuardTest {
     Path file = Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
     for (Path form : new Path[] {file, root.resolve("b1/../b1/a.ts")}) {
       boolean[] swapped = {false};
-      PathGuard racing = new PathGuard(root, swap(() -> {
+      PathGuard racing = racing(swap(() -> {
         if (!swapped[0]) {
           swapped[0] = true;
           Files.move(root, temp.resolve("rec-old-" + form.getNameCount()));
@@ -366,7 +373,7 @@ class PathGuardTest {
     Path parent = Files.createDirectories(temp.resolve("p"));
     Path nested = Files.createDirectories(parent.resolve("rec"));
     Path file = Files.writeString(nested.resolve("a.ts"), "inside");
-    PathGuard nestedGuard = new PathGuard(nested);
+    PathGuard nestedGuard = new PathGuard(nested, () -> { }, (reopened, change) -> { }, openBeneath());
     Path other = Files.createDirectories(temp.resolve("q/rec"));
     Files.writeString(other.resolve("a.ts"), "secret");
     Files.move(parent, temp.resolve("p-old"));
@@ -412,6 +419,19 @@ class PathGuardTest {
     FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 8, registeredBefore));
     assertEquals(Reason.FILE_CHANGED, e.reason(), e.getMessage());
     assertEquals(1, reopenings.size(), "re-opened once, reported once: " + reopenings);
+  }
+
+  /**
+   * Whether the guards under test open registered paths with {@code openat2} where the JDK (22 or
+   * later) and kernel offer it; {@link PathGuardWalkTest} runs every test with the Java 17 walk.
+   */
+  boolean openBeneath() {
+    return true;
+  }
+
+  /** A guard on the root that runs {@code beforeOpen} between the re-check and the open. */
+  private PathGuard racing(Runnable beforeOpen) {
+    return new PathGuard(root, beforeOpen, (reopened, change) -> { }, openBeneath());
   }
 
   private interface IoAction {
