@@ -118,7 +118,9 @@ final class PathGuard implements AutoCloseable {
     return beneath != null;
   }
 
-  Path root() { return root; }
+  Path root() {
+    return root;
+  }
 
   /** The held root's stream ({@link HeldRoot#current}): where {@link LocalFileRemover} starts its walks. */
   SecureDirectoryStream<Path> heldRootStream() throws FileRejectedException {
@@ -158,7 +160,7 @@ final class PathGuard implements AutoCloseable {
 
   /** {@link RegisteredFile#requireRepresentable} of {@code file} (relative paths are taken from the root). */
   void requireRepresentable(Path file, Path realPath) {
-    RegisteredFile.requireRepresentable(absolute(file), realPath, show(file));
+    RegisteredFile.requireRepresentable(absolute(file), realPath, PrintableText.escape(file));
   }
 
   /**
@@ -178,7 +180,7 @@ final class PathGuard implements AutoCloseable {
    * the registered identity unless {@code registeredIdentity} is {@code null}).
    */
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
-    RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
+    RegisteredFile registered = new RegisteredFile(PrintableText.escape(file), registeredSize, registeredIdentity);
     Object heldKey = heldRoot.fileKey(); // read first: a re-opening from here on is seen
     try {
       SecureDirectoryStream<Path> held = heldRoot.current();
@@ -232,8 +234,8 @@ final class PathGuard implements AutoCloseable {
 
   /**
    * Opens {@code relative} with {@code openat2} from the root directory with key {@code rootKey},
-   * admitting only a regular file of the registered size and identity; {@code null} if the
-   * {@link BeneathOpener} does not hold that directory (the walk then opens).
+   * admitting only a regular file of the registered size and identity, while the root's path still
+   * leads to that directory; {@code null} if the opener does not hold it (the walk then opens).
    */
   private VerifiedFile openBeneath(Path file, Path relative, Object rootKey, RegisteredFile registered)
       throws FileRejectedException {
@@ -246,8 +248,12 @@ final class PathGuard implements AutoCloseable {
         }
         registered.requireMatches(size, identity);
       });
-      VerifiedFile verified = channel == null ? null
-          : new VerifiedFile(channel, registered.size(), registered.shownName());
+      if (channel == null) {
+        return null;
+      } else if (heldRoot.current() != null && !rootKey.equals(heldRoot.fileKey())) {
+        throw failures.whyNotOpened(file, null, null); // the root was replaced during the open: retried
+      }
+      VerifiedFile verified = new VerifiedFile(channel, registered.size(), registered.shownName());
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
@@ -290,10 +296,5 @@ final class PathGuard implements AutoCloseable {
     }
     VerifiedFile.requireSize(registered.shownName(), channel.size(), registered.size());
     return new VerifiedFile(channel, registered.size(), registered.shownName());
-  }
-
-  /** Outside input in messages (a newline in a file name could forge a log line): escaped. */
-  private static String show(Object value) {
-    return PrintableText.escape(value);
   }
 }
