@@ -54,24 +54,6 @@ final class Openat2Opener implements BeneathOpener {
   private static final int ENOSYS = 38;
   private static final int STATX_SIZE = 256;
 
-  private static final Linker LINKER = Linker.nativeLinker();
-  private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-  private static final VarHandle ERRNO = CALL_STATE.varHandle(
-      java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
-  private static final MethodHandle SYSCALL = LINKER.downcallHandle(
-      LINKER.defaultLookup().find("syscall").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-          ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG),
-      Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
-  private static final MethodHandle STATX = LINKER.downcallHandle(
-      LINKER.defaultLookup().find("statx").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-          ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
-      Linker.Option.captureCallState("errno"));
-  private static final MethodHandle CLOSE = LINKER.downcallHandle(
-      LINKER.defaultLookup().find("close").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-
   private final Path root;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private int rootFd; // guarded by lock; -1 once closed
@@ -130,10 +112,10 @@ final class Openat2Opener implements BeneathOpener {
   private static FileChannel admitted(int fd, Admit admit) throws IOException, FileRejectedException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment statx = arena.allocate(STATX_SIZE, 8);
-      MemorySegment state = arena.allocate(CALL_STATE);
-      int result = (int) STATX.invokeExact(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC, statx);
+      MemorySegment state = arena.allocate(Calls.CALL_STATE);
+      int result = (int) Calls.STATX.invokeExact(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC, statx);
       if (result != 0) {
-        throw failure("statx", (int) ERRNO.get(state, 0L));
+        throw failure("statx", (int) Calls.ERRNO.get(state, 0L));
       }
       boolean regular = (statx.get(ValueLayout.JAVA_SHORT, 28) & S_IFMT) == S_IFREG;
       long size = statx.get(ValueLayout.JAVA_LONG, 40);
@@ -221,13 +203,13 @@ final class Openat2Opener implements BeneathOpener {
       how.set(ValueLayout.JAVA_LONG, 0, flags);
       how.set(ValueLayout.JAVA_LONG, 16, resolve);
       MemorySegment name = arena.allocateFrom(path);
-      MemorySegment state = arena.allocate(CALL_STATE);
+      MemorySegment state = arena.allocate(Calls.CALL_STATE);
       for (int attempt = 0; ; attempt++) {
-        long fd = (long) SYSCALL.invokeExact(state, SYS_OPENAT2, dirFd, name, how, 24L);
+        long fd = (long) Calls.SYSCALL.invokeExact(state, SYS_OPENAT2, dirFd, name, how, 24L);
         if (fd >= 0) {
           return (int) fd;
         }
-        int errno = (int) ERRNO.get(state, 0L);
+        int errno = (int) Calls.ERRNO.get(state, 0L);
         if (errno != EAGAIN || attempt == 3) { // EAGAIN: a rename or mount raced the lookup
           throw failure(path, errno);
         }
@@ -255,9 +237,33 @@ final class Openat2Opener implements BeneathOpener {
 
   private static void closeFd(int fd) {
     try {
-      int ignored = (int) CLOSE.invokeExact(fd);
+      int ignored = (int) Calls.CLOSE.invokeExact(fd);
     } catch (Throwable e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The native calls, linked when first used: after {@link #create} found native access enabled,
+   * so that linking never triggers the JDK's warning about native access.
+   */
+  private static final class Calls {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(
+        java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle SYSCALL = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("syscall").orElseThrow(),
+        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+            ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG),
+        Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+    private static final MethodHandle STATX = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("statx").orElseThrow(),
+        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+            ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
+        Linker.Option.captureCallState("errno"));
+    private static final MethodHandle CLOSE = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("close").orElseThrow(),
+        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
   }
 }
