@@ -37,7 +37,8 @@ class PathGuardTest {
 
   @Test
   void opensWithOpenat2OnJava22AndLaterOnLinux() {
-    boolean offered = Runtime.version().feature() >= 22 && System.getProperty("os.name").equals("Linux");
+    boolean offered = Runtime.version().feature() >= 22 && System.getProperty("os.name").equals("Linux")
+        && !"false".equals(System.getProperty(BeneathOpener.ENABLED_PROPERTY));
     assertEquals(openBeneath() && offered, guard.opensBeneath(),
         "on Linux with JDK 22 or later the tests run with native access, and the kernel must offer openat2");
   }
