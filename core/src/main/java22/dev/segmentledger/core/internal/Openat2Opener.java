@@ -10,6 +10,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -53,6 +55,8 @@ final class Openat2Opener implements BeneathOpener {
   private static final int EAGAIN = 11;
   private static final int ENOSYS = 38;
   private static final int STATX_SIZE = 256;
+  /** The charset the JDK encodes file names in ({@code sun.jnu.encoding}), UTF-8 if it names none. */
+  private static final Charset FILE_NAMES = fileNameCharset();
 
   private final Path root;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -202,7 +206,7 @@ final class Openat2Opener implements BeneathOpener {
       MemorySegment how = arena.allocate(24, 8); // struct open_how { u64 flags, mode, resolve; }
       how.set(ValueLayout.JAVA_LONG, 0, flags);
       how.set(ValueLayout.JAVA_LONG, 16, resolve);
-      MemorySegment name = arena.allocateFrom(path);
+      MemorySegment name = arena.allocateFrom(path, FILE_NAMES); // the bytes Java's own file calls pass
       MemorySegment state = arena.allocate(Calls.CALL_STATE);
       for (int attempt = 0; ; attempt++) {
         long fd = (long) Calls.SYSCALL.invokeExact(state, SYS_OPENAT2, dirFd, name, how, 24L);
@@ -224,6 +228,14 @@ final class Openat2Opener implements BeneathOpener {
   /** The file key Java reports for the directory {@code fd} is open on (read through {@code /proc}). */
   private static Object keyOf(int fd) throws IOException {
     return Files.readAttributes(Path.of("/proc/self/fd/" + fd), BasicFileAttributes.class).fileKey();
+  }
+
+  private static Charset fileNameCharset() {
+    try {
+      return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+    } catch (RuntimeException e) {
+      return StandardCharsets.UTF_8;
+    }
   }
 
   private static IOException failure(String path, int errno) {

@@ -137,6 +137,27 @@ class PathGuardTest {
   }
 
   @Test
+  void aRegisteredFileGoneOrReplacedByAFifoIsRefusedAtOpenWithoutBlocking() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("cam")).resolve("a.ts"), "inside");
+    String registered = guard.check(file).identity();
+    Files.delete(file);
+    FileRejectedException gone = assertThrows(FileRejectedException.class, () -> guard.open(file, 6, registered));
+    assertEquals(Reason.MISSING_FILE, gone.reason(), gone.getMessage());
+    assertEquals(0, new ProcessBuilder("mkfifo", file.toString()).start().waitFor());
+    FileRejectedException fifo = assertThrows(FileRejectedException.class, () -> guard.open(file, 6, registered));
+    assertEquals(Reason.NOT_REGULAR_FILE, fifo.reason(), fifo.getMessage());
+  }
+
+  @Test
+  void opensNamesBeyondAsciiAsTheyWereRegistered() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("caméra")).resolve("séance-ü.ts"), "inside");
+    String registered = guard.check(file).identity();
+    try (VerifiedFile verified = guard.open(file, 6, registered)) {
+      assertEquals("inside", new String(verified.openStream().readAllBytes()));
+    }
+  }
+
+  @Test
   void aRegularFileUsedAsADirectoryIsUnreadable() throws Exception {
     Files.writeString(root.resolve("plain"), "x");
     assertReason(Reason.UNREADABLE, root.resolve("plain/a.ts"));
