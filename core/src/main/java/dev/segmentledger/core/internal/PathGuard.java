@@ -1,6 +1,5 @@
 package dev.segmentledger.core.internal;
 
-import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.internal.BoundaryCheck.Checked;
 import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
@@ -22,11 +21,10 @@ import java.util.function.BiConsumer;
  * operating system, never lexically) lies inside the root <em>as a path</em> ({@link
  * Path#startsWith(Path)} compares whole name elements, so {@code /rec-evil} is not inside {@code
  * /rec}), and if {@code lstat} of that real path reports a regular file. Symlinks that stay inside
- * the root are followed; anything else is refused with a named {@link Reason}. A path that is
- * already absolute, normalized and below the root is not resolved: its directories below the root
- * and the file are read through a directory stream held on the root without following symlinks,
- * and if none is a symlink the path is its own real path (the usual registration saves a
- * {@code readlink} per component of the whole path); if any is, the path is resolved as above.
+ * the root are followed; anything else is refused with a named {@link Reason}. An absolute,
+ * normalized path below the root is first read through the stream held on the root, no symlink
+ * followed: if no component is a symlink it is its own real path (saving a {@code readlink} per
+ * component); if any is, it is resolved as above.
  *
  * <p><b>Root.</b> Every check and open first makes sure the root's path still leads to the directory
  * held ({@link HeldRoot}: one {@code lstat}, file keys compared). A root replaced while running
@@ -36,45 +34,42 @@ import java.util.function.BiConsumer;
  * through a symlink put in the root's place. An open during which the root was re-opened is
  * refused as ROOT_REPLACED (retried) whatever it met: it may have compared one tree with the other.
  *
- * <p><b>Open.</b> {@link #open} repeats the check, then compares the size with the registered one
- * <em>before</em> opening, and opens the checked real path without following any symlink: where
- * the platform offers a {@link SecureDirectoryStream} (Linux), it walks from the root directory
- * one name at a time with {@code openat(..., O_NOFOLLOW)}, so a symlink swapped in for any
- * component after the check, intermediate or final, makes the open fail instead of redirecting
- * it; elsewhere it opens the real path with {@link LinkOption#NOFOLLOW_LINKS}, which protects only
- * the final component. After opening it verifies that every component of the checked path is
- * still a directory and the name still denotes the file that was checked (same file key, that is
- * device and inode), and reads the size from the open channel ({@code fstat}). A failed open is
+ * <p><b>Open.</b> {@link #open} repeats the check, compares the size with the registered one
+ * <em>before</em> opening, and opens the real path without following any symlink: with a {@link
+ * SecureDirectoryStream} (Linux) one name at a time from the root ({@code openat(..., O_NOFOLLOW)}),
+ * so a symlink swapped in for any component makes the open fail instead of redirecting it;
+ * elsewhere with {@link LinkOption#NOFOLLOW_LINKS} (the final component only). It then verifies
+ * that every component is still a directory and the name the checked file (same file key), and
+ * reads the size from the open channel ({@code fstat}). A failed open is
  * named by checking the path afresh (a symlink swapped in that points out of the root is
  * OUTSIDE_ROOT); if the path is unchanged the open itself failed (UNREADABLE).
  *
  * <p><b>Open by the registered real path.</b> A row stores the real path its file was checked
- * under, so the upload usually opens a path that is absolute, normalized and below the root.
- * Such a path is opened without resolving it again: the walk starts from the directory stream held
- * on the root, the final name's attributes are read relative to
- * its directory ({@code fstatat}, no symlink followed) and must be a regular file of the
- * registered size before it is opened, and the checks after the open are the same as above.
- * Whatever fails on the way is named by a fresh {@link #check}. Any other path takes the full
- * check first.
+ * under, so the upload usually opens a path that is absolute, normalized and below the root, without
+ * resolving it again. With a {@link BeneathOpener} (JDK 22 or later, Linux 5.6 or later, native
+ * access enabled) that is one {@code openat2} from a descriptor on the held root that refuses any
+ * symlink, escape or mount crossing, and the type, size and identity are read on the descriptor
+ * before a channel is opened on it: gaps (1) and (2) below and (3)'s mount do not arise. Otherwise the walk starts
+ * from the stream held on the root, the final name's attributes ({@code fstatat}, no symlink
+ * followed) must be a regular file of the registered size before it is opened, and the checks after
+ * the open are as above. Whatever fails is named by a fresh {@link #check}; other paths take the
+ * full check first.
  *
- * <p><b>What Java cannot close.</b> Java has no {@code O_NONBLOCK} open and no {@code fstat} of an
- * open channel's file key. Hence: (1) the file key (and that every component is still a directory)
- * is checked by name just before and just after the open, not on the descriptor, so a regular file
- * swapped in and back out between those two checks is not seen; with the walk above that file
- * still lies below the root, and with the plain fallback an intermediate directory swapped for a
- * symlink in the same window could point elsewhere. (2) A FIFO swapped in for the regular file between the check and the open blocks the
- * opening worker until a writer appears (only {@code lstat}-verified regular files are ever
- * opened, so this needs an adversary racing that window). (3) A directory on the path renamed
- * to outside the root after the walk opened it, a hard link, or a mount inside the root are not
- * symlinks and are not detected. The design bounds what such a race can achieve: the descriptor
- * must be a regular file of exactly the registered size ({@code fstat}), no more than the
- * registered number of bytes is ever read, the size is read again after the PUT, and the confirm
- * is a compare-and-set on that size. Protection against these requires that no adversary can
- * write inside the allowed root; the checks make mistakes and symlink games inside it harmless.
+ * <p><b>What Java 17 cannot close.</b> It has no {@code O_NONBLOCK} open and no {@code fstat} of a
+ * channel's file key. Hence: (1) the file key (and that every component is still a directory) is
+ * checked by name just before and after the open, so a regular file swapped in and back out
+ * between those checks is not seen (with the walk it still lies below the root; with the plain
+ * fallback an intermediate symlink swapped in then could point elsewhere). (2) A FIFO swapped in
+ * between the check and the open blocks the worker until a writer appears. (3) A directory on the
+ * path renamed out of the root after the walk opened it, a hard link, or a mount inside the root
+ * are not detected. The design bounds what such a race achieves: the descriptor must be a regular
+ * file of exactly the registered size, no more than that is read, the size is read again after the
+ * PUT, and the confirm is a compare-and-set on it. Protection against these requires that no
+ * adversary can write inside the root; the checks make mistakes and symlink games harmless.
  *
  * <p><b>Where.</b> The check is {@link BoundaryCheck}'s; the root held and its replacement are
- * {@link HeldRoot}'s; the walk is {@link NoFollowOpener}'s; the registered size, emptiness, identity and
- * name rules are {@link RegisteredFile}'s; every failed open is named in one place, {@code whyNotOpened}.
+ * {@link HeldRoot}'s; the walk is {@link NoFollowOpener}'s, {@code openat2} {@link BeneathOpener}'s; the registered size, emptiness, identity and
+ * name rules are {@link RegisteredFile}'s; every failed open is named in one place, {@link OpenFailures}.
  */
 final class PathGuard implements AutoCloseable {
   private final Path root;
@@ -82,22 +77,19 @@ final class PathGuard implements AutoCloseable {
   private final BoundaryCheck boundary;
   private final NoFollowOpener opener;
   private final HeldRoot heldRoot;
-
-  PathGuard(Path allowedRoot) {
-    this(allowedRoot, () -> { }, (root, change) -> { });
-  }
+  private final BeneathOpener beneath;
+  private final OpenFailures failures;
 
   /** A guard that tells {@code onRootReopened} the root and what changed when it re-opens a replaced root. */
   PathGuard(Path allowedRoot, BiConsumer<Path, String> onRootReopened) {
-    this(allowedRoot, () -> { }, onRootReopened);
+    this(allowedRoot, () -> { }, onRootReopened, true);
   }
 
-  /** For tests: {@code beforeOpen} runs between the re-check and the open, to stage a race there. */
-  PathGuard(Path allowedRoot, Runnable beforeOpen) {
-    this(allowedRoot, beforeOpen, (root, change) -> { });
-  }
-
-  private PathGuard(Path allowedRoot, Runnable beforeOpen, BiConsumer<Path, String> onRootReopened) {
+  /**
+   * For tests: {@code beforeOpen} runs between the re-check and the open, to stage a race there;
+   * {@code openBeneath} false keeps the Java 17 open on every JDK.
+   */
+  PathGuard(Path allowedRoot, Runnable beforeOpen, BiConsumer<Path, String> onRootReopened, boolean openBeneath) {
     try {
       this.root = allowedRoot.toRealPath();
     } catch (IOException e) {
@@ -110,12 +102,20 @@ final class PathGuard implements AutoCloseable {
     this.boundary = new BoundaryCheck(root);
     this.opener = new NoFollowOpener(root);
     this.heldRoot = new HeldRoot(root, onRootReopened);
+    this.failures = new OpenFailures(this::check, boundary, this::absolute);
+    this.beneath = openBeneath ? BeneathOpener.forRoot(root, heldRoot.fileKey()) : null;
   }
 
-  /** Closes the directory stream held on the root. */
+  /** Closes the directory stream and descriptor held on the root. */
   @Override
   public void close() {
     heldRoot.close();
+    NoFollowOpener.closeQuietly(beneath);
+  }
+
+  /** Whether registered paths are opened with {@code openat2} ({@link BeneathOpener}). */
+  boolean opensBeneath() {
+    return beneath != null;
   }
 
   Path root() {
@@ -160,7 +160,7 @@ final class PathGuard implements AutoCloseable {
 
   /** {@link RegisteredFile#requireRepresentable} of {@code file} (relative paths are taken from the root). */
   void requireRepresentable(Path file, Path realPath) {
-    RegisteredFile.requireRepresentable(absolute(file), realPath, show(file));
+    RegisteredFile.requireRepresentable(absolute(file), realPath, PrintableText.escape(file));
   }
 
   /**
@@ -180,12 +180,17 @@ final class PathGuard implements AutoCloseable {
    * the registered identity unless {@code registeredIdentity} is {@code null}).
    */
   VerifiedFile open(Path file, long registeredSize, String registeredIdentity) throws FileRejectedException {
-    RegisteredFile registered = new RegisteredFile(show(file), registeredSize, registeredIdentity);
+    RegisteredFile registered = new RegisteredFile(PrintableText.escape(file), registeredSize, registeredIdentity);
     Object heldKey = heldRoot.fileKey(); // read first: a re-opening from here on is seen
     try {
       SecureDirectoryStream<Path> held = heldRoot.current();
       Path path = absolute(file);
       if (held != null && plainBelowRoot(path)) {
+        VerifiedFile opened = beneath == null ? null
+            : openBeneath(file, boundary.belowRoot(path), heldRoot.fileKey(), registered);
+        if (opened != null) {
+          return opened;
+        }
         try {
           return openRegisteredPath(held, file, boundary.belowRoot(path), registered);
         } catch (ClosedDirectoryStreamException e) {
@@ -209,7 +214,7 @@ final class PathGuard implements AutoCloseable {
     try {
       channel = opener.openFromHeldRoot(held, relative, before -> {
         if (!before.isRegularFile()) {
-          throw whyNotOpened(file, null, null);
+          throw failures.whyNotOpened(file, null, null);
         }
         seen[0] = Checked.of(root.resolve(relative), before);
         registered.requireMatches(seen[0].size(), seen[0].identity());
@@ -219,9 +224,42 @@ final class PathGuard implements AutoCloseable {
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
-      throw permissionDenied(file);
+      throw OpenFailures.permissionDenied(file);
     } catch (IOException e) {
-      throw whyNotOpened(file, null, e);
+      throw failures.whyNotOpened(file, null, e);
+    } finally {
+      NoFollowOpener.closeQuietly(channel);
+    }
+  }
+
+  /**
+   * Opens {@code relative} with {@code openat2} from the root directory with key {@code rootKey},
+   * admitting only a regular file of the registered size and identity, while the root's path still
+   * leads to that directory; {@code null} if the opener does not hold it (the walk then opens).
+   */
+  private VerifiedFile openBeneath(Path file, Path relative, Object rootKey, RegisteredFile registered)
+      throws FileRejectedException {
+    FileChannel channel = null;
+    try {
+      beforeOpen.run();
+      channel = beneath.open(relative, rootKey, (regularFile, size, identity) -> {
+        if (!regularFile) {
+          throw failures.whyNotOpened(file, null, null);
+        }
+        registered.requireMatches(size, identity);
+      });
+      if (channel == null) {
+        return null;
+      } else if (heldRoot.current() != null && !rootKey.equals(heldRoot.fileKey())) {
+        throw failures.whyNotOpened(file, null, null); // the root was replaced during the open: retried
+      }
+      VerifiedFile verified = new VerifiedFile(channel, registered.size(), registered.shownName());
+      channel = null;
+      return verified;
+    } catch (AccessDeniedException e) {
+      throw OpenFailures.permissionDenied(file);
+    } catch (IOException e) {
+      throw failures.whyNotOpened(file, null, e);
     } finally {
       NoFollowOpener.closeQuietly(channel);
     }
@@ -239,9 +277,9 @@ final class PathGuard implements AutoCloseable {
       channel = null;
       return verified;
     } catch (AccessDeniedException e) {
-      throw permissionDenied(file);
+      throw OpenFailures.permissionDenied(file);
     } catch (IOException e) {
-      throw whyNotOpened(file, checked, e);
+      throw failures.whyNotOpened(file, checked, e);
     } finally {
       NoFollowOpener.closeQuietly(channel);
     }
@@ -254,47 +292,9 @@ final class PathGuard implements AutoCloseable {
   private VerifiedFile verifyOpened(Path file, FileChannel channel, Checked checked, RegisteredFile registered)
       throws FileRejectedException, IOException {
     if (!boundary.stillAsChecked(checked)) {
-      throw whyNotOpened(file, null, null);
+      throw failures.whyNotOpened(file, null, null);
     }
     VerifiedFile.requireSize(registered.shownName(), channel.size(), registered.size());
     return new VerifiedFile(channel, registered.size(), registered.shownName());
-  }
-
-  /**
-   * Names why {@code file} was not opened, the one place that does. If the open failed
-   * ({@code cause}) on a path that is unchanged, the open itself failed: UNREADABLE. Unchanged
-   * means still as {@code checked} where a check preceded the open, and otherwise that a fresh
-   * check resolves it to itself. Else a fresh check names what it is now (missing, outside the root
-   * through a symlink swapped in, not a regular file), and if it passes, the path changed while
-   * being opened: NOT_REGULAR_FILE. Without a {@code cause}, the open met something else than was
-   * checked (not a regular file, another file).
-   */
-  private FileRejectedException whyNotOpened(Path file, Checked checked, IOException cause) {
-    if (cause != null && checked != null && boundary.stillAsChecked(checked)) {
-      return unreadable(file, cause);
-    }
-    try {
-      Checked now = check(file);
-      if (cause != null && checked == null && now.realPath().equals(absolute(file))) {
-        return unreadable(file, cause);
-      }
-    } catch (FileRejectedException e) {
-      return e; // for example OUTSIDE_ROOT: a symlink swapped in points out of the root
-    }
-    return new FileRejectedException(Reason.NOT_REGULAR_FILE, show(file) + " changed while being opened");
-  }
-
-  private static FileRejectedException unreadable(Path file, IOException cause) {
-    return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
-        + cause.getClass().getSimpleName());
-  }
-
-  private static FileRejectedException permissionDenied(Path file) {
-    return new FileRejectedException(Reason.UNREADABLE, "permission denied opening " + show(file));
-  }
-
-  /** Outside input in messages (a newline in a file name could forge a log line): escaped. */
-  private static String show(Object value) {
-    return PrintableText.escape(value);
   }
 }

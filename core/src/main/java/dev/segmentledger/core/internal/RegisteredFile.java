@@ -5,6 +5,7 @@ import dev.segmentledger.core.UnsupportedFileNameException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
 
 /**
  * What the ledger registered of a file, and the rules the file must still meet when it is opened
@@ -23,7 +24,12 @@ record RegisteredFile(String shownName, long size, String identity) {
    */
   static String identityOf(BasicFileAttributes attributes) {
     Object key = attributes.fileKey();
-    return key == null ? null : key + "@" + InstantText.of(attributes.lastModifiedTime().toInstant());
+    return key == null ? null : identityOf(key.toString(), attributes.lastModifiedTime().toInstant());
+  }
+
+  /** {@link #identityOf(BasicFileAttributes)} of a file key's text and a modification time. */
+  static String identityOf(String fileKey, Instant lastModified) {
+    return fileKey + "@" + InstantText.of(lastModified);
   }
 
   /**

@@ -32,7 +32,15 @@ class PathGuardTest {
   @BeforeEach
   void setUp() throws IOException {
     root = Files.createDirectories(temp.resolve("rec"));
-    guard = new PathGuard(root, (reopened, change) -> reopenings.add(change));
+    guard = new PathGuard(root, () -> { }, (reopened, change) -> reopenings.add(change), openBeneath());
+  }
+
+  @Test
+  void opensWithOpenat2OnJava22AndLaterOnLinux() {
+    boolean offered = Runtime.version().feature() >= 22 && System.getProperty("os.name").equals("Linux")
+        && !"false".equals(System.getProperty(BeneathOpener.ENABLED_PROPERTY));
+    assertEquals(openBeneath() && offered, guard.opensBeneath(),
+        "on Linux with JDK 22 or later the tests run with native access, and the kernel must offer openat2");
   }
 
   @Test
@@ -94,7 +102,7 @@ class PathGuardTest {
 
   @Test
   void refusesARootThatDoesNotExist() {
-    assertThrows(RuntimeException.class, () -> new PathGuard(temp.resolve("missing")));
+    assertThrows(RuntimeException.class, () -> new PathGuard(temp.resolve("missing"), (r, c) -> { }));
   }
 
   @Test
@@ -129,6 +137,27 @@ class PathGuardTest {
   }
 
   @Test
+  void aRegisteredFileGoneOrReplacedByAFifoIsRefusedAtOpenWithoutBlocking() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("cam")).resolve("a.ts"), "inside");
+    String registered = guard.check(file).identity();
+    Files.delete(file);
+    FileRejectedException gone = assertThrows(FileRejectedException.class, () -> guard.open(file, 6, registered));
+    assertEquals(Reason.MISSING_FILE, gone.reason(), gone.getMessage());
+    assertEquals(0, new ProcessBuilder("mkfifo", file.toString()).start().waitFor());
+    FileRejectedException fifo = assertThrows(FileRejectedException.class, () -> guard.open(file, 6, registered));
+    assertEquals(Reason.NOT_REGULAR_FILE, fifo.reason(), fifo.getMessage());
+  }
+
+  @Test
+  void opensNamesBeyondAsciiAsTheyWereRegistered() throws Exception {
+    Path file = Files.writeString(Files.createDirectories(root.resolve("caméra")).resolve("séance-ü.ts"), "inside");
+    String registered = guard.check(file).identity();
+    try (VerifiedFile verified = guard.open(file, 6, registered)) {
+      assertEquals("inside", new String(verified.openStream().readAllBytes()));
+    }
+  }
+
+  @Test
   void aRegularFileUsedAsADirectoryIsUnreadable() throws Exception {
     Files.writeString(root.resolve("plain"), "x");
     assertReason(Reason.UNREADABLE, root.resolve("plain/a.ts"));
@@ -156,7 +185,7 @@ class PathGuardTest {
   void aFinalSymlinkSwappedInBetweenCheckAndOpenIsRefused() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "inside");
     Path outside = Files.writeString(temp.resolve("secret.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.delete(file);
       Files.createSymbolicLink(file, outside);
     }));
@@ -169,7 +198,7 @@ class PathGuardTest {
     Path file = Files.writeString(dir.resolve("a.ts"), "inside");
     Path outside = Files.createDirectories(temp.resolve("elsewhere"));
     Files.writeString(outside.resolve("a.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(dir, root.resolve("moved"));
       Files.createSymbolicLink(dir, outside);
     }));
@@ -184,20 +213,27 @@ class PathGuardTest {
     Path file = Files.writeString(dir.resolve("a.ts"), "inside");
     Path other = Files.createDirectories(root.resolve("other"));
     Files.createLink(other.resolve("a.ts"), file);
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(dir, root.resolve("moved"));
       Files.createSymbolicLink(dir, other);
     }));
     assertRaceReason(Reason.NOT_REGULAR_FILE, racing, file, 6);
   }
 
+  /**
+   * The walk checks the name, then opens it, then sees another file there (NOT_REGULAR_FILE);
+   * openat2 checks the descriptor it opened, which is the replacement: not the registered file
+   * (FILE_CHANGED). Either way the replacement is not uploaded in the registered file's place.
+   */
   @Test
   void aFileReplacedBetweenCheckAndOpenIsRefusedEvenWithTheSameSize() throws Exception {
     Path file = Files.writeString(root.resolve("a.ts"), "inside");
+    String registered = guard.check(file).identity();
     Path replacement = Files.writeString(root.resolve("b.ts"), "other!");
-    PathGuard racing = new PathGuard(root, swap(() -> Files.move(replacement, file,
+    PathGuard racing = racing(swap(() -> Files.move(replacement, file,
         java.nio.file.StandardCopyOption.REPLACE_EXISTING)));
-    assertRaceReason(Reason.NOT_REGULAR_FILE, racing, file, 6);
+    FileRejectedException e = assertThrows(FileRejectedException.class, () -> racing.open(file, 6, registered));
+    assertEquals(racing.opensBeneath() ? Reason.FILE_CHANGED : Reason.NOT_REGULAR_FILE, e.reason(), e.getMessage());
   }
 
   @Test
@@ -329,7 +365,7 @@ class PathGuardTest {
     Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
     Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
     Files.writeString(Files.createDirectories(elsewhere.resolve("b1")).resolve("a.ts"), "secret");
-    PathGuard racing = new PathGuard(root, swap(() -> {
+    PathGuard racing = racing(swap(() -> {
       Files.move(root, temp.resolve("rec-old"));
       Files.createSymbolicLink(root, elsewhere);
     }));
@@ -347,7 +383,7 @@ class PathGuardTest {
     Path file = Files.writeString(Files.createDirectories(root.resolve("b1")).resolve("a.ts"), "inside");
     for (Path form : new Path[] {file, root.resolve("b1/../b1/a.ts")}) {
       boolean[] swapped = {false};
-      PathGuard racing = new PathGuard(root, swap(() -> {
+      PathGuard racing = racing(swap(() -> {
         if (!swapped[0]) {
           swapped[0] = true;
           Files.move(root, temp.resolve("rec-old-" + form.getNameCount()));
@@ -366,7 +402,7 @@ class PathGuardTest {
     Path parent = Files.createDirectories(temp.resolve("p"));
     Path nested = Files.createDirectories(parent.resolve("rec"));
     Path file = Files.writeString(nested.resolve("a.ts"), "inside");
-    PathGuard nestedGuard = new PathGuard(nested);
+    PathGuard nestedGuard = new PathGuard(nested, () -> { }, (reopened, change) -> { }, openBeneath());
     Path other = Files.createDirectories(temp.resolve("q/rec"));
     Files.writeString(other.resolve("a.ts"), "secret");
     Files.move(parent, temp.resolve("p-old"));
@@ -412,6 +448,19 @@ class PathGuardTest {
     FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 8, registeredBefore));
     assertEquals(Reason.FILE_CHANGED, e.reason(), e.getMessage());
     assertEquals(1, reopenings.size(), "re-opened once, reported once: " + reopenings);
+  }
+
+  /**
+   * Whether the guards under test open registered paths with {@code openat2} where the JDK (22 or
+   * later) and kernel offer it; {@link PathGuardWalkTest} runs every test with the Java 17 walk.
+   */
+  boolean openBeneath() {
+    return true;
+  }
+
+  /** A guard on the root that runs {@code beforeOpen} between the re-check and the open. */
+  private PathGuard racing(Runnable beforeOpen) {
+    return new PathGuard(root, beforeOpen, (reopened, change) -> { }, openBeneath());
   }
 
   private interface IoAction {
