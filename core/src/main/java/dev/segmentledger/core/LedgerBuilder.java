@@ -48,6 +48,7 @@ public final class LedgerBuilder {
   private String storageGroup;
   private long lowDiskThreshold;
   private Duration localRetention;
+  private Uplink uplink = Uplink.DEFAULT;
   private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   private int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
   private Tracing tracing = Tracing.NONE;
@@ -476,6 +477,16 @@ public final class LedgerBuilder {
     return this;
   }
 
+  /**
+   * How this node shares its uplink: the priority lanes work is taken in ({@link Lane}) with their
+   * reserved shares, and the bandwidth cap over the request bodies it sends. Changeable at run time
+   * with {@link Ledger#uplink(Uplink)}. Default {@link Uplink#DEFAULT}: lanes, no cap.
+   */
+  public LedgerBuilder uplink(Uplink uplink) {
+    this.uplink = Objects.requireNonNull(uplink, "uplink");
+    return this;
+  }
+
   /** Builds a ledger with background workers and sweeper, started by {@link Ledger#start()}. */
   public Ledger build() {
     return new DefaultLedger(config(), false);
@@ -501,7 +512,8 @@ public final class LedgerBuilder {
         sweepInterval, shutdownTimeout, backoff, List.copyOf(listeners), repackager, playbackRoot, cutoff, breakerFailures, breakerDelay,
         nodeId == null ? NodeIds.generate() : nodeId, leaseDuration, maxAbandonedAttempts,
         abortUnfinishedUploadsAfter, retention, publishPlaylists && repackager != null, storageGroup, stallTimeout,
-        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval, lowDiskThreshold, localRetention);
+        maxErrorAttempts, tracing, liveWindowSegments, fullPlaylistInterval, lowDiskThreshold, localRetention,
+        uplink);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.StateStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,6 +35,9 @@ final class Engine {
   final PathGuard guard;
   final Events events;
   final WorkQueue queue;
+  final LaneOf lanes;
+  final Throttle throttle;
+  private volatile Uplink uplink;
   final SinkBreaker breaker;
   final StoreClock storeClock;
   final Leases leases;
@@ -58,7 +62,10 @@ final class Engine {
     this.clock = config.clock();
     this.events = new Events(config.listeners(), signals);
     this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
-    this.queue = new WorkQueue(config.queueCapacity());
+    this.uplink = config.uplink();
+    this.lanes = new LaneOf(store, clock);
+    this.queue = new WorkQueue(config.queueCapacity(), lanes, clock, uplink);
+    this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond());
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,
         events::onCircuitOpened);
@@ -80,7 +87,7 @@ final class Engine {
     this.heartbeat = new Heartbeat(store, storeClock, config.nodeId(), config.leaseDuration(), config.stallTimeout(),
         failures, events);
     Uploader uploader = new Uploader(guard, config.objectSink(), breaker, config.breakerDelay(), leases, failures,
-        events, clock);
+        events, clock, throttle);
     // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, config.tracing());
@@ -102,6 +109,19 @@ final class Engine {
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
     }
+  }
+
+  /** The uplink settings in force. */
+  Uplink uplink() {
+    return uplink;
+  }
+
+  /** Changes the lanes' shares and the cap at once (the next take, the next chunk of every stream). */
+  synchronized void uplink(Uplink changed) {
+    queue.settings(changed);
+    throttle.set(changed.bytesPerSecond(), changed.requestsPerSecond());
+    uplink = changed;
+    log.info("uplink now {}", changed);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.LedgerListener;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.Repackager;
 import dev.segmentledger.core.spi.StateStore;
@@ -26,7 +27,7 @@ import java.util.List;
  * {@code fullPlaylistInterval} the shortest time between two PUTs of a live full media playlist
  * (zero: every publication); {@code localRetention}, if not null, how long after its confirm (and its
  * derived rows') an original's local file is deleted; {@code lowDiskThreshold} the free bytes of the allowed root's file store below
- * which the disk is low (0: none); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
+ * which the disk is low (0: none); {@code uplink} how the node shares its uplink (lanes, cap; null: the defaults); {@code tracing} where spans go ({@link Tracing#NONE}: nowhere; any other is guarded, a failing tracer fails no upload). Only
  * {@link Engine} reads it: it gives each part of the engine the few
  * values that part uses, never the whole configuration.
  */
@@ -60,11 +61,13 @@ public record LedgerConfig(
     int liveWindowSegments,
     Duration fullPlaylistInterval,
     long lowDiskThreshold,
-    Duration localRetention) {
+    Duration localRetention,
+    Uplink uplink) {
 
   /** Guards the tracing: a tracer that throws costs a span, never an upload. */
   public LedgerConfig {
     tracing = GuardedTracing.of(tracing);
+    uplink = uplink == null ? Uplink.DEFAULT : uplink;
   }
 
   /** The settings a started ledger logs, in one line. */
@@ -75,7 +78,8 @@ public record LedgerConfig(
         + ", playlists " + (publishPlaylists ? "published (live window " + liveWindowSegments
             + " segments, full playlist every " + fullPlaylistInterval + ")" : "off")
         + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup)
-        + ", local retention of originals " + (localRetention == null ? "off" : localRetention);
+        + ", local retention of originals " + (localRetention == null ? "off" : localRetention)
+        + ", uplink " + uplink;
   }
 
   /** The time between two heartbeats of a ledger with this lease duration. */

@@ -1,15 +1,24 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
+import dev.segmentledger.core.Uplink;
+import dev.segmentledger.core.UplinkStats.LaneStats;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.Iterator;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The bounded queue between registration/sweeper and the workers. It limits pressure; it is not
@@ -17,14 +26,38 @@ import java.util.function.Consumer;
  *
  * <p>An offer never blocks. A row already queued or being processed is not queued twice: its
  * slot is held by its {@link InFlight} handle from the offer until the handle is released. A full
- * queue drops the offer and the caller counts saturation. Thread-safe.
+ * queue drops the offer and the caller counts saturation. One capacity for all lanes; each offer
+ * goes into the lane {@code laneOf} gives it, and each take comes from the lane the
+ * {@link LanePicker} picks (in arrival order within a lane). Thread-safe.
  */
 final class WorkQueue {
-  private final BlockingQueue<InFlight> queue;
+  private final int capacity;
+  private final Function<LedgerItem, Lane> laneOf;
+  private final Clock clock;
+  private final LanePicker picker;
+  private final List<ArrayDeque<Waiting>> lanes = new ArrayList<>();
+  private final long[] taken = new long[Lane.values().length];
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition notEmpty = lock.newCondition();
   private final Map<Long, InFlight> slots = new ConcurrentHashMap<>();
+  private int count;
 
+  private record Waiting(InFlight work, Instant since) {}
+
+  /** One lane, arrival order: the queue as it was before lanes. */
   WorkQueue(int capacity) {
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this(capacity, item -> Lane.LIVE, Clock.systemUTC(), Uplink.DEFAULT);
+  }
+
+  /** @param laneOf the lane a row's intent gives it (its axis, its broadcast's phase, a hint) */
+  WorkQueue(int capacity, Function<LedgerItem, Lane> laneOf, Clock clock, Uplink settings) {
+    this.capacity = capacity;
+    this.laneOf = laneOf;
+    this.clock = clock;
+    this.picker = new LanePicker(settings);
+    for (Lane ignored : Lane.values()) {
+      lanes.add(new ArrayDeque<>());
+    }
   }
 
   /**
@@ -38,11 +71,20 @@ final class WorkQueue {
     if (slots.putIfAbsent(item.rowId(), work) != null) {
       return Offer.DUPLICATE;
     }
-    if (!queue.offer(work)) {
-      work.release();
-      return Offer.SATURATED;
+    Lane intended = laneOf.apply(item); // may read the store: outside the lock
+    lock.lock();
+    try {
+      if (count < capacity) {
+        lanes.get(picker.queueOf(intended).ordinal()).addLast(new Waiting(work, clock.instant()));
+        count++;
+        notEmpty.signal();
+        return Offer.ACCEPTED;
+      }
+    } finally {
+      lock.unlock();
     }
-    return Offer.ACCEPTED;
+    work.release();
+    return Offer.SATURATED;
   }
 
   private void free(InFlight work) {
@@ -51,32 +93,111 @@ final class WorkQueue {
 
   /** The next work, waiting up to the timeout; {@code null} if none arrived. The taker must finish it. */
   InFlight poll(long timeout, TimeUnit unit) throws InterruptedException {
-    return queue.poll(timeout, unit);
+    long nanos = unit.toNanos(timeout);
+    lock.lockInterruptibly();
+    try {
+      while (count == 0) {
+        if (nanos <= 0) {
+          return null;
+        }
+        nanos = notEmpty.awaitNanos(nanos);
+      }
+      return take();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** The next work without waiting; {@code null} if the queue is empty. The taker must finish it. */
   InFlight poll() {
-    return queue.poll();
-  }
-
-  /**
-   * Hands {@code action} the queued work from the head (the longest waiting first), at most
-   * {@code max} of them, without taking it: a weakly consistent view, which may miss work offered
-   * or taken meanwhile, and work handed here may be taken by a worker at any time.
-   */
-  void forEachQueued(int max, Consumer<InFlight> action) {
-    Iterator<InFlight> queued = queue.iterator();
-    for (int i = 0; i < max && queued.hasNext(); i++) {
-      action.accept(queued.next());
+    lock.lock();
+    try {
+      return count == 0 ? null : take();
+    } finally {
+      lock.unlock();
     }
   }
 
+  private InFlight take() {
+    int[] waiting = new int[lanes.size()];
+    for (int i = 0; i < waiting.length; i++) {
+      waiting[i] = lanes.get(i).size();
+    }
+    Lane lane = picker.pick(waiting, waited(lanes.get(Lane.BACKFILL.ordinal()).peekFirst(), clock.instant()));
+    count--;
+    taken[lane.ordinal()]++;
+    return lanes.get(lane.ordinal()).pollFirst().work();
+  }
+
+  private static Duration waited(Waiting head, Instant now) {
+    return head == null || now.isBefore(head.since()) ? Duration.ZERO : Duration.between(head.since(), now);
+  }
+
+  /**
+   * Hands {@code action} the queued work, highest lane first and the longest waiting first within a
+   * lane, at most {@code max} of them, without taking it: a snapshot, which may miss work offered
+   * or taken meanwhile, and work handed here may be taken by a worker at any time.
+   */
+  void forEachQueued(int max, Consumer<InFlight> action) {
+    List<InFlight> snapshot = new ArrayList<>();
+    lock.lock();
+    try {
+      for (ArrayDeque<Waiting> lane : lanes) {
+        for (Waiting waiting : lane) {
+          if (snapshot.size() >= max) {
+            break;
+          }
+          snapshot.add(waiting.work());
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    snapshot.forEach(action);
+  }
+
+  /** Changes the lanes' settings for the next offers and takes (work already queued keeps its lane). */
+  void settings(Uplink settings) {
+    lock.lock();
+    try {
+      picker.settings(settings);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Per lane: the work waiting, how long its oldest has waited, the work taken since start. */
+  Map<Lane, LaneStats> laneStats() {
+    Map<Lane, LaneStats> stats = new EnumMap<>(Lane.class);
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      for (Lane lane : Lane.values()) {
+        ArrayDeque<Waiting> queued = lanes.get(lane.ordinal());
+        stats.put(lane, new LaneStats(queued.size(), waited(queued.peekFirst(), now), taken[lane.ordinal()]));
+      }
+    } finally {
+      lock.unlock();
+    }
+    return stats;
+  }
+
   int remainingCapacity() {
-    return queue.remainingCapacity();
+    lock.lock();
+    try {
+      return capacity - count;
+    } finally {
+      lock.unlock();
+    }
   }
 
   int size() {
-    return queue.size();
+    lock.lock();
+    try {
+      return count;
+    } finally {
+      lock.unlock();
+    }
   }
 
   int inFlight() {
