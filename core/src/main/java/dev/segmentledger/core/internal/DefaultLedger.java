@@ -107,6 +107,7 @@ public final class DefaultLedger implements ManualLedger {
     boolean ended = engine.store.endBroadcast(broadcastId, engine.clock.instant());
     if (ended) {
       engine.lanes.ended(broadcastId);
+      engine.queue.toBackfill(broadcastId);
       log.info("broadcast {} ended: no new registrations; unconfirmed rows are still recovered", broadcastId);
     }
     return ended;

@@ -156,6 +156,31 @@ final class WorkQueue {
     snapshot.forEach(action);
   }
 
+  /**
+   * Moves the queued work of {@code broadcastId} that is not backfill to the end of the backfill lane
+   * (the broadcast has just ended), unless lanes are off. Work offered later gets its lane as usual.
+   */
+  void toBackfill(String broadcastId) {
+    lock.lock();
+    try {
+      if (!picker.settings().lanes()) {
+        return;
+      }
+      ArrayDeque<Waiting> backfill = lanes.get(Lane.BACKFILL.ordinal());
+      for (Lane lane : List.of(Lane.LIVE, Lane.ORIGINAL)) {
+        lanes.get(lane.ordinal()).removeIf(waiting -> {
+          boolean moves = waiting.work().item().id().broadcastId().equals(broadcastId);
+          if (moves) {
+            backfill.addLast(waiting);
+          }
+          return moves;
+        });
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Changes the lanes' settings for the next offers and takes (work already queued keeps its lane). */
   void settings(Uplink settings) {
     lock.lock();

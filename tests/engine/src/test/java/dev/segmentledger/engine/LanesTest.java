@@ -39,6 +39,21 @@ class LanesTest {
     assertEquals(20, count(order.subList(0, 20), "old/"), "arrival order: " + order);
   }
 
+  @Test
+  void workQueuedForABroadcastThatEndsMovesToTheBackfillLane() {
+    LedgerFixture f = new LedgerFixture(temp);
+    try (ManualLedger ledger = f.manual()) {
+      for (int i = 0; i < 3; i++) {
+        ItemId id = ItemId.original("b1", "720p", i);
+        ledger.register(id, f.record(id));
+      }
+      assertEquals(3, ledger.uplinkStats().lanes().get(Lane.ORIGINAL).queued());
+      ledger.endBroadcast("b1");
+      assertEquals(0, ledger.uplinkStats().lanes().get(Lane.ORIGINAL).queued());
+      assertEquals(3, ledger.uplinkStats().lanes().get(Lane.BACKFILL).queued());
+    }
+  }
+
   /**
    * 20 originals of an ended broadcast found by a sweep, then 20 originals of a live broadcast and
    * 20 of a broadcast the recorder put in the live lane, registered; the keys in the order uploaded.
