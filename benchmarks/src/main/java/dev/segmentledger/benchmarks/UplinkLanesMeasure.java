@@ -93,15 +93,15 @@ final class UplinkLanesMeasure implements Measure {
 
   /** The figures of one run. */
   private record Run(double p99Millis, double p50Millis, double liveRate, double backfillRate, double maxWindowRate,
-      double tokenWaitSeconds) {
+      double tokenWaitSeconds, long failed, long saturated) {
     double backfillShare(long cap) {
       return backfillRate / (cap - liveRate);
     }
 
     String describe() {
       return String.format("playback p50 %.1f ms, p99 %.1f ms; live %.2f MiB/s; backfill %.2f MiB/s; max 10 s window"
-          + " %.2f MiB/s; token wait %.1f s", p50Millis, p99Millis, liveRate / MIB, backfillRate / MIB,
-          maxWindowRate / MIB, tokenWaitSeconds);
+          + " %.2f MiB/s; token wait %.1f s; failed attempts %d; saturated offers %d", p50Millis, p99Millis,
+          liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, tokenWaitSeconds, failed, saturated);
     }
   }
 
@@ -113,7 +113,19 @@ final class UplinkLanesMeasure implements Measure {
     CountDownLatch playback = new CountDownLatch(items);
     ConcurrentLinkedQueue<long[]> backfillConfirms = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<long[]> liveConfirms = new ConcurrentLinkedQueue<>();
+    java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong saturated = new java.util.concurrent.atomic.AtomicLong();
     LedgerListener listener = new LedgerListener() {
+      @Override
+      public void onFailed(LedgerItem item, dev.segmentledger.core.Reason reason, String detail, boolean terminal) {
+        failed.incrementAndGet();
+      }
+
+      @Override
+      public void onSaturated(LedgerItem item) {
+        saturated.incrementAndGet();
+      }
+
       @Override
       public void onConfirmed(LedgerItem item) {
         long now = System.nanoTime();
@@ -133,7 +145,7 @@ final class UplinkLanesMeasure implements Measure {
     List<long[]> sent = new ArrayList<>();
     try (BenchEnv.Database db = env.newDatabase(name(), 8);
         Ledger ledger = Ledger.builder().stateStore(db.store()).objectSink(new DiscardingSink()).allowedRoot(root)
-            .repackager(new FakeRepackager(Duration.ofSeconds(2)), env.newDir(name() + "-playback"))
+            .repackager(new FakeRepackager(Duration.ofSeconds(2)), root.resolve("playback-" + System.nanoTime()))
             .workers(4).uplink(uplink).listener(listener).build()) {
       for (int i = 0; i < backfill.size(); i++) {
         ledger.register(ItemId.original("backfill", "r0", i), backfill.get(i));
@@ -180,7 +192,8 @@ final class UplinkLanesMeasure implements Measure {
       double tokenWait = ledger.uplinkStats().tokenWait().toNanos() / 1e9;
       return new Run(LatencyMeasure.percentile(millis, 0.99), LatencyMeasure.percentile(millis, 0.50),
           bytesBetween(liveConfirms, liveStart, liveEnd) / seconds,
-          bytesBetween(backfillConfirms, liveStart, liveEnd) / seconds, maxWindowRate(sent), tokenWait);
+          bytesBetween(backfillConfirms, liveStart, liveEnd) / seconds, maxWindowRate(sent), tokenWait,
+          failed.get(), saturated.get());
     }
   }
 

@@ -111,6 +111,7 @@ public class SegmentLedgerAutoConfiguration {
     if (properties.getLocalRetention() != null) {
       builder.localRetention(properties.getLocalRetention());
     }
+    builder.uplink(properties.getUplink().toUplink());
     SegmentLedgerProperties.Repackager repackaging = properties.getRepackager();
     Repackager custom = repackager.getIfUnique();
     if (custom != null || repackaging.isEnabled()) {

@@ -26,8 +26,10 @@ import java.util.function.Function;
  *
  * <p>An offer never blocks. A row already queued or being processed is not queued twice: its
  * slot is held by its {@link InFlight} handle from the offer until the handle is released. A full
- * queue drops the offer and the caller counts saturation. One capacity for all lanes; each offer
- * goes into the lane {@code laneOf} gives it, and each take comes from the lane the
+ * queue drops the offer and the caller counts saturation. One capacity for all lanes, of which the
+ * lower lanes may not fill the last part: an original of a live broadcast is refused once the queue
+ * is 7/8 full, backfill once it is 3/4 full, so that a backlog never keeps live work out of the
+ * queue. Each offer goes into the lane {@code laneOf} gives it, and each take comes from the lane the
  * {@link LanePicker} picks (in arrival order within a lane). Thread-safe.
  */
 final class WorkQueue {
@@ -74,8 +76,9 @@ final class WorkQueue {
     Lane intended = laneOf.apply(item); // may read the store: outside the lock
     lock.lock();
     try {
-      if (count < capacity) {
-        lanes.get(picker.queueOf(intended).ordinal()).addLast(new Waiting(work, clock.instant()));
+      Lane lane = picker.queueOf(intended);
+      if (count < capacity - headroom(lane)) {
+        lanes.get(lane.ordinal()).addLast(new Waiting(work, clock.instant()));
         count++;
         notEmpty.signal();
         return Offer.ACCEPTED;
@@ -85,6 +88,15 @@ final class WorkQueue {
     }
     work.release();
     return Offer.SATURATED;
+  }
+
+  /** The part of the capacity kept for the lanes above {@code lane}. */
+  private int headroom(Lane lane) {
+    return switch (lane) {
+      case LIVE -> 0;
+      case ORIGINAL -> capacity / 8;
+      case BACKFILL -> capacity / 4;
+    };
   }
 
   private void free(InFlight work) {
@@ -207,10 +219,11 @@ final class WorkQueue {
     return stats;
   }
 
+  /** How many more items the queue takes now in every lane: the lowest lane's room. */
   int remainingCapacity() {
     lock.lock();
     try {
-      return capacity - count;
+      return Math.max(0, capacity - headroom(picker.queueOf(Lane.BACKFILL)) - count);
     } finally {
       lock.unlock();
     }
