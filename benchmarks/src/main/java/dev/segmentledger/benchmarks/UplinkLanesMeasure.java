@@ -93,7 +93,7 @@ final class UplinkLanesMeasure implements Measure {
 
   /** The figures of one run. */
   private record Run(double p99Millis, double p50Millis, double liveRate, double backfillRate, double maxWindowRate,
-      double tokenWaitSeconds, long failed, long saturated) {
+      double tokenWaitSeconds, long failed, long saturated, long bodyBytes, long confirmedBytes) {
     double backfillShare(long cap) {
       return backfillRate / (cap - liveRate);
     }
@@ -193,7 +193,9 @@ final class UplinkLanesMeasure implements Measure {
       return new Run(LatencyMeasure.percentile(millis, 0.99), LatencyMeasure.percentile(millis, 0.50),
           bytesBetween(liveConfirms, liveStart, liveEnd) / seconds,
           bytesBetween(backfillConfirms, liveStart, liveEnd) / seconds, maxWindowRate(sent), tokenWait,
-          failed.get(), saturated.get());
+          failed.get(), saturated.get(), ledger.uplinkStats().bodyBytes(),
+          bytesBetween(liveConfirms, Long.MIN_VALUE, Long.MAX_VALUE)
+              + bytesBetween(backfillConfirms, Long.MIN_VALUE, Long.MAX_VALUE));
     }
   }
 

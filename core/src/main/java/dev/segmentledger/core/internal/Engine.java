@@ -64,7 +64,7 @@ final class Engine {
     this.guard = new PathGuard(config.allowedRoot(), events::onAllowedRootReopened);
     this.uplink = config.uplink();
     this.lanes = new LaneOf(store, clock);
-    this.queue = new WorkQueue(config.queueCapacity(), lanes, clock, uplink);
+    this.queue = new WorkQueue(config.queueCapacity(), lanes, clock, uplink, config.workers());
     this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond());
     PlaybackProducer producer = new PlaybackProducer(store, config.repackager(), config.playbackRoot(), guard);
     this.breaker = new SinkBreaker(config.breakerFailures(), config.breakerDelay(), events::onCircuitStateChanged,

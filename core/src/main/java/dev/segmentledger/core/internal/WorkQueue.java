@@ -43,6 +43,9 @@ final class WorkQueue {
   private final Condition notEmpty = lock.newCondition();
   private final Map<Long, InFlight> slots = new ConcurrentHashMap<>();
   private int count;
+  /** Lower-lane work taken and not yet released: at most {@link #maxLowerBusy} at a time. */
+  private final java.util.Set<InFlight> lowerBusy = ConcurrentHashMap.newKeySet();
+  private final int maxLowerBusy;
 
   private record Waiting(InFlight work, Instant since) {}
 
@@ -53,6 +56,16 @@ final class WorkQueue {
 
   /** @param laneOf the lane a row's intent gives it (its axis, its broadcast's phase, a hint) */
   WorkQueue(int capacity, Function<LedgerItem, Lane> laneOf, Clock clock, Uplink settings) {
+    this(capacity, laneOf, clock, settings, 0);
+  }
+
+  /**
+   * @param workers the workers taking from this queue: with two or more (and lanes on), lower-lane
+   *     work occupies at most all but one of them, so live work never waits for a long upload to end;
+   *     0: no such limit (a manual ledger drains in the caller)
+   */
+  WorkQueue(int capacity, Function<LedgerItem, Lane> laneOf, Clock clock, Uplink settings, int workers) {
+    this.maxLowerBusy = workers >= 2 ? workers - 1 : Integer.MAX_VALUE;
     this.capacity = capacity;
     this.laneOf = laneOf;
     this.clock = clock;
@@ -101,6 +114,14 @@ final class WorkQueue {
 
   private void free(InFlight work) {
     slots.remove(work.item().rowId(), work);
+    if (lowerBusy.remove(work)) {
+      lock.lock();
+      try {
+        notEmpty.signalAll(); // lower-lane work waiting for a worker may be taken now
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   /** The next work, waiting up to the timeout; {@code null} if none arrived. The taker must finish it. */
@@ -108,13 +129,14 @@ final class WorkQueue {
     long nanos = unit.toNanos(timeout);
     lock.lockInterruptibly();
     try {
-      while (count == 0) {
+      InFlight work;
+      while ((work = take()) == null) {
         if (nanos <= 0) {
           return null;
         }
         nanos = notEmpty.awaitNanos(nanos);
       }
-      return take();
+      return work;
     } finally {
       lock.unlock();
     }
@@ -124,21 +146,33 @@ final class WorkQueue {
   InFlight poll() {
     lock.lock();
     try {
-      return count == 0 ? null : take();
+      return take();
     } finally {
       lock.unlock();
     }
   }
 
+  /** The next work the picker gives, under the lock; {@code null} if none may be taken now. */
   private InFlight take() {
+    if (count == 0) {
+      return null;
+    }
     int[] waiting = new int[lanes.size()];
+    boolean lowerMayGo = lowerBusy.size() < maxLowerBusy || !picker.settings().lanes();
     for (int i = 0; i < waiting.length; i++) {
-      waiting[i] = lanes.get(i).size();
+      waiting[i] = i == 0 || lowerMayGo ? lanes.get(i).size() : 0;
     }
     Lane lane = picker.pick(waiting, waited(lanes.get(Lane.BACKFILL.ordinal()).peekFirst(), clock.instant()));
+    if (lane == null) {
+      return null;
+    }
     count--;
     taken[lane.ordinal()]++;
-    return lanes.get(lane.ordinal()).pollFirst().work();
+    InFlight work = lanes.get(lane.ordinal()).pollFirst().work();
+    if (lane != Lane.LIVE && picker.settings().lanes()) {
+      lowerBusy.add(work);
+    }
+    return work;
   }
 
   private static Duration waited(Waiting head, Instant now) {
