@@ -43,7 +43,7 @@ final class WorkQueue {
   private final Condition notEmpty = lock.newCondition();
   private final Map<Long, InFlight> slots = new ConcurrentHashMap<>();
   private int count;
-  /** Lower-lane work taken and not yet released: at most {@link #maxLowerBusy} at a time. */
+  /** Backfill taken and not yet released: at most {@link #maxLowerBusy} at a time. */
   private final java.util.Set<InFlight> lowerBusy = ConcurrentHashMap.newKeySet();
   private final int maxLowerBusy;
 
@@ -60,8 +60,8 @@ final class WorkQueue {
   }
 
   /**
-   * @param workers the workers taking from this queue: with two or more (and lanes on), lower-lane
-   *     work occupies at most all but one of them, so live work never waits for a long upload to end;
+   * @param workers the workers taking from this queue: with two or more (and lanes on), backfill
+   *     occupies at most all but one of them, so live work never waits for a long upload to end;
    *     0: no such limit (a manual ledger drains in the caller)
    */
   WorkQueue(int capacity, Function<LedgerItem, Lane> laneOf, Clock clock, Uplink settings, int workers) {
@@ -160,7 +160,7 @@ final class WorkQueue {
     int[] waiting = new int[lanes.size()];
     boolean lowerMayGo = lowerBusy.size() < maxLowerBusy || !picker.settings().lanes();
     for (int i = 0; i < waiting.length; i++) {
-      waiting[i] = i == 0 || lowerMayGo ? lanes.get(i).size() : 0;
+      waiting[i] = i != Lane.BACKFILL.ordinal() || lowerMayGo ? lanes.get(i).size() : 0;
     }
     Lane lane = picker.pick(waiting, waited(lanes.get(Lane.BACKFILL.ordinal()).peekFirst(), clock.instant()));
     if (lane == null) {
@@ -169,7 +169,7 @@ final class WorkQueue {
     count--;
     taken[lane.ordinal()]++;
     InFlight work = lanes.get(lane.ordinal()).pollFirst().work();
-    if (lane != Lane.LIVE && picker.settings().lanes()) {
+    if (lane == Lane.BACKFILL && picker.settings().lanes()) {
       lowerBusy.add(work);
     }
     return work;

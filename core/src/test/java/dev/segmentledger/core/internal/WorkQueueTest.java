@@ -55,7 +55,7 @@ class WorkQueueTest {
   }
 
   @Test
-  void lowerLaneWorkLeavesOneWorkerForLiveWork() {
+  void backfillLeavesOneWorkerForLiveWork() {
     WorkQueue queue = new WorkQueue(16, item -> item.rowId() < 100 ? dev.segmentledger.core.Lane.BACKFILL
         : dev.segmentledger.core.Lane.LIVE, java.time.Clock.systemUTC(), dev.segmentledger.core.Uplink.DEFAULT, 3);
     for (int i = 0; i < 4; i++) {
