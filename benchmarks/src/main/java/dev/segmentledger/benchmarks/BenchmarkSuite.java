@@ -36,7 +36,7 @@ public final class BenchmarkSuite {
    * grows long ({@code long_broadcast}) and as broadcasts grow many ({@code many_broadcasts}).
    */
   static List<Measure> onDemand() {
-    return List.of(new LongBroadcastMeasure(), new ManyBroadcastsMeasure());
+    return List.of(new LongBroadcastMeasure(), new ManyBroadcastsMeasure(), new UplinkLanesMeasure());
   }
 
   public static void main(String[] args) throws Exception {

@@ -30,6 +30,46 @@ import java.util.Optional;
  */
 public interface Ledger extends AutoCloseable {
 
+  /**
+   * Registers one closed file as {@link #register(ItemId, Path)} does, in {@code lane} rather than the
+   * lane its axis and broadcast give it (see {@link Lane}): the recorder's intent, kept in this node's
+   * memory for the row (and the PLAYBACK and INIT rows made from it) while it is queued here. A row a
+   * sweep finds after a restart is in the lane its broadcast's hint ({@link #prioritize}) or its axis
+   * gives it. The default ignores the hint.
+   *
+   * @see #register(ItemId, Path) the exceptions
+   */
+  default Registration register(ItemId id, Path file, Lane lane) {
+    return register(id, file);
+  }
+
+  /**
+   * Puts every row of {@code broadcastId} in {@code lane} on this node from now on ({@code null}: the
+   * lanes its rows' axes and the broadcast's phase give them). A hint in this node's memory: a
+   * restarted node needs it again. The default does nothing.
+   */
+  default void prioritize(String broadcastId, Lane lane) {}
+
+  /**
+   * Changes how this node shares its uplink, at once: the lanes' shares for the next work taken, the
+   * bandwidth cap for the next bytes sent (streams in flight included).
+   *
+   * @throws UnsupportedOperationException by the default
+   */
+  default void uplink(Uplink uplink) {
+    throw new UnsupportedOperationException("this ledger does not share an uplink");
+  }
+
+  /** The uplink settings in force; the default: {@link Uplink#DEFAULT}. */
+  default Uplink uplink() {
+    return Uplink.DEFAULT;
+  }
+
+  /** A snapshot of the lanes and the cap; the default: settings only, nothing counted. */
+  default UplinkStats uplinkStats() {
+    return new UplinkStats(uplink(), java.util.Map.of(), 0, java.time.Duration.ZERO);
+  }
+
   /** A new builder with the defaults documented on each of its methods. */
   static LedgerBuilder builder() {
     return new LedgerBuilder();

@@ -48,6 +48,7 @@ public final class LedgerBuilder {
   String storageGroup;
   long lowDiskThreshold;
   Duration localRetention;
+  Uplink uplink = Uplink.DEFAULT;
   Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
   int maxErrorAttempts = DEFAULT_MAX_ERROR_ATTEMPTS;
   Tracing tracing = Tracing.NONE;
@@ -473,6 +474,16 @@ public final class LedgerBuilder {
    */
   public LedgerBuilder tracing(Tracing tracing) {
     this.tracing = Objects.requireNonNull(tracing, "tracing");
+    return this;
+  }
+
+  /**
+   * How this node shares its uplink: the priority lanes work is taken in ({@link Lane}) with their
+   * reserved shares, and the bandwidth cap over the request bodies it sends. Changeable at run time
+   * with {@link Ledger#uplink(Uplink)}. Default {@link Uplink#DEFAULT}: lanes, no cap.
+   */
+  public LedgerBuilder uplink(Uplink uplink) {
+    this.uplink = Objects.requireNonNull(uplink, "uplink");
     return this;
   }
 

@@ -48,6 +48,7 @@ public final class LedgerSettings {
   private final Duration fullPlaylistInterval;
   private final String storageGroup;
   private final Duration localRetention;
+  private final Uplink uplink;
   private final long lowDiskThreshold;
   private final Tracing tracing;
 
@@ -81,6 +82,7 @@ public final class LedgerSettings {
     this.fullPlaylistInterval = b.fullPlaylistInterval;
     this.storageGroup = b.storageGroup;
     this.localRetention = b.localRetention;
+    this.uplink = b.uplink;
     this.lowDiskThreshold = b.lowDiskThreshold;
     this.tracing = b.tracing;
     // A new setting: a field above, copied here, an accessor below, its line in toString.
@@ -299,6 +301,15 @@ public final class LedgerSettings {
   }
 
   /**
+   * How this node shares its uplink as built: lanes, reserved shares and bandwidth cap ({@link
+   * LedgerBuilder#uplink}; a running ledger's current one is {@link Ledger#uplink()}). Default:
+   * {@link Uplink#DEFAULT}.
+   */
+  public Uplink uplink() {
+    return uplink;
+  }
+
+  /**
    * Free bytes of the allowed root's file store below which the disk is low ({@link
    * LedgerBuilder#lowDiskThreshold}). Default 0: none.
    */
@@ -362,6 +373,7 @@ public final class LedgerSettings {
         + ", playlists " + (publishPlaylists ? "published (live window " + liveWindowSegments
             + " segments, full playlist every " + fullPlaylistInterval + ")" : "off")
         + ", storage group " + (storageGroup == null ? "none (shared storage)" : storageGroup)
-        + ", local retention of originals " + (localRetention == null ? "off" : localRetention);
+        + ", local retention of originals " + (localRetention == null ? "off" : localRetention)
+        + ", uplink " + uplink;
   }
 }

@@ -106,6 +106,7 @@ public class SegmentLedgerProperties implements InitializingBean {
   private final Repackager repackager = new Repackager();
   private final S3 s3 = new S3();
   private final Metrics metrics = new Metrics();
+  private final UplinkProperties uplink = new UplinkProperties();
   private final Health health = new Health();
   private final Endpoint endpoint = new Endpoint();
 
@@ -187,6 +188,7 @@ public class SegmentLedgerProperties implements InitializingBean {
     if (localRetention != null) {
       check(problems, "local-retention", () -> ledger.localRetention(localRetention));
     }
+    check(problems, "uplink", () -> ledger.uplink(uplink.toUplink()));
     return ledger;
   }
 
@@ -405,6 +407,10 @@ public class SegmentLedgerProperties implements InitializingBean {
 
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  public UplinkProperties getUplink() {
+    return uplink;
   }
 
   public Health getHealth() {
@@ -656,6 +662,67 @@ public class SegmentLedgerProperties implements InitializingBean {
 
     public void setPartSize(long partSize) {
       this.partSize = partSize;
+    }
+  }
+
+  /** How the node shares its uplink: lanes and bandwidth cap (see {@link dev.segmentledger.core.Uplink}). */
+  public static class UplinkProperties {
+    /** Whether work is taken by lane (live, originals, backfill); false: one queue in arrival order. */
+    private boolean lanes = true;
+    /** The share of the work taken reserved for originals of live broadcasts while they wait. */
+    private double originalShare = 0.2;
+    /** The share of the work taken reserved for backfill while it waits. */
+    private double backfillShare = 0.2;
+    /** The cap on request body bytes a second over the node; unset or 0: none. */
+    private DataSize bytesPerSecond;
+    /** The cap on request bodies (PUTs and parts) started a second; 0: none. */
+    private long requestsPerSecond;
+
+    /** These properties as the ledger's setting. */
+    public dev.segmentledger.core.Uplink toUplink() {
+      return dev.segmentledger.core.Uplink.builder().lanes(lanes).reservedShares(originalShare, backfillShare)
+          .bytesPerSecond(bytesPerSecond == null ? 0 : bytesPerSecond.toBytes())
+          .requestsPerSecond(requestsPerSecond).build();
+    }
+
+    public boolean isLanes() {
+      return lanes;
+    }
+
+    public void setLanes(boolean lanes) {
+      this.lanes = lanes;
+    }
+
+    public double getOriginalShare() {
+      return originalShare;
+    }
+
+    public void setOriginalShare(double originalShare) {
+      this.originalShare = originalShare;
+    }
+
+    public double getBackfillShare() {
+      return backfillShare;
+    }
+
+    public void setBackfillShare(double backfillShare) {
+      this.backfillShare = backfillShare;
+    }
+
+    public DataSize getBytesPerSecond() {
+      return bytesPerSecond;
+    }
+
+    public void setBytesPerSecond(DataSize bytesPerSecond) {
+      this.bytesPerSecond = bytesPerSecond;
+    }
+
+    public long getRequestsPerSecond() {
+      return requestsPerSecond;
+    }
+
+    public void setRequestsPerSecond(long requestsPerSecond) {
+      this.requestsPerSecond = requestsPerSecond;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.segmentledger.spring;
 
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
+import dev.segmentledger.micrometer.UplinkMetrics;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,6 +28,13 @@ public class SegmentLedgerRuntimeAutoConfiguration {
   @ConditionalOnMissingBean
   public LedgerBacklogMetrics segmentLedgerBacklogMetrics(Ledger ledger, SegmentLedgerProperties properties) {
     return LedgerBacklogMetrics.create(ledger, Clock.systemUTC(), properties.getMetrics().getBacklogRefreshInterval());
+  }
+
+  /** The lanes' and the bandwidth cap's meters; a {@code MeterBinder}. */
+  @Bean
+  @ConditionalOnMissingBean
+  public UplinkMetrics segmentLedgerUplinkMetrics(Ledger ledger) {
+    return UplinkMetrics.of(ledger);
   }
 
   /** Starts and stops the ledger with the application. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.jdbi.JdbiStateStore;
@@ -166,6 +167,19 @@ class SegmentLedgerAutoConfigurationTest {
     });
     assertThat(observed).contains("segment-ledger.register", "segment-ledger.upload", "segment-ledger.put",
         "segment-ledger.confirm");
+  }
+
+  @Test
+  void theUplinkPropertiesSetTheLanesAndTheCap() {
+    runner().withPropertyValues("segment-ledger.uplink.bytes-per-second=20MB", "segment-ledger.uplink.backfill-share=0.3",
+        "segment-ledger.uplink.requests-per-second=50").run(context -> {
+          Uplink uplink = context.getBean(Ledger.class).uplink();
+          assertThat(uplink.bytesPerSecond()).isEqualTo(20L * 1024 * 1024);
+          assertThat(uplink.requestsPerSecond()).isEqualTo(50);
+          assertThat(uplink.backfillShare()).isEqualTo(0.3);
+          assertThat(uplink.originalShare()).isEqualTo(0.2);
+          assertThat(uplink.lanes()).isTrue();
+        });
   }
 
   @Test

@@ -10,18 +10,26 @@ import java.io.InputStream;
  * The content of an attempt's upload as the sink sees it: the verified file, with every byte the
  * sink reads and every stored total it reports counted as the attempt's progress
  * ({@link Attempt#moved}, {@link Attempt#stored}), and each part it sends traced as a child of the
- * PUT's span. Thread-safe, as the file is.
+ * PUT's span; the bytes of a PUT's streams go through the node's {@link Throttle} as they are read.
+ * Thread-safe, as the file is.
  */
 final class AttemptContent implements UploadContent {
   private final UploadContent file;
   private final Attempt attempt;
   private final Span put;
+  private final Throttle throttle;
 
   /** @param put the span of the PUT, the parent of the parts' spans */
   AttemptContent(UploadContent file, Attempt attempt, Span put) {
+    this(file, attempt, put, null);
+  }
+
+  /** @param throttle the cap the streams' bytes go through (a PUT's body); {@code null}: none (a read to compare) */
+  AttemptContent(UploadContent file, Attempt attempt, Span put, Throttle throttle) {
     this.file = file;
     this.attempt = attempt;
     this.put = put;
+    this.throttle = throttle;
   }
 
   @Override
@@ -31,12 +39,18 @@ final class AttemptContent implements UploadContent {
 
   @Override
   public InputStream openStream() throws IOException {
-    return new Counting(file.openStream(), attempt);
+    if (throttle != null) {
+      throttle.request();
+    }
+    return new Counting(file.openStream(), attempt, throttle);
   }
 
   @Override
   public InputStream openRange(long offset, long length) throws IOException {
-    return new Counting(file.openRange(offset, length), attempt);
+    if (throttle != null) {
+      throttle.request();
+    }
+    return new Counting(file.openRange(offset, length), attempt, throttle);
   }
 
   @Override
@@ -50,20 +64,47 @@ final class AttemptContent implements UploadContent {
         .tag("bytes", String.valueOf(length));
   }
 
-  /** Counts what is read (and skipped: a part's stream skips to its range) as moved bytes. */
+  /**
+   * Counts what is read as moved bytes and, with a throttle, lets it go at the cap's rate: each read
+   * waits for the whole units it completes; the last bytes short of a unit are charged at close
+   * without waiting. (A part's stream was skipped to its range before: the skip is not sent.)
+   */
   private static final class Counting extends FilterInputStream {
     private final Attempt attempt;
+    private final Throttle throttle;
+    private long owed;
 
-    Counting(InputStream in, Attempt attempt) {
+    Counting(InputStream in, Attempt attempt, Throttle throttle) {
       super(in);
       this.attempt = attempt;
+      this.throttle = throttle;
+    }
+
+    private void charge(int n) throws IOException {
+      attempt.moved(n);
+      if (throttle != null) {
+        throttle.sent(n);
+        owed += n;
+        int units = (int) (owed / Throttle.UNIT);
+        owed -= (long) units * Throttle.UNIT;
+        throttle.units(units);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (throttle != null && owed > 0) {
+        owed = 0;
+        throttle.reserveUnit();
+      }
+      super.close();
     }
 
     @Override
     public int read() throws IOException {
       int b = in.read();
       if (b >= 0) {
-        attempt.moved(1);
+        charge(1);
       }
       return b;
     }
@@ -72,7 +113,7 @@ final class AttemptContent implements UploadContent {
     public int read(byte[] buffer, int offset, int length) throws IOException {
       int n = in.read(buffer, offset, length);
       if (n > 0) {
-        attempt.moved(n);
+        charge(n);
       }
       return n;
     }

@@ -4,6 +4,7 @@ import dev.segmentledger.core.BroadcastStatus;
 import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.core.LedgerStats;
@@ -15,6 +16,8 @@ import dev.segmentledger.core.ReconcileStep;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.Registration;
 import dev.segmentledger.core.SweepReport;
+import dev.segmentledger.core.Uplink;
+import dev.segmentledger.core.UplinkStats;
 import dev.segmentledger.core.query.Backlog;
 import dev.segmentledger.core.query.Page;
 import dev.segmentledger.core.query.RowQuery;
@@ -71,10 +74,41 @@ public final class DefaultLedger implements ManualLedger {
   }
 
   @Override
+  public Registration register(ItemId id, Path file, Lane lane) {
+    Objects.requireNonNull(id, "id");
+    engine.lanes.hintSegment(id.broadcastId(), id.rendition(), id.sequence(), Objects.requireNonNull(lane, "lane"));
+    return register(id, file);
+  }
+
+  @Override
+  public void prioritize(String broadcastId, Lane lane) {
+    Identifiers.requireValid("broadcastId", broadcastId);
+    engine.lanes.hintBroadcast(broadcastId, lane);
+  }
+
+  @Override
+  public void uplink(Uplink uplink) {
+    engine.uplink(Objects.requireNonNull(uplink, "uplink"));
+  }
+
+  @Override
+  public Uplink uplink() {
+    return engine.uplink();
+  }
+
+  @Override
+  public UplinkStats uplinkStats() {
+    return new UplinkStats(engine.uplink(), engine.queue.laneStats(), engine.throttle.bodyBytes(),
+        engine.throttle.tokenWait());
+  }
+
+  @Override
   public boolean endBroadcast(String broadcastId) {
     Identifiers.requireValid("broadcastId", broadcastId);
     boolean ended = engine.store.endBroadcast(broadcastId, engine.clock.instant());
     if (ended) {
+      engine.lanes.ended(broadcastId);
+      engine.queue.toBackfill(broadcastId);
       log.info("broadcast {} ended: no new registrations; unconfirmed rows are still recovered", broadcastId);
     }
     return ended;

@@ -4,6 +4,7 @@ import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.core.LedgerStats;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing;
 import java.io.IOException;
@@ -36,6 +37,9 @@ final class Engine {
   final PathGuard guard;
   final Events events;
   final WorkQueue queue;
+  final LaneOf lanes;
+  final Throttle throttle;
+  private volatile Uplink uplink;
   final SinkBreaker breaker;
   final StoreClock storeClock;
   final Leases leases;
@@ -62,7 +66,10 @@ final class Engine {
     Tracing tracing = GuardedTracing.of(settings.tracing()); // a tracer that throws costs a span, never an upload
     this.events = new Events(settings.listeners(), signals);
     this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
-    this.queue = new WorkQueue(settings.queueCapacity());
+    this.uplink = settings.uplink();
+    this.lanes = new LaneOf(store, clock);
+    this.queue = new WorkQueue(settings.queueCapacity(), lanes, clock, uplink, settings.workers());
+    this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond());
     PlaybackProducer producer = new PlaybackProducer(store, settings.repackager().orElse(null),
         settings.playbackRoot().orElse(null), guard);
     this.breaker = new SinkBreaker(settings.breakerFailures(), settings.breakerOpenDelay(),
@@ -85,7 +92,7 @@ final class Engine {
     this.heartbeat = new Heartbeat(store, storeClock, settings.nodeId(), settings.leaseDuration(),
         settings.heartbeatInterval(), settings.stallTimeout(), failures, events);
     Uploader uploader = new Uploader(guard, settings.objectSink(), breaker, settings.breakerOpenDelay(), leases,
-        failures, events, clock);
+        failures, events, clock, throttle);
     // The ledger's clock, as the heartbeat's idle times (StoreClock.ledgerInstant): an attempt's start on it too.
     ItemProcessor processor = new ItemProcessor(leases, abandoned, heartbeat, new IsolationGate(),
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, tracing);
@@ -109,6 +116,19 @@ final class Engine {
     if (playlistRounds != null) {
       signals.onPlaylistsChanged(playlistRounds::nudge);
     }
+  }
+
+  /** The uplink settings in force. */
+  Uplink uplink() {
+    return uplink;
+  }
+
+  /** Changes the lanes' shares and the cap at once (the next take, the next chunk of every stream). */
+  synchronized void uplink(Uplink changed) {
+    queue.settings(changed);
+    throttle.set(changed.bytesPerSecond(), changed.requestsPerSecond());
+    uplink = changed;
+    log.info("uplink now {}", changed);
   }
 
   /**

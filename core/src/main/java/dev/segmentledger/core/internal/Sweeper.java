@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The cursor moves forward every round and wraps to the start when a page comes back short,
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
- * starve newer work. Rows in backoff are not returned by the store at all. If the queue fills
- * mid-page, the cursor stops at the last accepted row so the rest of the page is read next round.
+ * starve newer work. Rows in backoff are not returned by the store at all. If the queue refuses a
+ * row mid-page, the rest of the page is still offered (the queue keeps room for higher lanes, so
+ * live work behind a backlog of a lower lane gets in), and the cursor stops before the first
+ * refused row so that it is read again next round.
  * A row the store cannot read takes its slot of the page and is skipped and reported once; an axis
  * whose page fails is skipped for this round; neither stops the round for other rows or axes.
  * At most once a minute (every round while full cutoff batches come back) a round first does the
@@ -122,12 +124,16 @@ final class Sweeper {
       page.unreadable().forEach(this::reportOnce);
       fullPage |= page.size() >= batchSize;
       long next = page.size() < batchSize ? 0L : page.lastRowId();
+      boolean refused = false;
       for (LedgerItem item : page.rows()) {
         Offer result = offer.apply(item, true);
         if (result == Offer.SATURATED) {
-          saturated++;
-          next = Math.max(cursor, item.rowId() - 1);
-          break;
+          if (!refused) {
+            saturated++;
+            next = Math.max(cursor, item.rowId() - 1);
+            refused = true;
+          }
+          continue; // a higher lane may still have room: live work behind a backlog is not left out
         }
         if (result == Offer.ACCEPTED) {
           accepted++;

@@ -34,10 +34,11 @@ final class Uploader {
   private final Failures failures;
   private final Events events;
   private final Clock clock;
+  private final Throttle throttle;
 
   /** @param breakerDelay the longest a row the breaker refused waits (the breaker's open delay) */
   Uploader(PathGuard guard, ObjectSink sink, SinkBreaker breaker, Duration breakerDelay, Leases leases,
-      Failures failures, Events events, Clock clock) {
+      Failures failures, Events events, Clock clock, Throttle throttle) {
     this.guard = guard;
     this.sink = sink;
     this.breaker = breaker;
@@ -46,6 +47,7 @@ final class Uploader {
     this.failures = failures;
     this.events = events;
     this.clock = clock;
+    this.throttle = throttle;
   }
 
   /**
@@ -85,7 +87,7 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put), mayExist);
+      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put, throttle), mayExist);
     } catch (FileRejectedException e) {
       put.tag("failure", e.reason().name());
       failures.record(item, e.reason(), e.getMessage(), attempt);

@@ -40,6 +40,37 @@ class WorkQueueTest {
     assertEquals(0, queue.inFlight());
   }
 
+  @Test
+  void aBacklogNeverFillsTheRoomKeptForLiveWork() {
+    WorkQueue queue = new WorkQueue(8, item -> item.rowId() < 100 ? dev.segmentledger.core.Lane.BACKFILL
+        : dev.segmentledger.core.Lane.LIVE, java.time.Clock.systemUTC(), dev.segmentledger.core.Uplink.DEFAULT);
+    for (int i = 0; i < 6; i++) {
+      assertEquals(Offer.ACCEPTED, queue.offer(item(i), true, null));
+    }
+    assertEquals(Offer.SATURATED, queue.offer(item(6), true, null), "backfill fills 3/4 of the queue at most");
+    assertEquals(Offer.ACCEPTED, queue.offer(item(100), false, null));
+    assertEquals(Offer.ACCEPTED, queue.offer(item(101), false, null));
+    assertEquals(Offer.SATURATED, queue.offer(item(102), false, null), "the queue is full");
+    assertEquals(100, queue.poll().item().rowId(), "live work first");
+  }
+
+  @Test
+  void backfillLeavesOneWorkerForLiveWork() {
+    WorkQueue queue = new WorkQueue(16, item -> item.rowId() < 100 ? dev.segmentledger.core.Lane.BACKFILL
+        : dev.segmentledger.core.Lane.LIVE, java.time.Clock.systemUTC(), dev.segmentledger.core.Uplink.DEFAULT, 3);
+    for (int i = 0; i < 4; i++) {
+      queue.offer(item(i), true, null);
+    }
+    InFlight first = queue.poll();
+    InFlight second = queue.poll();
+    assertEquals(null, queue.poll(), "two of three workers busy with backfill: the third waits for live work");
+    queue.offer(item(100), false, null);
+    assertEquals(100, queue.poll().item().rowId());
+    first.release();
+    assertEquals(2, queue.poll().item().rowId(), "a backfill upload ended: the next backfill may go");
+    second.release();
+  }
+
   private static LedgerItem item(long rowId) {
     Instant t = Instant.EPOCH;
     return new LedgerItem(rowId, ItemId.original("b", "r", rowId), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null, null);

@@ -8,6 +8,7 @@ import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.ManualLedger;
 import dev.segmentledger.core.Reason;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.RepackageException;
 import dev.segmentledger.core.spi.RepackagedFile;
 import dev.segmentledger.core.spi.Repackager;
@@ -58,8 +59,11 @@ class LongRepackageTest {
   }
 
   private ManualLedger node(String name) {
+    // One lane: node a uploads the original before it starts the init's long repackage, so that the
+    // only row node b could take is the init (with lanes the init goes first, and the original, waiting
+    // in node a's queue past its registration lease, is b's to take: not what this test is about).
     return f.builder().repackager(repackager, f.root.resolve("playback")).publishPlaylists(false).nodeId(name)
-        .leaseDuration(LEASE).stallTimeout(STALL).buildManual();
+        .leaseDuration(LEASE).stallTimeout(STALL).uplink(Uplink.builder().lanes(false).build()).buildManual();
   }
 
   private ManualLedger startOnA() throws InterruptedException {

@@ -1,0 +1,104 @@
+package dev.segmentledger.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How one node shares its uplink: the priority lanes' reserved shares and the bandwidth cap over
+ * the request bodies the ledger sends (every PUT body and every multipart part it hands the sink;
+ * not headers, nor what an SDK resends by itself). Immutable and thread-safe; set at build time with
+ * {@link LedgerBuilder#uplink} and at run time with {@link Ledger#uplink(Uplink)}.
+ *
+ * <p>The defaults: lanes on, 20% of the work taken reserved for {@link Lane#ORIGINAL} and 20% for
+ * {@link Lane#BACKFILL} while they have work waiting, backfill waiting longer than 30 s taken before
+ * originals of live broadcasts (never before {@link Lane#LIVE}), and no cap.
+ *
+ * @param lanes whether work is taken by lane; {@code false}: one queue in arrival order
+ * @param originalShare the share of the work taken reserved for {@link Lane#ORIGINAL} while it has work waiting
+ * @param backfillShare the share of the work taken reserved for {@link Lane#BACKFILL} while it has work waiting
+ * @param backfillAgingAfter how long backfill waits in the queue before it is taken ahead of originals
+ * @param bytesPerSecond the cap on request body bytes a second over the whole node; 0: none
+ * @param requestsPerSecond the cap on request bodies (PUTs and parts) started a second; 0: none
+ */
+public record Uplink(boolean lanes, double originalShare, double backfillShare, Duration backfillAgingAfter,
+    long bytesPerSecond, long requestsPerSecond) {
+
+  /** The defaults: lanes with 20% reserved per lower lane, no cap. */
+  public static final Uplink DEFAULT = builder().build();
+
+  public Uplink {
+    Objects.requireNonNull(backfillAgingAfter, "backfillAgingAfter");
+    if (!(originalShare >= 0 && backfillShare >= 0 && originalShare + backfillShare < 1)) {
+      throw new IllegalArgumentException("the reserved shares must be at least 0 and less than 1 in all, got "
+          + originalShare + " and " + backfillShare);
+    }
+    if (backfillAgingAfter.isNegative() || bytesPerSecond < 0 || requestsPerSecond < 0) {
+      throw new IllegalArgumentException("aging and caps must not be negative");
+    }
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    Builder builder = new Builder();
+    builder.lanes = lanes;
+    builder.originalShare = originalShare;
+    builder.backfillShare = backfillShare;
+    builder.backfillAgingAfter = backfillAgingAfter;
+    builder.bytesPerSecond = bytesPerSecond;
+    builder.requestsPerSecond = requestsPerSecond;
+    return builder;
+  }
+
+  /** Builds an {@link Uplink}; not thread-safe. */
+  public static final class Builder {
+    private boolean lanes = true;
+    private double originalShare = 0.2;
+    private double backfillShare = 0.2;
+    private Duration backfillAgingAfter = Duration.ofSeconds(30);
+    private long bytesPerSecond;
+    private long requestsPerSecond;
+
+    private Builder() {}
+
+    /** {@code false}: one queue in arrival order, as before lanes (default {@code true}). */
+    public Builder lanes(boolean lanes) {
+      this.lanes = lanes;
+      return this;
+    }
+
+    /** The reserved shares of {@link Lane#ORIGINAL} and {@link Lane#BACKFILL} (default 0.2 each). */
+    public Builder reservedShares(double original, double backfill) {
+      this.originalShare = original;
+      this.backfillShare = backfill;
+      return this;
+    }
+
+    /** How long backfill waits before it goes ahead of originals of live broadcasts (default 30 s). */
+    public Builder backfillAgingAfter(Duration after) {
+      this.backfillAgingAfter = after;
+      return this;
+    }
+
+    /** The cap on request body bytes a second; 0: none (the default). */
+    public Builder bytesPerSecond(long bytesPerSecond) {
+      this.bytesPerSecond = bytesPerSecond;
+      return this;
+    }
+
+    /** The cap on request bodies started a second; 0: none (the default). */
+    public Builder requestsPerSecond(long requestsPerSecond) {
+      this.requestsPerSecond = requestsPerSecond;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if a share, the aging or a cap is out of range */
+    public Uplink build() {
+      return new Uplink(lanes, originalShare, backfillShare, backfillAgingAfter, bytesPerSecond, requestsPerSecond);
+    }
+  }
+}

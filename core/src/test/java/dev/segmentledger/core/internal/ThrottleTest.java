@@ -1,0 +1,84 @@
+package dev.segmentledger.core.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bandwidth cap on real time: streams that always want more get the cap's rate and no more,
+ * and a change of the cap reaches the streams in flight. Four streams ask for 64 KiB chunks.
+ */
+class ThrottleTest {
+  private static final int CHUNK_UNITS = 64; // 64 KiB
+  private static final long MIB = 1024 * 1024;
+
+  @Test
+  void streamsThatWantMoreGetTheCapWithinFivePercentOverAWindow() throws Exception {
+    Throttle throttle = new Throttle(8 * MIB, 0);
+    long start = System.nanoTime();
+    List<Long> grants = run(throttle, 4, TimeUnit.SECONDS.toNanos(4), null);
+    double rate = bytesPerSecond(grants, start + TimeUnit.SECONDS.toNanos(1), start + TimeUnit.SECONDS.toNanos(4));
+    assertTrue(rate <= 8 * MIB * 1.05, "over the cap: " + rate);
+    assertTrue(rate >= 8 * MIB * 0.90, "far under the cap: " + rate);
+    assertEquals(grants.size() * CHUNK_UNITS * (long) Throttle.UNIT, throttle.bodyBytes());
+    assertTrue(throttle.tokenWait().toMillis() > 1_000, "the streams waited for tokens: " + throttle.tokenWait());
+  }
+
+  @Test
+  void aCapChangedAtRunTimeIsFollowedWithinTwoSeconds() throws Exception {
+    Throttle throttle = new Throttle(16 * MIB, 0);
+    long start = System.nanoTime();
+    long change = start + TimeUnit.SECONDS.toNanos(1);
+    List<Long> grants = run(throttle, 4, TimeUnit.SECONDS.toNanos(4), new long[] {change, 4 * MIB});
+    double before = bytesPerSecond(grants, start + TimeUnit.MILLISECONDS.toNanos(200), change);
+    double after = bytesPerSecond(grants, change + TimeUnit.SECONDS.toNanos(2), start + TimeUnit.SECONDS.toNanos(4));
+    assertTrue(before > 12 * MIB, "before the change: " + before);
+    assertTrue(after <= 4 * MIB * 1.05 && after >= 4 * MIB * 0.90, "2 s after the change: " + after);
+  }
+
+  @Test
+  void noCapLetsEverythingThroughAndStillCountsIt() throws Exception {
+    Throttle throttle = new Throttle(0, 0);
+    throttle.units(1_000_000);
+    throttle.request();
+    assertEquals(0, throttle.tokenWait().toSeconds());
+  }
+
+  /** Runs streams until {@code duration} has passed; {@code change}: at nanoTime [0] the cap becomes [1]. */
+  private static List<Long> run(Throttle throttle, int streams, long duration, long[] change) throws Exception {
+    ConcurrentLinkedQueue<Long> grants = new ConcurrentLinkedQueue<>();
+    long end = System.nanoTime() + duration;
+    AtomicLong changed = new AtomicLong();
+    List<Thread> threads = IntStream.range(0, streams).mapToObj(i -> new Thread(() -> {
+      try {
+        while (System.nanoTime() < end) {
+          if (change != null && System.nanoTime() >= change[0] && changed.compareAndSet(0, 1)) {
+            throttle.set(change[1], 0);
+          }
+          throttle.sent(CHUNK_UNITS * (long) Throttle.UNIT);
+          throttle.units(CHUNK_UNITS);
+          grants.add(System.nanoTime());
+        }
+      } catch (InterruptedIOException e) {
+        Thread.currentThread().interrupt();
+      }
+    })).toList();
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    return List.copyOf(grants);
+  }
+
+  private static double bytesPerSecond(List<Long> grants, long from, long to) {
+    long chunks = grants.stream().filter(t -> t >= from && t < to).count();
+    return chunks * CHUNK_UNITS * (double) Throttle.UNIT / ((to - from) / 1e9);
+  }
+}
