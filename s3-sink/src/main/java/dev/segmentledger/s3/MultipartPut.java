@@ -34,14 +34,17 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * <p>A failed attempt leaves its upload unfinished for the next attempt to continue, unless the
  * failure is permanent (a refusal the next attempt would meet too): then the upload is aborted,
  * with any abort failure suppressed on the original one. A part or completion answered {@code 404}
- * means the upload was aborted under us ({@link UploadVanished}). Thread-safe.
+ * means the upload was aborted under us ({@link UploadVanished}). With {@link Job#ifNoneMatch} the
+ * completion carries {@code If-None-Match: *}: a {@code 412} (an object is at the key) aborts the
+ * upload and is judged by the sink, a {@code 409} aborts it so that the next attempt starts again.
+ * Thread-safe.
  */
 final class MultipartPut {
   private static final Logger log = LoggerFactory.getLogger(S3ObjectSink.class);
 
   /** What one put uploads, and where. */
   record Job(String key, String objectKey, UploadContent content, PartLayout layout, ContentDigests digests,
-      Map<String, String> metadata, ObjectOptions options, boolean mayExist) {
+      Map<String, String> metadata, ObjectOptions options, boolean mayExist, boolean ifNoneMatch) {
     String owner() {
       return options.expectedBucketOwner().orElse(null);
     }
@@ -133,7 +136,7 @@ final class MultipartPut {
         parts.add(CompletedPart.builder().partNumber(i + 1).eTag(etags.get(i)).build());
       }
       client.completeMultipartUpload(b -> b.bucket(bucket).key(job.objectKey()).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(job.owner()));
+          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(job.owner()).ifNoneMatch(job.ifNoneMatch() ? "*" : null));
       return uploadId;
     } catch (IOException e) {
       throw new UncheckedIOException(e); // the part tasks throw none
@@ -143,7 +146,10 @@ final class MultipartPut {
       if (e instanceof S3Exception s3 && s3.statusCode() == 404 && !"NoSuchBucket".equals(S3Failures.errorCode(s3))) {
         throw new UploadVanished(uploadId, s3);
       }
-      if (S3Failures.classify("", bucket, job.objectKey(), e).failureKind() == SinkException.Kind.PERMANENT) {
+      // 409 on a conditional completion (a concurrent one won the race): this upload cannot be
+      // completed any more; abort it so that the next attempt starts again.
+      if (job.ifNoneMatch() && e instanceof S3Exception s3 && s3.statusCode() == 409
+          || S3Failures.classify("", bucket, job.objectKey(), e).failureKind() == SinkException.Kind.PERMANENT) {
         abortAfterPermanentFailure(job, uploadId, e);
       }
       throw e;

@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
@@ -98,11 +99,22 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * {@code Cache-Control}, server-side encryption (SSE-S3, SSE-KMS), storage class, tags and
  * expected bucket owner, for single and multipart uploads alike (see {@link ObjectOptions}).
  *
+ * <p><b>No silent overwrite</b> ({@link Builder#conditionalWrites}, off by default). With {@link
+ * ConditionalWrites#AUTO} or {@link ConditionalWrites#REQUIRED} the PUT of an item's object (any key
+ * {@link ObjectKeys#idOf} parses; playlists are rewritten and never conditional) carries {@code
+ * If-None-Match: *}, and so does the completion of its multipart upload where the server honours it
+ * there too. A {@code 412} is judged like the {@code mayExist} skip: the same size and checksum
+ * metadata confirm the object; anything else fails permanently with a message beginning {@value
+ * #CONFLICT}, the stored object untouched. A {@code 409} on a completion aborts the upload and fails
+ * retryably, so that the next attempt starts again.
+ *
  * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
  */
 public final class S3ObjectSink implements ObjectSink {
   /** The user-metadata name of the content checksum (sent as {@code x-amz-meta-segment-ledger-checksum}). */
   public static final String CHECKSUM_METADATA = "segment-ledger-checksum";
+  /** How the message of a conflict failure begins: another object is at an item's key and was kept. */
+  public static final String CONFLICT = "object conflict";
 
   static final long MIB = 1024 * 1024;
   /** The smallest part S3 accepts (but for the last): 5 MiB. */
@@ -127,6 +139,8 @@ public final class S3ObjectSink implements ObjectSink {
   private final Lanes lanes;
   private final UnfinishedUploads unfinished;
   private final MultipartPut multipart;
+  private final ConditionalWrites conditionalWrites;
+  private volatile ConditionalWriteProbe.Support detected;
 
   private S3ObjectSink(Builder builder) {
     this.client = Objects.requireNonNull(builder.client, "client");
@@ -137,6 +151,7 @@ public final class S3ObjectSink implements ObjectSink {
     this.objectOptions = builder.objectOptions;
     this.lanes = new Lanes(Lanes.helperPool("s3-sink-" + bucket), builder.partConcurrency);
     this.unfinished = new UnfinishedUploads(client, bucket, prefix, new Housekeeping());
+    this.conditionalWrites = builder.conditionalWrites;
     this.multipart = new MultipartPut(client, bucket, lanes, unfinished, this::head);
   }
 
@@ -169,15 +184,30 @@ public final class S3ObjectSink implements ObjectSink {
       }
     }
     Map<String, String> metadata = Map.of(CHECKSUM_METADATA, digests.checksum());
+    boolean ifNoneMatch = isImmutable(key) && conditionalWrites != ConditionalWrites.OFF
+        && (isMultipart ? support().complete() : support().put());
     try {
       if (isMultipart) {
-        multipart.put(new MultipartPut.Job(key, objectKey, content, layout, digests, metadata, options, mayExist));
+        multipart.put(new MultipartPut.Job(key, objectKey, content, layout, digests, metadata, options, mayExist,
+            ifNoneMatch));
       } else {
         client.putObject(b -> {
           options.applyTo(b);
           b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0)).metadata(metadata);
+          if (ifNoneMatch) {
+            b.ifNoneMatch("*");
+          }
         }, ContentRange.body(content, 0, size));
       }
+    } catch (S3Exception e) {
+      if (ifNoneMatch && e.statusCode() == 412) {
+        return existingAfterRefusal(key, size, digests.checksum(), e);
+      }
+      if (ifNoneMatch && isMultipart && e.statusCode() == 409) {
+        throw SinkException.retryable("conditional completion of s3://" + bucket + "/" + objectKey + " conflicted with"
+            + " a concurrent write (409); the upload was aborted and starts again", e);
+      }
+      throw S3Failures.classify(isMultipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     } catch (UploadVanished e) {
       throw SinkException.retryable("multipart PUT s3://" + bucket + "/" + objectKey + ": upload " + e.uploadId
           + " vanished (aborted by another process?): HTTP " + e.getCause().statusCode() + " "
@@ -186,6 +216,70 @@ public final class S3ObjectSink implements ObjectSink {
       throw S3Failures.classify(isMultipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     }
     return new StoredObjectInfo(key, size, digests.checksum());
+  }
+
+  /**
+   * Whether this sink sends {@code If-None-Match: *} with the PUT of an item's object: {@code false}
+   * for {@link ConditionalWrites#OFF}, else the probe's verdict. Completions of multipart uploads
+   * carry it only if the probe found them refused too ({@link #sendsConditionalCompletions()}). The
+   * probe runs once, on first use; a transient failure of it is thrown and it runs again next time.
+   *
+   * @throws SinkException retryable if the probe failed transiently; configuration if the setting
+   *     is {@link ConditionalWrites#REQUIRED} and the server does not refuse overwrites on both PUT
+   *     and completion, or if the probe was refused (for example {@code AccessDenied})
+   */
+  public boolean sendsConditionalWrites() {
+    return conditionalWrites != ConditionalWrites.OFF && support().put();
+  }
+
+  /** Whether completions of multipart uploads of items carry {@code If-None-Match: *}; see {@link #sendsConditionalWrites()}. */
+  public boolean sendsConditionalCompletions() {
+    return conditionalWrites != ConditionalWrites.OFF && support().complete();
+  }
+
+  private ConditionalWriteProbe.Support support() {
+    ConditionalWriteProbe.Support known = detected;
+    if (known == null) {
+      try {
+        known = ConditionalWriteProbe.probe(client, bucket, prefix);
+      } catch (SdkException e) {
+        throw S3Failures.classify("conditional-write probe", bucket, prefix + ConditionalWriteProbe.PROBE_PREFIX, e);
+      }
+      detected = known;
+    }
+    if (conditionalWrites == ConditionalWrites.REQUIRED && !(known.put() && known.complete())) {
+      throw SinkException.configuration("conditional writes are REQUIRED but s3://" + bucket + " does not refuse"
+          + " an overwrite with 412 (If-None-Match: * on PutObject: " + known.put() + ", on CompleteMultipartUpload: "
+          + known.complete() + ")", null);
+    }
+    return known;
+  }
+
+  /**
+   * Keys the ledger writes once (items: originals, segments, init segments) get conditional writes;
+   * any other key (playlists, which are rewritten) is written as before.
+   */
+  private static boolean isImmutable(String key) {
+    return ObjectKeys.idOf(key).isPresent();
+  }
+
+  /**
+   * A conditional write was refused ({@code 412}): an object is at the key. Judged as the {@code
+   * mayExist} skip judges: the same size and checksum metadata confirm it; anything else is a
+   * conflict, a permanent failure, and the object stays untouched.
+   */
+  private StoredObjectInfo existingAfterRefusal(String key, long size, String checksum, S3Exception refusal) {
+    Optional<StoredObjectInfo> existing = head(key);
+    if (existing.isPresent() && existing.get().sizeBytes() == size && checksum.equals(existing.get().checksum())) {
+      return existing.get();
+    }
+    if (existing.isEmpty()) {
+      throw SinkException.retryable("PUT s3://" + bucket + "/" + prefix + key + " was refused with 412 (an object"
+          + " was there) but the object is gone now", refusal);
+    }
+    throw SinkException.permanent(CONFLICT + ": a different object is stored at s3://" + bucket + "/" + prefix + key
+        + " (" + existing.get().sizeBytes() + " bytes, checksum " + existing.get().checksum() + "; this content "
+        + size + " bytes, " + checksum + "); it was left untouched", refusal);
   }
 
   /**
@@ -357,8 +451,20 @@ public final class S3ObjectSink implements ObjectSink {
     private long partSize = DEFAULT_PART_SIZE;
     private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
+    private ConditionalWrites conditionalWrites = ConditionalWrites.OFF;
 
     private Builder() {}
+
+    /**
+     * Whether the first PUT and every completion of an item's object carry {@code If-None-Match: *}
+     * (default {@link ConditionalWrites#OFF}, which keeps the {@code ObjectSink} contract's "a PUT
+     * replaces whatever is there"; {@link ConditionalWrites#AUTO} detects support once against the
+     * bucket). See {@link ConditionalWrites}.
+     */
+    public Builder conditionalWrites(ConditionalWrites mode) {
+      this.conditionalWrites = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
 
     /** The client to use (required). The sink never closes it. */
     public Builder client(S3Client client) {

@@ -1,0 +1,122 @@
+package dev.segmentledger.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.segmentledger.core.SinkException;
+import dev.segmentledger.core.StoredObjectInfo;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Conditional writes against any S3 endpoint: a subclass names the client, a fresh bucket, and what
+ * its server is known to do with {@code If-None-Match: *} ({@link #refusesOverwrites()}). Cases that
+ * need the header honoured run only where it is; the others prove the fallback.
+ */
+abstract class ConditionalWritesCases {
+  static final String KEY = "b1/1080p/original/0000000001.ts";
+  static final int MIB = 1024 * 1024;
+  protected String bucket;
+
+  /** The client of the server under test. */
+  protected abstract S3Client client();
+
+  /** A new, empty bucket. */
+  protected abstract String newBucket();
+
+  /** Whether the server refuses a PUT with {@code If-None-Match: *} of an existing key with 412. */
+  protected abstract boolean refusesOverwrites();
+
+  /** Whether it refuses a {@code CompleteMultipartUpload} with {@code If-None-Match: *} likewise. */
+  protected abstract boolean refusesOverwritingCompletions();
+
+  @BeforeEach
+  void freshBucket() {
+    bucket = newBucket();
+  }
+
+  private S3ObjectSink sink(ConditionalWrites mode) {
+    return S3ObjectSink.builder().client(client()).bucket(bucket).prefix("rec/").multipartThreshold(5 * MIB)
+        .partSize(5 * MIB).conditionalWrites(mode).build();
+  }
+
+  @Test
+  void autoDetectsWhatTheServerDoesAndLeavesNoProbeObject() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    assertEquals(refusesOverwrites(), sink.sendsConditionalWrites());
+    assertEquals(refusesOverwritingCompletions(), sink.sendsConditionalCompletions());
+    assertEquals(0, client().listObjectsV2(b -> b.bucket(bucket)).keyCount());
+    assertEquals(0, sink.listUnfinishedUploads("").size());
+  }
+
+  @Test
+  void offNeverProbes() {
+    assertFalse(sink(ConditionalWrites.OFF).sendsConditionalWrites());
+    assertEquals(0, client().listObjectsV2(b -> b.bucket(bucket)).keyCount());
+  }
+
+  @Test
+  void requiredFailsAsConfigurationWhereUnsupported() {
+    S3ObjectSink sink = sink(ConditionalWrites.REQUIRED);
+    if (refusesOverwrites() && refusesOverwritingCompletions()) {
+      assertTrue(sink.sendsConditionalWrites());
+    } else {
+      SinkException e = assertThrows(SinkException.class, () -> sink.put(KEY, TestContent.of(new byte[10]), false));
+      assertEquals(SinkException.Kind.CONFIGURATION, e.failureKind());
+      assertEquals(Optional.empty(), sink.head(KEY));
+    }
+  }
+
+  @Test
+  void aPutOnAKeyHoldingADifferentObjectIsAConflictAndLeavesItUntouched() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    StoredObjectInfo first = sink.put(KEY, TestContent.of(TestContent.randomBytes(1000, 1)), false);
+    if (!refusesOverwrites()) {
+      return; // the fallback overwrites, as before: proven by the contract's cases
+    }
+    for (boolean mayExist : new boolean[] {false, true}) {
+      SinkException e = assertThrows(SinkException.class,
+          () -> sink.put(KEY, TestContent.of(TestContent.randomBytes(1000, 2)), mayExist));
+      assertEquals(SinkException.Kind.PERMANENT, e.failureKind());
+      assertTrue(e.getMessage().startsWith(S3ObjectSink.CONFLICT), e.getMessage());
+      assertEquals(Optional.of(first), sink.head(KEY));
+    }
+  }
+
+  @Test
+  void aMultipartCompletionOnAKeyHoldingADifferentObjectIsAConflict() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    StoredObjectInfo first = sink.put(KEY, TestContent.of(TestContent.randomBytes(1000, 1)), false);
+    if (!refusesOverwritingCompletions()) {
+      return; // the fallback: as before
+    }
+    SinkException e = assertThrows(SinkException.class,
+        () -> sink.put(KEY, TestContent.of(TestContent.randomBytes(6 * MIB, 2)), false));
+    assertTrue(e.getMessage().startsWith(S3ObjectSink.CONFLICT), e.getMessage());
+    assertEquals(Optional.of(first), sink.head(KEY));
+    assertEquals(0, sink.listUnfinishedUploads("").size());
+  }
+
+  @Test
+  void anIdenticalObjectAtTheKeyIsConfirmedNotRewritten() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    byte[] data = TestContent.randomBytes(1000, 1);
+    StoredObjectInfo first = sink.put(KEY, TestContent.of(data), false);
+
+    assertEquals(first, sink.put(KEY, TestContent.of(data), false));
+    assertEquals(Optional.of(first), sink.head(KEY));
+  }
+
+  @Test
+  void playlistsAreRewrittenWithoutTheCondition() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    sink.put("b1/1080p/media.m3u8", TestContent.of(TestContent.randomBytes(100, 1)), true);
+    StoredObjectInfo second = sink.put("b1/1080p/media.m3u8", TestContent.of(TestContent.randomBytes(120, 2)), true);
+
+    assertEquals(Optional.of(second), sink.head("b1/1080p/media.m3u8"));
+  }
+}
