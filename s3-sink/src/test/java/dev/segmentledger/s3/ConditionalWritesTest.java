@@ -5,15 +5,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** {@link ConditionalWritesCases} on the suite's S3Proxy (2.9 by default, 3.x under {@code -Ps3proxy-3}). */
-class S3ProxyConditionalWritesTest extends ConditionalWritesCases {
-  private static S3ProxyServer server;
+/**
+ * {@link ConditionalWritesCases} on the suite's S3 server: S3Proxy (2.9 by default, 3.x under {@code
+ * -Ps3proxy-3}), or Ceph RGW under {@code -Prgw} ({@link S3TestServer}).
+ */
+class ConditionalWritesTest extends ConditionalWritesCases {
+  private static S3TestServer server;
   private static S3Client client;
 
   @BeforeAll
   static void start() throws Exception {
-    server = S3ProxyServer.start();
-    client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30));
+    server = S3TestServer.start();
+    client = server.clientTo(server.endpoint(), Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -32,13 +35,13 @@ class S3ProxyConditionalWritesTest extends ConditionalWritesCases {
     return server.createBucket(client);
   }
 
-  /** What the probe found (see docs/bucket.md): S3Proxy 2.9 and 3.3 both refuse a PUT with 412. */
+  /** What the probe found (see docs/bucket.md): S3Proxy 2.9 and 3.3, and RGW 16.2, all refuse a PUT with 412. */
   @Override
   protected boolean refusesOverwrites() {
     return true;
   }
 
-  /** Both ignore the header on CompleteMultipartUpload and overwrite: the probe must say so. */
+  /** All three ignore the header on CompleteMultipartUpload and overwrite: the probe must say so. */
   @Override
   protected boolean refusesOverwritingCompletions() {
     return false;
