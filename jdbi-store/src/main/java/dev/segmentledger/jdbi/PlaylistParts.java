@@ -7,14 +7,15 @@ import static dev.segmentledger.jdbi.Sql.TABLE;
 import dev.segmentledger.core.spi.PlaylistPart;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * The sealed parts of media playlists (table {@code segment_ledger_playlist_part}, migration V12):
- * {@link Playlists#parts}, {@link Playlists#partSummaries} and {@link Playlists#sealPart}, and the
- * deletes the other parts of the store make in their own transactions: a re-open removes the part
- * covering its PLAYBACK row ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it
+ * {@link Playlists#parts}, {@link Playlists#partSummaries}, {@link Playlists#sealedSummary} and
+ * {@link Playlists#sealPart}, and the deletes the other parts of the store make in their own
+ * transactions: a re-open removes the part covering its PLAYBACK row and the later ones ({@link #UNSEAL_REOPENED}), the purge the parts of a broadcast it
  * emptied ({@link #deleteOf}).
  * Stateless over its {@link Jdbi}; thread-safe.
  *
@@ -36,6 +37,14 @@ final class PlaylistParts {
   static final String READ_SUMMARIES = "SELECT " + SUMMARY_COLUMNS + " FROM " + PLAYLIST_PARTS
       + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence";
 
+  /**
+   * The rendition's last part with the running totals of its chain (V16): one row, the first of a
+   * backward range of the primary key. Binds broadcastId, rendition.
+   */
+  static final String READ_LAST_TOTALS = "SELECT chain_first_sequence, next_sequence, total_entries,"
+      + " total_discontinuities, total_target_seconds, total_peak_bandwidth FROM " + PLAYLIST_PARTS
+      + " WHERE broadcast_id = :broadcastId AND rendition = :rendition ORDER BY first_sequence DESC LIMIT 1";
+
   private static final String SEAL = Sql.load("playlist-seal-part.sql");
 
   /** Locks the record of the part's playlist, if it has one, for the rest of the seal's transaction. */
@@ -43,13 +52,14 @@ final class PlaylistParts {
       + " WHERE broadcast_id = :broadcastId AND rendition = :rendition FOR UPDATE";
 
   /**
-   * Deletes the part covering the row {@code :id} if it is a PLAYBACK row (at most one: parts of a
-   * rendition never overlap), through the parts' key. Run by a re-open, in its transaction, after the
-   * statement that re-opened the row and incremented its playlist.
+   * Deletes, if the row {@code :id} is a PLAYBACK row, the part covering it and every later part of
+   * its rendition (their running totals count it), through the parts' key: the rendition's parts
+   * stay a chain from its first part. Run by a re-open, in its transaction, after the statement that
+   * re-opened the row and incremented its playlist.
    */
   static final String UNSEAL_REOPENED = "DELETE FROM " + PLAYLIST_PARTS + " p USING " + TABLE + " i"
       + " WHERE i.id = :id AND i.axis = 'PLAYBACK' AND p.broadcast_id = i.broadcast_id"
-      + " AND p.rendition = i.rendition AND p.first_sequence <= i.sequence AND p.next_sequence > i.sequence";
+      + " AND p.rendition = i.rendition AND p.next_sequence > i.sequence";
 
   private final Jdbi jdbi;
 
@@ -69,6 +79,20 @@ final class PlaylistParts {
             rs.getInt("discontinuities"), rs.getInt("target_seconds"), rs.getLong("peak_bandwidth"),
             withText ? rs.getString("text") : ""))
         .list());
+  }
+
+  /** The chain's summary from the last part's running totals ({@link #READ_LAST_TOTALS}); empty without parts. */
+  Optional<PlaylistPart> summary(String broadcastId, String rendition) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(rendition, "rendition");
+    return jdbi.withHandle(handle -> handle.createQuery(READ_LAST_TOTALS)
+        .bind("broadcastId", broadcastId)
+        .bind("rendition", rendition)
+        .map((rs, ctx) -> new PlaylistPart(broadcastId, rendition, rs.getLong("chain_first_sequence"),
+            rs.getLong("next_sequence"), Math.toIntExact(rs.getLong("total_entries")),
+            Math.toIntExact(rs.getLong("total_discontinuities")), rs.getInt("total_target_seconds"),
+            rs.getLong("total_peak_bandwidth"), ""))
+        .findOne());
   }
 
   /**

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.Update;
@@ -281,6 +282,15 @@ final class Playlists implements PlaylistStore {
   @Override
   public List<PlaylistPart> partSummaries(String broadcastId, String rendition) {
     return parts.parts(broadcastId, rendition, false);
+  }
+
+  /**
+   * {@inheritDoc} One row: the rendition's last part, read backward through the parts' primary key,
+   * with the running totals its seal stored (V16).
+   */
+  @Override
+  public Optional<PlaylistPart> sealedSummary(String broadcastId, String rendition) {
+    return parts.summary(broadcastId, rendition);
   }
 
   /**

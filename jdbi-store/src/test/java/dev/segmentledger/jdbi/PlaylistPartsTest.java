@@ -78,9 +78,9 @@ class PlaylistPartsTest {
 
     assertFalse(store.playlists().sealPart(part("b1", 0, 4)), "row 2 is open: the part would list it as it was");
     assertTrue(store.playlists().sealPart(part("b1", 0, 2)));
-    assertTrue(store.playlists().sealPart(part("b1", 6, 8)));
-    assertFalse(store.playlists().sealPart(part("b1", 3, 7)), "overlaps the part from 6");
-    assertEquals(List.of(part("b1", 0, 2), part("b1", 6, 8)), store.playlists().parts("b1", "720p"));
+    assertFalse(store.playlists().sealPart(part("b1", 6, 8)), "after a hole: the parts stay a chain");
+    assertFalse(store.playlists().sealPart(part("b1", 1, 3)), "overlaps the part from 0");
+    assertEquals(List.of(part("b1", 0, 2)), store.playlists().parts("b1", "720p"));
   }
 
   /**
@@ -97,8 +97,9 @@ class PlaylistPartsTest {
       statement.execute("SELECT 1 FROM segment_ledger_playlist WHERE broadcast_id = 'b1' AND rendition = '720p'"
           + " FOR UPDATE");
       statement.execute("INSERT INTO segment_ledger_playlist_part (broadcast_id, rendition, first_sequence,"
-          + " next_sequence, entries, discontinuities, target_seconds, peak_bandwidth, text)"
-          + " VALUES ('b1', '720p', 0, 2, 2, 0, 2, 0, 'x')");
+          + " next_sequence, entries, discontinuities, target_seconds, peak_bandwidth, text, chain_first_sequence,"
+          + " total_entries, total_discontinuities, total_target_seconds, total_peak_bandwidth)"
+          + " VALUES ('b1', '720p', 0, 2, 2, 0, 2, 0, 'x', 0, 2, 0, 2, 0)");
       Future<Boolean> reopen = thread.submit(() ->
           store.reopen(row.rowId(), ItemState.CONFIRMED, Reason.REOPENED, "fixed", T0));
       ServerSessions.await(PG.dataSource(), "wait_event_type = 'Lock' AND query LIKE 'WITH changed AS (UPDATE%'",

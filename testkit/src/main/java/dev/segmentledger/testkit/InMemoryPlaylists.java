@@ -65,7 +65,9 @@ final class InMemoryPlaylists implements PlaylistStore {
       TreeMap<Long, PlaylistPart> of = partsOf(id.broadcastId(), id.rendition(), false);
       Map.Entry<Long, PlaylistPart> covering = of == null ? null : of.floorEntry(id.sequence());
       if (covering != null && covering.getValue().nextSequence() > id.sequence()) {
-        of.remove(covering.getKey());
+        of.tailMap(covering.getKey(), true).clear(); // it and every later part
+      } else if (of != null) {
+        of.tailMap(id.sequence(), false).clear();
       }
     }
     rowChanged(id, at);
@@ -297,11 +299,8 @@ final class InMemoryPlaylists implements PlaylistStore {
         return false;
       }
       TreeMap<Long, PlaylistPart> of = partsOf(part.broadcastId(), part.rendition(), true);
-      Map.Entry<Long, PlaylistPart> before = of.floorEntry(part.firstSequence());
-      Map.Entry<Long, PlaylistPart> after = of.higherEntry(part.firstSequence());
-      if ((before != null && before.getValue().nextSequence() > part.firstSequence())
-          || (after != null && after.getKey() < part.nextSequence())) {
-        return false;
+      if (!of.isEmpty() && of.lastEntry().getValue().nextSequence() != part.firstSequence()) {
+        return false; // only at the end of the chain
       }
       of.put(part.firstSequence(), part);
       return true;

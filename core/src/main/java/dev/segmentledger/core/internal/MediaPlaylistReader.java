@@ -15,12 +15,13 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * Reads what one publication of a media playlist needs: the playlist's sealed parts, as summaries
- * without text ({@link PlaylistStore#partSummaries}) unless the full playlist is to be rendered
- * ({@link PlaylistStore#parts}), then its PLAYBACK rows after the last part in keyset pages
- * ({@link StateStore#findSegments}), only until the prefix of listed entries stops. Never reads
- * every row of the broadcast, but the part list grows with it: one record per
- * {@link PlaylistTexts#PART_ENTRIES} entries (about 3 to 6 KB of text each when read with text).
+ * Reads what one publication of a media playlist needs: the playlist's sealed parts, as one summary
+ * of them all without text ({@link PlaylistStore#sealedSummary}: one stored part) unless the full
+ * playlist is to be rendered ({@link PlaylistStore#parts}, one record per
+ * {@link PlaylistTexts#PART_ENTRIES} entries, about 3 to 6 KB of text each), then its PLAYBACK rows
+ * after the last part in keyset pages ({@link StateStore#findSegments}), only until the prefix of
+ * listed entries stops. Never reads every row of the broadcast, and a live-only read reads the same
+ * number of parts whatever its length.
  * While rows settle in sequence order, the rows read are those of the live window, the block being
  * filled, the one waiting to be sealed and a page, whatever the broadcast's length; a row that
  * stays unconfirmed (or, while live, a sequence hole) keeps its block and those after it unsealed,
@@ -99,7 +100,7 @@ final class MediaPlaylistReader {
    *
    * @param floor the most entries ever published: it lists at least that many
    * @param withTexts read the parts with their text ({@link PlaylistStore#parts}), so that the full
-   *     playlist can be rendered; otherwise their summaries ({@link PlaylistStore#partSummaries}),
+   *     playlist can be rendered; otherwise their summary ({@link PlaylistStore#sealedSummary}),
    *     unless the live window reaches back into the parts (then the read is made again with texts)
    */
   Media read(String broadcastId, String rendition, int floor, Completion completion, boolean withTexts) {
@@ -115,7 +116,7 @@ final class MediaPlaylistReader {
     int listed = 0;
     PlaylistStore playlists = store.playlists();
     for (PlaylistPart part : withTexts ? playlists.parts(broadcastId, rendition)
-        : playlists.partSummaries(broadcastId, rendition)) {
+        : playlists.sealedSummary(broadcastId, rendition).stream().toList()) {
       if (part.firstSequence() != next) {
         break;
       }

@@ -33,8 +33,8 @@ import java.util.List;
  *       is missing or different, and recorded as a full publication. The full text is rendered
  *       and hashed only when it may be PUT: when it is due by the record (a reconciler's repair
  *       makes it due: {@link dev.segmentledger.core.spi.PlaylistStore#requestPublication}) or the
- *       broadcast has ended. A live-only publication reads the parts' summaries
- *       ({@link dev.segmentledger.core.spi.PlaylistStore#partSummaries}), not their text, once;
+ *       broadcast has ended. A live-only publication reads one summary of the parts
+ *       ({@link dev.segmentledger.core.spi.PlaylistStore#sealedSummary}), not their text, once;
  *   <li>the multivariant playlist: {@code master.m3u8} and {@code live.m3u8}, listing each
  *       rendition whose media playlist was ever published with entries, or whose INIT is confirmed,
  *       with its media playlist's recorded peak bandwidth (a re-opened INIT, being uploaded again,

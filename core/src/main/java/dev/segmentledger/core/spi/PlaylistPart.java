@@ -11,8 +11,9 @@ import java.util.Objects;
  * to {@code nextSequence} (exclusive) of one rendition, rendered exactly as the full media playlist
  * lists them ({@code text}: one or more lines per entry, each ending in {@code \n}, without the
  * playlist's header or end tag). It is sealed only from settled rows (CONFIRMED, REJECTED or
- * EXCLUDED), which change again only when re-opened: a re-open of a row removes every part that
- * covers it, in the re-open's own transaction, and the next publication reads those rows again.
+ * EXCLUDED), which change again only when re-opened: a re-open of a row removes the part that
+ * covers it and every later part of its rendition, in the re-open's own transaction, and the next
+ * publication reads those rows again.
  * Parts of one rendition never overlap and follow each other without holes between them
  * ({@code nextSequence} of one is {@code firstSequence} of the next), the first beginning at the
  * rendition's first registered sequence.

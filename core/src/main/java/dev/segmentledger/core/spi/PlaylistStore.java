@@ -2,6 +2,7 @@ package dev.segmentledger.core.spi;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The playlist publication part of a {@link StateStore} ({@link StateStore#playlists()}): one
@@ -17,7 +18,8 @@ import java.util.List;
  *   <li>such a change of an INIT row also increments the broadcast's multivariant playlist, creating
  *       it if absent (a PLAYBACK row changes the multivariant playlist only through its rendition's
  *       peak bandwidth: {@link #raisePeakBandwidth});
- *   <li>a re-open of a PLAYBACK row also removes the {@linkplain #parts parts} that cover it;
+ *   <li>a re-open of a PLAYBACK row also removes the {@linkplain #parts part} that covers it and every
+ *       later part of its rendition (their {@linkplain #sealedSummary running totals} would count it);
  *   <li>any of those changes to a row (any axis) of an ended broadcast, and {@link
  *       StateStore#endBroadcast} itself, increment every existing playlist of the broadcast (its
  *       completion changes them all).
@@ -107,7 +109,45 @@ public interface PlaylistStore {
   }
 
   /**
-   * Stores {@code part} unless a part of its playlist already overlaps it, or the rows it covers
+   * The rendition's sealed parts summed up in one summary without text: a {@link PlaylistPart}
+   * from the first part's {@code firstSequence} to the last part's {@code nextSequence} whose
+   * {@code entries} and {@code discontinuities} are the parts' sums, {@code targetSeconds} and
+   * {@code peakBandwidth} their maxima, and {@code text} empty; empty if the rendition has no part.
+   * Read by a live-only publication instead of {@link #partSummaries}. A store keeps a rendition's
+   * parts following each other from its first part without a hole ({@link #sealPart} appends only at
+   * the end; a re-open removes the later parts), so the summary lists what the parts list. A store on
+   * a database keeps running totals on each part and reads only the last part, through the parts'
+   * index, whatever the number of parts. The default sums {@link #partSummaries}, up to a hole.
+   */
+  default Optional<PlaylistPart> sealedSummary(String broadcastId, String rendition) {
+    List<PlaylistPart> summaries = partSummaries(broadcastId, rendition);
+    if (summaries.isEmpty()) {
+      return Optional.empty();
+    }
+    PlaylistPart first = summaries.get(0);
+    long next = first.firstSequence();
+    int entries = 0;
+    int discontinuities = 0;
+    int target = 1;
+    long peak = 0;
+    for (PlaylistPart part : summaries) {
+      if (part.firstSequence() != next) {
+        break;
+      }
+      next = part.nextSequence();
+      entries += part.entries();
+      discontinuities += part.discontinuities();
+      target = Math.max(target, part.targetSeconds());
+      peak = Math.max(peak, part.peakBandwidth());
+    }
+    return Optional.of(new PlaylistPart(broadcastId, rendition, first.firstSequence(), next, entries,
+        discontinuities, target, peak, ""));
+  }
+
+  /**
+   * Stores {@code part} at the end of its rendition's parts: unless the rendition has no part yet,
+   * only if its last part ends at {@code part.firstSequence()} (a part after a hole, an overlapping
+   * or an equal part is refused); and unless the rows it covers
    * are no longer as the part lists them: a covered PLAYBACK row is open, or the covered CONFIRMED
    * PLAYBACK rows are not exactly {@code part.entries() - part.gaps()} (a row the publisher read
    * was re-opened and settled otherwise before the seal). Idempotent (a part is a pure function of

@@ -39,6 +39,7 @@ class MediaPlaylistReaderTest {
     PlaylistStore playlists = (PlaylistStore) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {PlaylistStore.class}, (proxy, method, args) -> switch (method.getName()) {
           case "parts" -> List.copyOf(parts.values());
+          case "sealedSummary" -> parts.isEmpty() ? Optional.empty() : Optional.of(summary());
           default -> throw new UnsupportedOperationException(method.getName());
         });
     return (StateStore) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StateStore.class},
@@ -54,6 +55,16 @@ class MediaPlaylistReaderTest {
           }
           default -> throw new UnsupportedOperationException(method.getName());
         });
+  }
+
+  /** The parts summed up as a store keeps them: what {@link PlaylistStore#sealedSummary} returns. */
+  private PlaylistPart summary() {
+    PlaylistPart first = parts.firstEntry().getValue();
+    return new PlaylistPart("b1", "720p", first.firstSequence(), parts.lastEntry().getValue().nextSequence(),
+        parts.values().stream().mapToInt(PlaylistPart::entries).sum(),
+        parts.values().stream().mapToInt(PlaylistPart::discontinuities).sum(),
+        parts.values().stream().mapToInt(PlaylistPart::targetSeconds).max().orElse(1),
+        parts.values().stream().mapToLong(PlaylistPart::peakBandwidth).max().orElse(0), "");
   }
 
   private static LedgerItem row(ItemId id, ItemState state, Duration duration, Instant recordedAt) {
@@ -114,6 +125,26 @@ class MediaPlaylistReaderTest {
     assertTrue(expected.contains("#EXT-X-DISCONTINUITY\n"), expected.substring(expected.length() - 600));
     assertTrue(expected.endsWith("#EXT-X-ENDLIST\n"));
     assertEquals(expected, publish(reader, floor, true).full().text(), "after sealing what completion allowed");
+  }
+
+  @Test
+  void aLiveOnlyReadReadsOneSummaryOfThePartsAndGivesTheSameWindowAsAReadWithTexts() {
+    rows.add(row(ItemId.init("b1", "720p"), ItemState.CONFIRMED, null, null));
+    MediaPlaylistReader reader = new MediaPlaylistReader(store, 6);
+    int floor = 0;
+    for (long end = 10; end <= 460; end += 10) {
+      segments(end - 10, end);
+      floor = Math.max(floor, publish(reader, floor, false).full().entries());
+      // "partSummaries" is not answered by the stub store: the live-only read must not ask for it.
+      MediaPlaylistReader.Media live = reader.read("b1", "720p", floor, MediaPlaylistReader.Completion.known(false),
+          false);
+      MediaPlaylistReader.Media full = reader.read("b1", "720p", floor, false);
+      assertEquals(full.live().text().text(), live.live().text().text(), "at " + end + " segments");
+      assertEquals(full.entries(), live.entries());
+      assertEquals(full.peakBandwidth(), live.peakBandwidth());
+      assertEquals(full.target(), live.target());
+    }
+    assertEquals(4, parts.size());
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.segmentledger.core.spi.PlaylistStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -308,8 +309,8 @@ abstract class LongBroadcastsGroup extends ContractGroup {
     for (long sequence = 0; sequence < 5; sequence++) {
       confirmed(ItemId.playback("b1", "1080p", sequence), T0);
     }
-    assertTrue(playlists().sealPart(part("720p", 10, 20)));
     assertTrue(playlists().sealPart(part("720p", 0, 10)));
+    assertTrue(playlists().sealPart(part("720p", 10, 20)));
     assertTrue(playlists().sealPart(part("1080p", 0, 5)));
     PlaylistPart withHoles = new PlaylistPart("b1", "720p", 20, 30, 8, 1, 4, 0,
         "#EXT-X-DISCONTINUITY\n#EXTINF:3.500,\n720p/22.m4s\n");
@@ -331,8 +332,8 @@ abstract class LongBroadcastsGroup extends ContractGroup {
     for (long sequence = 0; sequence < 28; sequence++) {
       confirmed(ItemId.playback("b1", "720p", sequence), T0);
     }
-    assertTrue(playlists().sealPart(part("720p", 10, 20)));
     assertTrue(playlists().sealPart(part("720p", 0, 10)));
+    assertTrue(playlists().sealPart(part("720p", 10, 20)));
     PlaylistPart withHoles = new PlaylistPart("b1", "720p", 20, 30, 8, 1, 4, 0,
         "#EXT-X-DISCONTINUITY\n#EXTINF:3.500,\n720p/22.m4s\n");
     assertTrue(playlists().sealPart(withHoles));
@@ -368,6 +369,57 @@ abstract class LongBroadcastsGroup extends ContractGroup {
     assertEquals(1, withGap.gaps());
     assertTrue(playlists().sealPart(withGap), "listing row 1 as a gap, as it is");
     assertEquals(List.of(withGap), playlists().parts("b1", "720p"));
+  }
+
+  @Test
+  void theSealedSummarySumsEveryPartFromTheFirstOneAndLeavesOutTheirText() {
+    assertEquals(Optional.empty(), playlists().sealedSummary("b1", "720p"));
+    for (long sequence = 5; sequence < 33; sequence++) { // 33 and 34 never registered: holes
+      confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    assertTrue(playlists().sealPart(part("720p", 5, 15)));
+    assertEquals(Optional.of(new PlaylistPart("b1", "720p", 5, 15, 10, 0, 2, 5_000_000L, "")),
+        playlists().sealedSummary("b1", "720p"), "one part: itself without its text");
+    assertTrue(playlists().sealPart(part("720p", 15, 25)));
+    assertTrue(playlists().sealPart(new PlaylistPart("b1", "720p", 25, 35, 8, 1, 4, 3_000_000L,
+        "#EXT-X-DISCONTINUITY\n#EXTINF:3.500,\n720p/27.m4s\n")));
+    assertEquals(Optional.of(new PlaylistPart("b1", "720p", 5, 35, 28, 1, 4, 15_000_000L, "")),
+        playlists().sealedSummary("b1", "720p"), "entries and discontinuities summed, target and peak the highest");
+    assertEquals(Optional.empty(), playlists().sealedSummary("b1", "1080p"), "another rendition's");
+    assertEquals(Optional.empty(), playlists().sealedSummary("b2", "720p"), "another broadcast's");
+  }
+
+  @Test
+  void aSealIsStoredOnlyAtTheEndOfItsRenditionsParts() {
+    for (long sequence = 0; sequence < 40; sequence++) {
+      confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    assertTrue(playlists().sealPart(part("720p", 10, 20)), "the rendition's first part may start anywhere");
+    assertFalse(playlists().sealPart(part("720p", 30, 40)), "after a hole");
+    assertFalse(playlists().sealPart(part("720p", 0, 10)), "before the first part");
+    assertFalse(playlists().sealPart(part("720p", 10, 20)), "the same part again");
+    assertTrue(playlists().sealPart(part("720p", 20, 30)));
+    assertEquals(List.of(part("720p", 10, 20), part("720p", 20, 30)), playlists().parts("b1", "720p"));
+    assertEquals(Optional.of(new PlaylistPart("b1", "720p", 10, 30, 20, 0, 2, 20_000_000L, "")),
+        playlists().sealedSummary("b1", "720p"));
+  }
+
+  @Test
+  void aReopenOfAPlaybackRowRemovesThePartCoveringItAndEveryLaterOne() {
+    LedgerItem[] segments = new LedgerItem[8];
+    for (int sequence = 0; sequence < segments.length; sequence++) {
+      segments[sequence] = confirmed(ItemId.playback("b1", "720p", sequence), T0);
+    }
+    for (int first = 0; first < segments.length; first += 2) {
+      assertTrue(playlists().sealPart(part("720p", first, first + 2)));
+    }
+    assertTrue(store.reopen(segments[3].rowId(), ItemState.CONFIRMED, Reason.REOPENED, "covered", T0));
+    assertEquals(List.of(part("720p", 0, 2)), playlists().parts("b1", "720p"),
+        "the part covering it and the later ones are removed");
+    assertEquals(Optional.of(new PlaylistPart("b1", "720p", 0, 2, 2, 0, 2, 0, "")),
+        playlists().sealedSummary("b1", "720p"), "the totals of the parts left");
+    assertFalse(playlists().sealPart(part("720p", 2, 4)), "row 3 is open");
+    assertTrue(playlists().sealPart(part("720p", 2, 3)), "the chain grows again from its end");
   }
 
   @Test
