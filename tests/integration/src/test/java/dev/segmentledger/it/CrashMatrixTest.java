@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,9 +42,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Two runs per point and axis by default: an odd run restarts the same node, an even run recovers
  * on another one, so both recovery paths are killed at every point while {@code ./mvnw verify} stays
- * within its time budget. {@code -Dsegmentledger.crash.runs=5} runs the matrix the acceptance protocol
- * describes (about 6 minutes on 2 cores).
+ * within its time budget. The long profile ({@code -Plong}, tests/README.md) runs the matrix the
+ * acceptance protocol describes, {@code -Dsegmentledger.crash.runs=5} (about 6 minutes on 2 cores).
  */
+@Tag("soak")
 class CrashMatrixTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int SEGMENTS = 4;

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,12 +48,14 @@ import software.amazon.awssdk.services.s3.S3Client;
  * again (their deaths came beside other work, or after durable progress), no multipart upload is
  * left unfinished, and ledger and bucket agree.
  *
- * <p>CI runs {@value #DEFAULT_KILLS} kills; the soak runs more: {@code -Dsegmentledger.killsoak.kills=200}
- * (docs/long-work.md). The figures are printed as {@code KILL-SOAK ...}.
+ * <p>{@code ./mvnw verify} runs {@value #DEFAULT_KILLS} kills, the long profile ({@code -Plong}) 16; the
+ * soak runs more: {@code -Dsegmentledger.killsoak.kills=200} (docs/long-work.md). The figures are printed
+ * as {@code KILL-SOAK ...}.
  */
+@Tag("soak")
 class KillSoakTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
-  private static final int DEFAULT_KILLS = 16;
+  private static final int DEFAULT_KILLS = 4;
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final int NODES = 2;
   private static final long MIB = 1024 * 1024;
