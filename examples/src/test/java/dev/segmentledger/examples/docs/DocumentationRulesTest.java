@@ -13,11 +13,12 @@ import org.commonmark.parser.Parser;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules of the documentation that a reader relies on: the README is a front page of at most
- * 300 lines; it shows exactly two set-up commands, the demo on embedded defaults and the tests, and
- * CI runs the README's test command as it is written, then the long profile tests/README.md shows; user documentation cites the design document
- * rather than issue numbers (result files and profiling notes, records of their day, excepted);
- * the design's module map has a row for every module of the build.
+ * The rules of the documentation that a reader relies on: the README is a front page of at most 300
+ * lines; it shows exactly two set-up commands, the demo on embedded defaults and the tests, and CI
+ * runs the README's test command as it is written, then the long profile tests/README.md shows;
+ * user documentation cites the design document rather than issue numbers (result files and
+ * profiling notes, records of their day, excepted); the design's module map has a row for every
+ * module of the build.
  */
 class DocumentationRulesTest {
 
