@@ -40,14 +40,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  * runs alone only once its process has been up for a lease duration (6 s here, longer than any life
  * of the loop), so only a death of an otherwise healthy process is blamed.
  *
- * <p>{@code ./mvnw verify} runs {@value #DEFAULT_KILLS} kills, the long profile ({@code -Plong}) 4; the
+ * <p>Tagged long: the long profile ({@code -Plong}, tests/README.md) runs {@value #DEFAULT_KILLS} kills
+ * (most of its time is the poison's deaths after them, so fewer kills would not make it short); the
  * full run ({@code -Dsegmentledger.crashloop.kills=60}, docs/long-work.md) prints its figures as {@code
  * EXTERNAL-CRASH-LOOP ...}.
  */
-@Tag("soak")
+@Tag("long")
 class ExternalCrashLoopTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
-  private static final int DEFAULT_KILLS = 2;
+  private static final int DEFAULT_KILLS = 4;
   private static final Duration LEASE = Duration.ofSeconds(6);
   private static final long MIB = 1024 * 1024;
   private static final int FILES = 24;
