@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * temporary directory, never into benchmarks/results. Goals are not asserted here: a 2-core CI
  * machine and smoke sizes say nothing about them; completing every measure is what is checked.
  */
+@Tag("long")
 class BenchmarkSmokeTest {
   /** The results that compare the ledger with a reference: each must carry its pairs. */
   private static final List<String> COMPARISONS = List.of(".ledger_to_ceiling", ".ledger_to_per_row_floor",

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * figure is measured (a number), every segment was listed, and the results are written under the
  * name given. No goal is asserted (about 40 s).
  */
+@Tag("long")
 class BroadcastMeasuresSmokeTest {
   @Test
   void bothMeasuresCompleteAtSmokeSizes(@TempDir Path out) throws Exception {

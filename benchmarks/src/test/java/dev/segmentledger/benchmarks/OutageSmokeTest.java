@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * came back and the breaker closed, and that the results were written; not the timing goals,
  * which a shared CI machine cannot judge.
  */
+@Tag("long")
 class OutageSmokeTest {
   @Test
   void aShortOutageIsRecoveredWithNothingLost(@TempDir Path out) throws Exception {

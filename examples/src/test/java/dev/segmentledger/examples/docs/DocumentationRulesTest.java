@@ -13,17 +13,19 @@ import org.commonmark.parser.Parser;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules of the documentation that a reader relies on: the README is a front page of at most
- * 300 lines; it shows exactly two set-up commands, the demo on embedded defaults and the tests, and
- * CI runs the README's test command as it is written; user documentation cites the design document
- * rather than issue numbers (result files and profiling notes, records of their day, excepted);
- * the design's module map has a row for every module of the build.
+ * The rules of the documentation that a reader relies on: the README is a front page of at most 300
+ * lines; it shows exactly two set-up commands, the demo on embedded defaults and the tests, and CI
+ * runs the README's test command as it is written, then the long profile tests/README.md shows;
+ * user documentation cites the design document rather than issue numbers (result files and
+ * profiling notes, records of their day, excepted); the design's module map has a row for every
+ * module of the build.
  */
 class DocumentationRulesTest {
 
   static final int README_MAX_LINES = 300;
   static final String DEMO_COMMAND = "./mvnw -Pdemo -pl examples -am verify -DskipTests";
   static final String TEST_COMMAND = "./mvnw verify";
+  static final String LONG_COMMAND = "./mvnw -pl tests/engine,tests/integration,benchmarks -am -Plong test";
   private static final Pattern ISSUE_NUMBER = Pattern.compile("(?i)\\bissues?\\s+(no\\.\\s*)?#?\\d+");
 
   private final RepositoryFiles repository = RepositoryFiles.read();
@@ -37,7 +39,7 @@ class DocumentationRulesTest {
   }
 
   @Test
-  void theReadmeShowsTwoSetUpCommandsAndCiRunsItsTestCommand() {
+  void theReadmeShowsTwoSetUpCommandsAndCiRunsItsTestCommandThenTheLongProfile() {
     List<String> shellBlocks = new ArrayList<>();
     Parser.builder().build().parse(repository.text("README.md")).accept(new AbstractVisitor() {
       @Override
@@ -52,8 +54,10 @@ class DocumentationRulesTest {
         "the README's shell blocks: the demo on embedded defaults, then the tests");
     List<String> ciCommands = repository.text(".ci/run").lines().map(String::strip)
         .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
-    assertEquals(TEST_COMMAND, ciCommands.get(ciCommands.size() - 1),
-        ".ci/run ends with the README's test command");
+    assertEquals(List.of(TEST_COMMAND, LONG_COMMAND), ciCommands.subList(ciCommands.size() - 2, ciCommands.size()),
+        ".ci/run ends with the README's test command, then the long profile, so that every test runs");
+    assertTrue(repository.text("tests/README.md").contains(LONG_COMMAND), "tests/README.md shows the long profile");
+    assertTrue(repository.text("README.md").contains("`" + LONG_COMMAND + "`"), "README.md names the long profile");
   }
 
   @Test

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * segment 2,000, and it never reads every row of the broadcast. (A publication of the full
  * playlist, once per interval, reads every part's text: that grows with the broadcast.)
  */
+@Tag("long")
 class PlaylistScalingTest {
   private static final int SEGMENTS = 2_000;
 

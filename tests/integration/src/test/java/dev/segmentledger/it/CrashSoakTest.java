@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,12 +45,14 @@ import org.junit.jupiter.api.io.TempDir;
  * agree (difference 0). Duplicate PUTs (counted per key over every process's {@link PutLog}) are
  * reported, not refused: they are the documented price of never losing work.
  *
- * <p>{@code -Dsegmentledger.soak.kills=K} sets the number of processes (default 5, for
- * {@code ./mvnw verify}); {@code -Dsegmentledger.soak.seed=S} replays a run. See the module README.
+ * <p>{@code -Dsegmentledger.soak.kills=K} sets the number of processes (default 2, for
+ * {@code ./mvnw verify}; 5 in the long profile, {@code -Plong}); {@code -Dsegmentledger.soak.seed=S}
+ * replays a run. See the module README.
  */
+@Tag("soak")
 class CrashSoakTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
-  private static final int PROCESSES = Integer.getInteger("segmentledger.soak.kills", 5);
+  private static final int PROCESSES = Integer.getInteger("segmentledger.soak.kills", 2);
   private static final int SEGMENTS_PER_PROCESS = 3;
   private static final List<PointOnAxis> POINTS = PointOnAxis.all();
 

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,10 +40,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * runs alone only once its process has been up for a lease duration (6 s here, longer than any life
  * of the loop), so only a death of an otherwise healthy process is blamed.
  *
- * <p>CI runs {@value #DEFAULT_KILLS} kills; the full run ({@code
- * -Dsegmentledger.crashloop.kills=60}, docs/long-work.md) prints its figures as {@code
+ * <p>Tagged long: the long profile ({@code -Plong}, tests/README.md) runs {@value #DEFAULT_KILLS} kills
+ * (most of its time is the poison's deaths after them, so fewer kills would not make it short); the
+ * full run ({@code -Dsegmentledger.crashloop.kills=60}, docs/long-work.md) prints its figures as {@code
  * EXTERNAL-CRASH-LOOP ...}.
  */
+@Tag("long")
 class ExternalCrashLoopTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int DEFAULT_KILLS = 4;

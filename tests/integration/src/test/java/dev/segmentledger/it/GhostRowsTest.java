@@ -7,13 +7,19 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.ManualLedger;
+import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.spi.NewItem;
+import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.rig.SweepRounds;
 import dev.segmentledger.testkit.ConsistencyAssertions;
 import dev.segmentledger.testkit.DirectoryObjectSink;
+import dev.segmentledger.testkit.FakeObjectSink;
+import dev.segmentledger.testkit.InMemoryStateStore;
 import dev.segmentledger.testkit.PostgresExtension;
+import dev.segmentledger.testkit.SettableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +31,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * docs/design.md acceptance with ghosts, on real PostgreSQL: 10,000 rows in backoff (seeded with one
+ * docs/design.md acceptance, "any number of failing ghost rows in front", on the testkit's in-memory
+ * store and on real PostgreSQL. In memory: 10,000 rows in backoff registered before 1,000 fresh rows
+ * take no slot of any sweep page. On PostgreSQL: 10,000 rows in backoff (seeded with one
  * {@code INSERT ... SELECT}, as a long outage leaves them) registered before 1,000 fresh rows. The
  * sweep page reads the partial due index and filters the ghosts by {@code next_attempt_at} in the
  * index tuple, so they take no slot: with 1,024 rows per round every fresh row is accepted in round
@@ -49,7 +57,48 @@ class GhostRowsTest {
     db.close();
   }
 
-  @ParameterizedTest(name = "batch {0}: all fresh rows accepted by round {1}")
+  @ParameterizedTest(name = "in memory, batch {0}: all fresh rows accepted by round {1}")
+  @CsvSource({"1024, 1", "128, 8"})
+  void ghostsInBackoffTakeNoSlotOfAnyRoundInMemory(int batch, int expectedRound) throws Exception {
+    InMemoryStateStore store = new InMemoryStateStore();
+    FakeObjectSink sink = new FakeObjectSink();
+    SettableClock clock = SettableClock.atFixedStart();
+    Path root = Files.createDirectories(temp.resolve("recordings")).toRealPath();
+    Instant now = clock.instant();
+    List<NewItem> ghosts = new ArrayList<>();
+    for (int i = 0; i < GHOSTS; i++) {
+      ItemId id = ItemId.original("ghosts", "720p", i);
+      ghosts.add(NewItem.pending(id, root.resolve("gone-" + i + ".ts").toString(), 10, now));
+    }
+    for (RegisterResult ghost : store.registerAll(ghosts)) {
+      store.recordFailure(ghost.item().rowId(), ItemState.PENDING, "node-a", Reason.SINK_TRANSIENT, "503 SlowDown",
+          now.plus(Duration.ofHours(1)));
+    }
+    for (int i = 0; i < FRESH; i++) {
+      ItemId id = ItemId.original("fresh", "720p", i);
+      Path file = Wiring.record(root, id);
+      store.register(NewItem.pending(id, file.toString(), Files.size(file), now));
+    }
+
+    try (ManualLedger ledger = Ledger.builder().stateStore(store).objectSink(sink).allowedRoot(root).clock(clock)
+        .sweepBatchSize(batch).queueCapacity(4_096).buildManual()) {
+      SweepRounds rounds = SweepRounds.untilAccepted(ledger, FRESH, 100);
+      System.out.printf("ghosts in memory: batch %d, %d ghosts ahead of %d fresh rows: all accepted in round %d,"
+          + " %d rows read, %d saturated%n", batch, GHOSTS, FRESH, rounds.lastRound(), rounds.read(),
+          rounds.saturated());
+
+      assertEquals(FRESH, rounds.accepted());
+      assertEquals(expectedRound, rounds.lastRound(), "the round in which the last fresh row is accepted");
+      assertEquals(FRESH, rounds.read(), "no ghost was read");
+      assertEquals(0, rounds.saturated());
+      ledger.drainQueue();
+    }
+    assertEquals(FRESH, store.count(Axis.ORIGINAL, ItemState.CONFIRMED));
+    assertEquals(GHOSTS, store.count(Axis.ORIGINAL, ItemState.PENDING), "ghosts untouched, still pending");
+    assertEquals(FRESH, sink.putCount(), "no PUT for a ghost");
+  }
+
+  @ParameterizedTest(name = "on PostgreSQL, batch {0}: all fresh rows accepted by round {1}")
   @CsvSource({"1024, 1", "128, 8"})
   void ghostsInBackoffTakeNoSlotOfAnyRound(int batch, int expectedRound) throws Exception {
     db.jdbi().useHandle(h -> h.execute("TRUNCATE segment_ledger_item"));

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,9 +48,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * again (their deaths came beside other work, or after durable progress), no multipart upload is
  * left unfinished, and ledger and bucket agree.
  *
- * <p>CI runs {@value #DEFAULT_KILLS} kills; the soak runs more: {@code -Dsegmentledger.killsoak.kills=200}
- * (docs/long-work.md). The figures are printed as {@code KILL-SOAK ...}.
+ * <p>Tagged long (with 4 kills it still took about 3 minutes): the long profile ({@code -Plong}) runs
+ * {@value #DEFAULT_KILLS} kills; the
+ * soak runs more: {@code -Dsegmentledger.killsoak.kills=200} (docs/long-work.md). The figures are printed
+ * as {@code KILL-SOAK ...}.
  */
+@Tag("long")
 class KillSoakTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int DEFAULT_KILLS = 16;

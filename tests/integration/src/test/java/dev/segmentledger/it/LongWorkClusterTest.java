@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no attempt is counted abandoned. (A node may still find a row it swept claimed by another node
  * before it: that is a refused claim, not a takeover.)
  */
+@Tag("long")
 class LongWorkClusterTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int ORIGINALS = 6;

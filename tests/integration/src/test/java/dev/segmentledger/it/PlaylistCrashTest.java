@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly the confirmed segments, never fewer entries than the bucket showed at the kill, and the
  * ledger records it as published; the reconciler finds the bucket consistent.
  */
+@Tag("long")
 class PlaylistCrashTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int FIRST = 4;

@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -71,9 +72,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * confirmed ones as segments and the terminal ones as {@code EXT-X-GAP} entries; the multivariant
  * playlist lists both renditions; the reconciler finds ledger and bucket consistent.
  *
- * <p>About 1.5 minutes with 30 s of recording; {@code -Dplaylists.soak.seconds=600} records longer
- * ({@code -Dplaylists.soak.seed} changes the kill schedule).
+ * <p>{@code ./mvnw verify} records 10 s, the long profile ({@code -Plong}) 30 s (about 1.5 minutes);
+ * {@code -Dplaylists.soak.seconds=600} records longer ({@code -Dplaylists.soak.seed} changes the kill
+ * schedule).
  */
+@Tag("soak")
 class PlaylistMonotonicityTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final String BROADCAST = "monotonic";
@@ -83,7 +86,7 @@ class PlaylistMonotonicityTest {
   private static final long REGISTER_EVERY_MILLIS = 150;
   private static final int TERMINAL_EVERY = 9;
   private static final Duration POLL = Duration.ofMillis(50);
-  private static final Duration RECORDING = Duration.ofSeconds(Long.getLong("playlists.soak.seconds", 30));
+  private static final Duration RECORDING = Duration.ofSeconds(Long.getLong("playlists.soak.seconds", 10));
   private static final long SEED = Long.getLong("playlists.soak.seed", 17);
   private static final List<CrashPoint> PLAYLIST_POINTS = List.of(CrashPoint.BEFORE_PLAYLIST_PUT,
       CrashPoint.AFTER_PLAYLIST_PUT_BEFORE_RECORD, CrashPoint.AFTER_PLAYLIST_RECORD);

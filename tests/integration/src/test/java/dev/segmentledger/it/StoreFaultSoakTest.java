@@ -59,9 +59,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * unfinished multipart upload, ledger and bucket consistent.
  *
  * <p>The summary is written to {@code target/store-fault-soak/<seconds>s.md} in the form of
- * {@code benchmarks/results} and printed as {@code STORE-FAULT-SOAK ...}. The test suite runs 60 s;
- * the soak runs 10 minutes (docs/long-work.md): {@code -Dsegmentledger.storefaultsoak.seconds=600}.
- * {@code -Dsegmentledger.storefaultsoak.rate=0.01} sets the failure rate.
+ * {@code benchmarks/results} and printed as {@code STORE-FAULT-SOAK ...}. {@code ./mvnw verify} runs 15 s,
+ * the long profile ({@code -Plong}) 60 s; the soak runs 10 minutes (docs/long-work.md): {@code
+ * -Dsegmentledger.storefaultsoak.seconds=600}. {@code -Dsegmentledger.storefaultsoak.rate=0.01} sets the
+ * failure rate.
  *
  * <p>What it saw when it was written, before the fixes of the ledger's store-failure handling: it
  * passed, at 1 % for 60 s and 10 minutes and at 5 % for 60 s, but its summary shows the paths those
@@ -83,7 +84,7 @@ class StoreFaultSoakTest {
 
   @Test
   void twoNodesUnderRandomStoreFailuresAndKillsRejectNothingLoseNothingAndLeaveNoUpload() throws Exception {
-    long seconds = Long.getLong("segmentledger.storefaultsoak.seconds", 60);
+    long seconds = Long.getLong("segmentledger.storefaultsoak.seconds", 15);
     double rate = Double.parseDouble(System.getProperty("segmentledger.storefaultsoak.rate", "0.01"));
     JdbiStateStore store = JdbiStateStore.create(Jdbi.create(PG.dataSource())).migrate();
     FaultyStateStore registrarFaults = FaultyStateStore.wrap(store, 0);
