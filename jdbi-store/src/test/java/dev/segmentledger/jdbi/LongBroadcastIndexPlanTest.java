@@ -61,8 +61,10 @@ class LongBroadcastIndexPlanTest {
           .bind("playlists", PLAYLISTS)
           .execute();
       handle.createUpdate("INSERT INTO segment_ledger_playlist_part (broadcast_id, rendition, first_sequence,"
-              + " next_sequence, entries, discontinuities, target_seconds, peak_bandwidth, text)"
-              + " SELECT 'b' || (g / 100), '720p', (g % 100) * 10, (g % 100) * 10 + 10, 10, 0, 2, 0, 'x'"
+              + " next_sequence, entries, discontinuities, target_seconds, peak_bandwidth, text, chain_first_sequence,"
+              + " total_entries, total_discontinuities, total_target_seconds, total_peak_bandwidth)"
+              + " SELECT 'b' || (g / 100), '720p', (g % 100) * 10, (g % 100) * 10 + 10, 10, 0, 2, 0, 'x',"
+              + " 0, (g % 100) * 10 + 10, 0, 2, 0"
               + " FROM generate_series(1, :parts) AS g")
           .bind("parts", PARTS)
           .execute();
