@@ -98,7 +98,7 @@ final class Engine {
         SUSPECT_PATIENCE, producer, uploader, confirmer, failures, events, clock, tracing);
     this.sweeper = new Sweeper(store, storeClock, settings.sweepBatchSize(), settings.cutoff().orElse(null), group,
         (item, fromSweep) -> intake.offer(item, fromSweep, null), events::onUnreadableRow,
-        this::localFilesPage);
+        this::localFilesPage, queue::lanes);
     this.sweeps = new SweepScheduler(sweeper, breaker, queue, settings.sweepBatchSize(), settings.sweepInterval(),
         signals);
     this.workers = new WorkerPool(settings.workers(), queue, processor, breaker, signals, sweeps::roomMayHaveFreed);

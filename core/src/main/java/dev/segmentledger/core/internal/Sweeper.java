@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * Not thread-safe: one thread runs rounds.
  */
 final class Sweeper {
+  private final BooleanSupplier lanes;
   private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
   private final StateStore store;
   private final Clock clock;
@@ -79,6 +81,17 @@ final class Sweeper {
    */
   Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
       BiFunction<LedgerItem, Boolean, Offer> offer, BiConsumer<Long, String> unreadableRows, IntPredicate localFiles) {
+    this(store, clock, batchSize, cutoff, storageGroup, offer, unreadableRows, localFiles, () -> true);
+  }
+
+  /**
+   * @param lanes whether the queue has lanes now: only then is the rest of a page offered after a
+   *     refusal (one queue that refused a row has no room for the next either)
+   */
+  Sweeper(StateStore store, Clock clock, int batchSize, Duration cutoff, String storageGroup,
+      BiFunction<LedgerItem, Boolean, Offer> offer, BiConsumer<Long, String> unreadableRows, IntPredicate localFiles,
+      BooleanSupplier lanes) {
+    this.lanes = lanes;
     this.store = store;
     this.clock = clock;
     this.batchSize = batchSize;
@@ -132,6 +145,9 @@ final class Sweeper {
             saturated++;
             next = Math.max(cursor, item.rowId() - 1);
             refused = true;
+          }
+          if (!lanes.getAsBoolean()) {
+            break; // one queue: the rest of the page waits for the next round, as the cursor says
           }
           continue; // a higher lane may still have room: live work behind a backlog is not left out
         }

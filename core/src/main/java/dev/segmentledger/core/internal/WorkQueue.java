@@ -103,6 +103,11 @@ final class WorkQueue {
     return Offer.SATURATED;
   }
 
+  /** Whether work is taken by lanes now ({@link Uplink#lanes}), or in one queue in arrival order. */
+  boolean lanes() {
+    return picker.settings().lanes();
+  }
+
   /** The part of the capacity kept for the lanes above {@code lane}. */
   private int headroom(Lane lane) {
     return switch (lane) {
