@@ -49,8 +49,13 @@ class LiveBrowserPlaybackTest {
   private static final String BROADCAST_ID = "live-watch";
   private static final String RENDITION = "360p";
   private static final Instant RECORDED = Instant.parse("2026-12-04T10:00:00Z");
-  /** Segments listed in the live window before the player opens it. */
-  private static final int LISTED_BEFORE_PLAYING = 3;
+  /**
+   * Segments listed in the live window before the player opens it: the window's full size, as a
+   * viewer joining a running broadcast finds it. A shorter window (3 segments, 6 s) is shorter than
+   * hls.js's sync distance, and the player then sometimes starts at its first segment and stays
+   * there, about 11 s behind the edge, for the whole broadcast.
+   */
+  private static final int LISTED_BEFORE_PLAYING = 6;
 
   @Test
   @Timeout(300)
