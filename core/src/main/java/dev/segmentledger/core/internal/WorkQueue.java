@@ -49,9 +49,9 @@ final class WorkQueue {
 
   private record Waiting(InFlight work, Instant since) {}
 
-  /** One lane, arrival order: the queue as it was before lanes. */
+  /** One lane, arrival order: the queue as it was before lanes (no aging, so a fixed clock). */
   WorkQueue(int capacity) {
-    this(capacity, item -> Lane.LIVE, Clock.systemUTC(), Uplink.DEFAULT);
+    this(capacity, item -> Lane.LIVE, Clock.fixed(Instant.EPOCH, java.time.ZoneOffset.UTC), Uplink.DEFAULT);
   }
 
   /** @param laneOf the lane a row's intent gives it (its axis, its broadcast's phase, a hint) */
