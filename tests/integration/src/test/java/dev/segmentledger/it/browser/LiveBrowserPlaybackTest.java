@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,8 +40,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ffmpeg, uploads to S3Proxy and publishes the playlists. While it is still being recorded,
  * headless Chromium with hls.js opens the live multivariant playlist ({@code {broadcast}/live.m3u8},
  * which points at each rendition's live window) over plain HTTP and must play it as a live stream,
- * staying within three target durations of the live edge (hls.js's own latency estimate) from the
- * moment it plays. After the end, the full playlist ({@code master.m3u8}, VOD) must play to its end.
+ * staying within three target durations of the live edge (hls.js's own latency estimate) once it has
+ * joined (at most {@link #JOIN} after it starts playing). After the end, the full playlist
+ * ({@code master.m3u8}, VOD) must play to its end.
  */
 class LiveBrowserPlaybackTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
@@ -51,11 +53,18 @@ class LiveBrowserPlaybackTest {
   private static final Instant RECORDED = Instant.parse("2026-12-04T10:00:00Z");
   /**
    * Segments listed in the live window before the player opens it: the window's full size, as a
-   * viewer joining a running broadcast finds it. A shorter window (3 segments, 6 s) is shorter than
-   * hls.js's sync distance, and the player then sometimes starts at its first segment and stays
-   * there, about 11 s behind the edge, for the whole broadcast.
+   * viewer joining a running broadcast finds it.
    */
   private static final int LISTED_BEFORE_PLAYING = 6;
+  /**
+   * How long the player may take to reach its distance from the edge after it starts playing.
+   * hls.js sometimes starts at the window's first segment (its start is computed before its own
+   * latency estimate exists) and seeks to its sync distance at the next playlist reload, as the
+   * player page asks it to; from then on every sample must be within three target durations.
+   */
+  private static final Duration JOIN = Duration.ofSeconds(8);
+  /** Chunks registered so far; the recorder's edge. */
+  private static final AtomicInteger REGISTERED = new AtomicInteger();
 
   @Test
   @Timeout(300)
@@ -76,12 +85,16 @@ class LiveBrowserPlaybackTest {
       URI live = server.url(bucket, ObjectKeys.liveMultivariantPlaylistKey(BROADCAST_ID));
       try (PublishingLedger publishing = new PublishingLedger(store, sink, root)) {
         Ledger ledger = publishing.ledger();
+        REGISTERED.set(0);
         CompletableFuture<Void> recorder = CompletableFuture.runAsync(() -> record(ledger, chunks));
-        publishing.events().awaitUntil("the live window lists " + LISTED_BEFORE_PLAYING + " segments",
-            () -> segmentsListed(liveMedia) >= LISTED_BEFORE_PLAYING, Duration.ofSeconds(60));
+        publishing.events().awaitUntil("the live window lists " + LISTED_BEFORE_PLAYING
+                + " segments, the last one the recorder closed among them",
+            () -> windowIsCurrent(published(liveMedia)), Duration.ofSeconds(60));
 
         List<String> late = new ArrayList<>();
         List<Double> latencies = new ArrayList<>();
+        long[] playingSince = {0};
+        boolean[] joined = {false};
         Observation watched = BrowserPlayback.watch(tools, server.url(bucket, pageKey), live, "&liveSync=2",
             Duration.ofSeconds(40), snapshot -> recorder.isDone(), snapshot -> {
               double latency = BrowserPlayback.number(snapshot.get("latency"));
@@ -89,7 +102,11 @@ class LiveBrowserPlaybackTest {
               double position = BrowserPlayback.number(snapshot.get("position"));
               if (position > 0 && latency >= 0 && target > 0) { // playing, with an estimate of the edge
                 latencies.add(latency);
-                if (latency > 3 * target) {
+                long now = System.nanoTime();
+                playingSince[0] = latencies.size() == 1 ? now : playingSince[0];
+                joined[0] |= latency <= 3 * target;
+                boolean joining = !joined[0] && now - playingSince[0] <= JOIN.toNanos();
+                if (latency > 3 * target && !joining) {
                   late.add(String.format(Locale.ROOT, "at %.2f s: %.2f s behind the edge (target %.0f s)",
                       position, latency, target));
                 }
@@ -136,14 +153,29 @@ class LiveBrowserPlaybackTest {
       }
       ledger.register(ClosedFile.of(ItemId.original(BROADCAST_ID, RENDITION, i), chunks.get(i),
           RECORDED.plus(CHUNK.multipliedBy(i))));
+      REGISTERED.set(i + 1);
     }
   }
 
-  private static int segmentsListed(URI playlist) {
+  /**
+   * Whether the window is what a viewer joining a steady broadcast finds: full, and listing the
+   * chunk the recorder closed last. At the start the first uploads (ffmpeg, a cold JVM) can leave
+   * the published edge a few chunks behind the recorder's; a player joining then computes its start
+   * from that stale edge, and the catch-up that follows leaves it about 10 s behind for the whole
+   * run, which says nothing about the window.
+   */
+  private static boolean windowIsCurrent(String playlist) {
+    long listed = playlist.lines().filter(line -> line.startsWith("#EXTINF:")).count();
+    long first = playlist.lines().filter(line -> line.startsWith("#EXT-X-MEDIA-SEQUENCE:"))
+        .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).strip())).findFirst().orElse(-1);
+    return listed >= LISTED_BEFORE_PLAYING && first >= 0 && first + listed >= REGISTERED.get();
+  }
+
+  private static String published(URI playlist) {
     try {
-      return (int) PlaybackBucket.get(playlist).lines().filter(line -> line.startsWith("#EXTINF:")).count();
+      return PlaybackBucket.get(playlist);
     } catch (Exception | AssertionError e) { // not published yet (404), or the server is busy
-      return 0;
+      return "";
     }
   }
 }
