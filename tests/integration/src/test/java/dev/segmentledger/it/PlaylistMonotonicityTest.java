@@ -165,9 +165,12 @@ class PlaylistMonotonicityTest {
   private int recordWhileKilling(ManualLedger recorder, Path root, Nodes nodes) throws Exception {
     Path dir = Files.createDirectories(root.resolve("rec").resolve(BROADCAST));
     long end = System.nanoTime() + RECORDING.toNanos();
+    // On a loaded machine no node may have started within a short recording, so none could be
+    // killed: the recording goes on until one was, for at most a minute more.
+    long latest = end + Duration.ofMinutes(1).toNanos();
     long nextKill = System.nanoTime() + nodes.nextKillDelayNanos();
     int sequence = 0;
-    while (System.nanoTime() < end) {
+    while (System.nanoTime() < end || (nodes.kills.get() == 0 && System.nanoTime() < latest)) {
       for (String rendition : RENDITIONS) {
         Path file = dir.resolve(rendition + "-" + sequence + ".ts");
         Files.writeString(file, ("segment " + rendition + " " + sequence + "\n").repeat(8 + sequence % 5));
