@@ -75,8 +75,7 @@ class LongBroadcastIndexPlanTest {
   }
 
   private static String plan(String sql, UnaryOperator<Query> binds) {
-    return jdbi.withHandle(handle -> String.join("\n", binds.apply(handle.createQuery("EXPLAIN " + sql))
-        .mapTo(String.class).list()));
+    return PlanFixture.explain(jdbi, sql, binds);
   }
 
   @Test

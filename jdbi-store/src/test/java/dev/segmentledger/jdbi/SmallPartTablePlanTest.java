@@ -42,9 +42,8 @@ class SmallPartTablePlanTest {
 
   @Test
   void theSealedSummaryReadsTheLastPartThroughThePrimaryKey() {
-    String plan = jdbi.withHandle(handle -> String.join("\n", handle.createQuery("EXPLAIN "
-            + PlaylistParts.READ_LAST_TOTALS.replace(":broadcastId", "'b7'").replace(":rendition", "'720p'"))
-        .mapTo(String.class).list()));
+    String plan = PlanFixture.explain(jdbi, PlaylistParts.READ_LAST_TOTALS,
+        q -> q.bind("broadcastId", "b7").bind("rendition", "720p"));
 
     assertTrue(plan.contains("segment_ledger_playlist_part_pk"), plan);
     assertFalse(plan.contains("Seq Scan"), plan);

@@ -47,8 +47,7 @@ class SmallPlaylistTablePlanTest {
 
   @Test
   void theCountOfPlaylistsAwaitingPublicationReadsTheirIndexAlone() {
-    String plan = jdbi.withHandle(handle -> String.join("\n",
-        handle.createQuery("EXPLAIN " + Playlists.COUNT_AWAITING).mapTo(String.class).list()));
+    String plan = PlanFixture.explain(jdbi, Playlists.COUNT_AWAITING, q -> q);
 
     assertTrue(plan.contains(" segment_ledger_playlist_awaiting"), plan);
     assertFalse(plan.contains("Seq Scan"), plan);
