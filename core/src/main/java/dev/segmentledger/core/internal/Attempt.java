@@ -3,10 +3,6 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.spi.LeaseRenewal;
 import dev.segmentledger.core.spi.Tracing.Span;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,6 +40,7 @@ final class Attempt {
   private final List<AutoCloseable> closeOnCancel = new ArrayList<>();
   private Phase phase = Phase.WAITING;
   private boolean cancelled;
+  private boolean endedByClose;
   private Instant leaseUntil;
   private boolean renewalUnknown; // a renewal threw since leaseUntil was known: it may have moved the end
   private long stored;
@@ -174,7 +171,7 @@ final class Attempt {
     synchronized (this) {
       target = watchedTarget;
     }
-    long output = target == null ? -1 : temporaryBytesOf(target);
+    long output = target == null ? -1 : RepackagerTemporaries.bytesOf(target);
     synchronized (this) {
       long seen = moved.get();
       boolean progressed = seen != movedSeen || stored != storedSeen;
@@ -255,12 +252,30 @@ final class Attempt {
    * @return whether this call cancelled it (it was working and not cancelled before)
    */
   boolean cancel() {
+    return cancel(false);
+  }
+
+  /**
+   * {@link #cancel()} because the ledger closes: the row is not at fault, nor the sink; what the
+   * attempt then fails on is held against neither ({@link #endedByClose}).
+   */
+  boolean cancelOnClose() {
+    return cancel(true);
+  }
+
+  /** Whether the ledger's close cancelled the attempt: its lease is given back, nothing recorded. */
+  synchronized boolean endedByClose() {
+    return endedByClose;
+  }
+
+  private boolean cancel(boolean onClose) {
     List<AutoCloseable> toClose;
     synchronized (this) {
       if (cancelled || phase == Phase.ENDED || phase == Phase.HANDED_OVER) {
         return false;
       }
       cancelled = true;
+      endedByClose = onClose;
       toClose = new ArrayList<>(closeOnCancel);
       closeOnCancel.clear();
       if (phase == Phase.WORKING || phase == Phase.WAITING) {
@@ -269,24 +284,6 @@ final class Attempt {
     }
     toClose.forEach(Attempt::closeQuietly);
     return true;
-  }
-
-  /** The bytes of the repackager's temporary files of {@code target} (0 if none). */
-  private static long temporaryBytesOf(Path target) {
-    Path dir = target.getParent();
-    if (dir == null) {
-      return 0;
-    }
-    long bytes = 0;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
-        file -> RepackagerTemporaries.isTemporaryOf(file, target))) {
-      for (Path file : files) {
-        bytes += Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) ? Files.size(file) : 0;
-      }
-    } catch (IOException | RuntimeException e) {
-      // gone meanwhile, or not yet there: no progress seen in it
-    }
-    return bytes;
   }
 
   private static void closeQuietly(AutoCloseable resource) {

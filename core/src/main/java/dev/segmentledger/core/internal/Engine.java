@@ -193,7 +193,7 @@ final class Engine {
     if (retainer != null) {
       retainer.stop(timeout);
     }
-    workers.awaitStop(timeout);
+    workers.awaitStop(timeout, heartbeat::cancelOnClose); // their rows stay as they were, their leases given back
     confirmer.confirmWaiting(); // a worker stopped while handing over leaves nothing behind
     heartbeat.stop(timeout);
     if (playlistRounds != null) {

@@ -274,6 +274,15 @@ final class Heartbeat {
     thread.scheduleWithFixedDelay(this::tickSafely, tick.toNanos(), tick.toNanos(), TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * Cancels, as the ledger's close does, every attempt that still produces or uploads
+   * ({@link Attempt#cancelOnClose}); those handed over to their confirm go on. Each stays
+   * registered until its worker ends it.
+   */
+  void cancelOnClose() {
+    attempts.values().forEach(Attempt::cancelOnClose);
+  }
+
   void stop(Duration timeout) {
     if (thread != null) {
       DaemonThreads.stopAndAwait(thread, timeout);

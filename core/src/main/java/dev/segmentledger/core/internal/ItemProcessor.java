@@ -157,10 +157,17 @@ final class ItemProcessor {
     }
   }
 
-  /** What ends an attempt when its work is released: the heartbeat forgets it, its span ends. */
+  /**
+   * What ends an attempt when its work is released: the heartbeat forgets it, its span ends, and
+   * the lease of one the ledger's close cancelled is given back, due at once (nothing was recorded
+   * on its row: the next node or run claims it as it was, without counting an abandoned attempt).
+   */
   private Runnable ended(Attempt attempt, Span span) {
     return () -> {
-      heartbeat.end(attempt);
+      heartbeat.end(attempt); // also clears the close's interrupt before the store is asked
+      if (attempt.endedByClose()) {
+        leases.release(attempt.item(), Duration.ZERO);
+      }
       span.end();
     };
   }

@@ -127,6 +127,23 @@ public final class RepackagerTemporaries {
     }
   }
 
+  /** The bytes of the temporary files of {@code target} (0 if none): a repackager's progress. */
+  static long bytesOf(Path target) {
+    Path dir = target.getParent();
+    if (dir == null) {
+      return 0;
+    }
+    long bytes = 0;
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, file -> isTemporaryOf(file, target))) {
+      for (Path file : files) {
+        bytes += Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) ? Files.size(file) : 0;
+      }
+    } catch (IOException | RuntimeException e) {
+      // gone meanwhile, or not yet there: no progress seen in it
+    }
+    return bytes;
+  }
+
   private static Path requireOutputName(Path target) {
     Path absolute = target.toAbsolutePath();
     if (isTemporary(absolute)) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -116,22 +117,37 @@ final class SinkBreaker {
    * reachable). A half-open probe therefore always records an outcome. Rethrows what the call threw.
    */
   <T> T call(Supplier<T> sinkCall) {
+    return call(sinkCall, () -> false);
+  }
+
+  /**
+   * {@link #call(Supplier)}, but a failure is not counted if {@code voided} says so once the call
+   * has thrown (its attempt was ended by the ledger's close: the failure says nothing of the sink).
+   * Such a call records no outcome at all (were it the half-open probe, no other would start: the
+   * ledger is closing).
+   */
+  <T> T call(Supplier<T> sinkCall, BooleanSupplier voided) {
     T result;
     try {
       result = sinkCall.get();
-    } catch (SinkException e) {
-      if (e.isRetryable()) {
-        recordFailure(reasonOf(e), describe(e));
-      } else {
-        recordSuccess();
-      }
-      throw e;
     } catch (RuntimeException | Error e) {
-      recordFailure(Reason.INTERNAL_ERROR, String.valueOf(e));
+      if (!voided.getAsBoolean()) {
+        recordOutcome(e);
+      }
       throw e;
     }
     recordSuccess();
     return result;
+  }
+
+  private void recordOutcome(Throwable failure) {
+    if (!(failure instanceof SinkException e)) {
+      recordFailure(Reason.INTERNAL_ERROR, String.valueOf(failure));
+    } else if (e.isRetryable()) {
+      recordFailure(reasonOf(e), describe(e));
+    } else {
+      recordSuccess();
+    }
   }
 
   /** The row's reason for a sink refusal of kind {@link SinkException#failureKind()}. */

@@ -87,7 +87,7 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put, throttle), mayExist);
+      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put, throttle), mayExist, attempt);
     } catch (FileRejectedException e) {
       put.tag("failure", e.reason().name());
       failures.record(item, e.reason(), e.getMessage(), attempt);
@@ -121,11 +121,11 @@ final class Uploader {
    * of the registered file. Such an object stays unconfirmed at the item's key, like one left by a
    * crash between PUT and confirm.
    */
-  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, UploadContent content, boolean mayExist)
-      throws FileRejectedException {
+  private StoredObjectInfo putAndVerify(LedgerItem item, VerifiedFile file, UploadContent content, boolean mayExist,
+      Attempt attempt) throws FileRejectedException {
     StoredObjectInfo stored;
     try {
-      stored = putThroughBreaker(item, content, mayExist);
+      stored = putThroughBreaker(item, content, mayExist, attempt);
     } catch (RuntimeException e) { // SinkException, or anything else the sink threw
       file.verifyUnchanged();
       throw e;
@@ -134,8 +134,13 @@ final class Uploader {
     return stored;
   }
 
-  private StoredObjectInfo putThroughBreaker(LedgerItem item, UploadContent content, boolean mayExist) {
-    return breaker.call(() -> sink.put(item.objectKey(), content, mayExist));
+  /**
+   * The PUT, its outcome counted by the breaker unless the ledger's close ended the attempt (then
+   * the failure, a read of the closed file or an interrupted wait, says nothing of the sink).
+   */
+  private StoredObjectInfo putThroughBreaker(LedgerItem item, UploadContent content, boolean mayExist,
+      Attempt attempt) {
+    return breaker.call(() -> sink.put(item.objectKey(), content, mayExist), attempt::endedByClose);
   }
 
   /**

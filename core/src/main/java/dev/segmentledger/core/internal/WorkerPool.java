@@ -48,20 +48,25 @@ final class WorkerPool {
 
   /**
    * Waits up to {@code timeout} in all for the workers, which end once the ledger does not run,
-   * then interrupts those still busy.
+   * then runs {@code cancelAttempts} (which cancels the attempts still in flight, so that what they
+   * fail on is not held against their rows) and interrupts the workers still busy.
    */
-  void awaitStop(Duration timeout) {
+  void awaitStop(Duration timeout, Runnable cancelAttempts) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    for (Thread worker : threads) {
-      try {
+    try {
+      for (Thread worker : threads) {
         long remaining = deadline - System.nanoTime();
         if (remaining > 0) {
           TimeUnit.NANOSECONDS.timedJoin(worker, remaining);
         }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    cancelAttempts.run();
+    for (Thread worker : threads) {
+      if (worker.isAlive()) {
         worker.interrupt();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
       }
     }
   }
