@@ -335,7 +335,10 @@ public interface Ledger extends AutoCloseable {
    * uploads and rounds up to the configured shutdown timeout. When it returns within that timeout,
    * none of the ledger's threads runs a statement against the store any more, so the caller may
    * close the connection pool or drop the schema next. Unconfirmed rows stay in the store for the
-   * next start. Idempotent.
+   * next start. An upload still running at the timeout (a slow PUT, one waiting for the bandwidth
+   * cap) is cancelled: that is not a failure of its row, so no failure is recorded on it, the sink
+   * breaker does not count it, no listener hears of it, and its lease is given back due at once,
+   * so the next node or start claims it without counting an abandoned attempt. Idempotent.
    */
   @Override
   void close();

@@ -145,7 +145,10 @@ public final class LedgerBuilder {
     return this;
   }
 
-  /** How long {@link Ledger#close()} waits for in-flight uploads. Default 30 seconds. */
+  /**
+   * How long {@link Ledger#close()} waits for in-flight uploads before it cancels them (a
+   * cancelled upload is no failure of its row; it is claimable again at once). Default 30 seconds.
+   */
   public LedgerBuilder shutdownTimeout(Duration shutdownTimeout) {
     this.shutdownTimeout = requirePositive("shutdownTimeout", shutdownTimeout);
     return this;
