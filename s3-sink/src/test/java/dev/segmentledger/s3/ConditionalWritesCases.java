@@ -129,6 +129,7 @@ abstract class ConditionalWritesCases {
     }
     SinkException e = assertThrows(SinkException.class,
         () -> sink.put(KEY, TestContent.of(TestContent.randomBytes(6 * MIB, 2)), false));
+    assertEquals(SinkException.Kind.PERMANENT, e.failureKind());
     assertTrue(e.getMessage().startsWith(S3ObjectSink.CONFLICT), e.getMessage());
     assertEquals(Optional.of(first), sink.head(KEY));
     assertEquals(0, sink.listUnfinishedUploads("").size());
