@@ -7,26 +7,38 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
+import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Conditional writes against any S3 endpoint: a subclass names the client, a fresh bucket, and what
- * its server is known to do with {@code If-None-Match: *} ({@link #refusesOverwrites()}). Cases that
- * need the header honoured run only where it is; the others prove the fallback.
+ * Conditional writes against any S3 endpoint: a subclass starts the server, may add interceptors to
+ * the client, and says what its server is known to do with {@code If-None-Match: *} ({@link
+ * #refusesOverwrites()}); this class starts the server and its client once per subclass, and a fresh
+ * bucket for each case. Cases that need the header honoured run only where it is; the others prove
+ * the fallback.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ConditionalWritesCases {
   static final String KEY = "b1/1080p/original/0000000001.ts";
   static final int MIB = 1024 * 1024;
+  private S3TestServer server;
+  private S3Client client;
   protected String bucket;
 
-  /** The client of the server under test. */
-  protected abstract S3Client client();
+  /** Starts the server under test; it is closed after the subclass's cases. */
+  protected abstract S3TestServer startServer() throws Exception;
 
-  /** A new, empty bucket. */
-  protected abstract String newBucket();
+  /** What the client under test intercepts (nothing by default); called once, after {@link #startServer()}. */
+  protected ExecutionInterceptor[] interceptors() {
+    return new ExecutionInterceptor[0];
+  }
 
   /** Whether the server refuses a PUT with {@code If-None-Match: *} of an existing key with 412. */
   protected abstract boolean refusesOverwrites();
@@ -34,9 +46,30 @@ abstract class ConditionalWritesCases {
   /** Whether it refuses a {@code CompleteMultipartUpload} with {@code If-None-Match: *} likewise. */
   protected abstract boolean refusesOverwritingCompletions();
 
+  @BeforeAll
+  void startServerAndClient() throws Exception {
+    server = startServer();
+    client = server.clientTo(server.endpoint(), Duration.ofSeconds(30), interceptors());
+  }
+
+  @AfterAll
+  void stopServerAndClient() throws Exception {
+    if (client != null) {
+      client.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
   @BeforeEach
   void freshBucket() {
-    bucket = newBucket();
+    bucket = server.createBucket(client);
+  }
+
+  /** The client of the server under test, with the {@link #interceptors()}. */
+  protected final S3Client client() {
+    return client;
   }
 
   private S3ObjectSink sink(ConditionalWrites mode) {
@@ -96,6 +129,7 @@ abstract class ConditionalWritesCases {
     }
     SinkException e = assertThrows(SinkException.class,
         () -> sink.put(KEY, TestContent.of(TestContent.randomBytes(6 * MIB, 2)), false));
+    assertEquals(SinkException.Kind.PERMANENT, e.failureKind());
     assertTrue(e.getMessage().startsWith(S3ObjectSink.CONFLICT), e.getMessage());
     assertEquals(Optional.of(first), sink.head(KEY));
     assertEquals(0, sink.listUnfinishedUploads("").size());

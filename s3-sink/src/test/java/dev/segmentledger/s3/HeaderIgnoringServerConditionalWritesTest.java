@@ -1,13 +1,9 @@
 package dev.segmentledger.s3;
 
-import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@link ConditionalWritesCases} against a server that ignores {@code If-None-Match} (S3Proxy with
@@ -15,35 +11,20 @@ import software.amazon.awssdk.services.s3.S3Client;
  * sink must work as before, overwriting.
  */
 class HeaderIgnoringServerConditionalWritesTest extends ConditionalWritesCases {
-  private static S3ProxyServer server;
-  private static S3Client client;
+  @Override
+  protected S3TestServer startServer() throws Exception {
+    return S3ProxyServer.start();
+  }
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = S3ProxyServer.start();
+  @Override
+  protected ExecutionInterceptor[] interceptors() {
     ExecutionInterceptor dropIfNoneMatch = new ExecutionInterceptor() {
       @Override
       public SdkHttpRequest modifyHttpRequest(Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
         return context.httpRequest().toBuilder().removeHeader("If-None-Match").build();
       }
     };
-    client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(30), dropIfNoneMatch);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    client.close();
-    server.close();
-  }
-
-  @Override
-  protected S3Client client() {
-    return client;
-  }
-
-  @Override
-  protected String newBucket() {
-    return server.createBucket(client);
+    return new ExecutionInterceptor[] {dropIfNoneMatch};
   }
 
   @Override
