@@ -33,7 +33,11 @@ final class S3Failures {
       "InvalidPart",
       // A multipart upload aborted under its uploader (by a retry elsewhere, or the reconciler):
       // a new attempt starts a new upload.
-      "NoSuchUpload");
+      "NoSuchUpload",
+      // A conditional write (If-None-Match) racing another write to the same key: S3 tells the
+      // writer to try again (a PUT as it was, a multipart upload as a new one); the next attempt
+      // finds the object, if one was stored, through the same condition and judges it.
+      "ConditionalRequestConflict");
 
   /**
    * Codes that refuse the sink's configuration, not the item: every upload fails the same way until
