@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,18 @@ interface BeneathOpener extends AutoCloseable {
   void close();
 
   /**
+   * The errno each {@code openat2} call is taken to have returned ({@code 0}: it succeeded), given
+   * the kernel's and whether the call is the one at start (the first open of the root, which decides
+   * between {@code openat2} and the walk). Outside tests it is always the kernel's ({@link #KERNEL});
+   * a test stages a refusal (ENOSYS, EPERM) with another.
+   */
+  interface Errnos {
+    Errnos KERNEL = (atStart, kernel) -> kernel;
+
+    int errno(boolean atStart, int kernel);
+  }
+
+  /**
    * The opener for {@code root} (a real path; {@code rootKey} the held directory's file key), or
    * {@code null} where there is none: a JDK before 22, native access not enabled for this module,
    * a kernel without {@code openat2} or one that refuses it (a container's seccomp filter), or the
@@ -48,23 +61,33 @@ interface BeneathOpener extends AutoCloseable {
    */
   static BeneathOpener forRoot(Path root, Object rootKey) {
     Logger log = LoggerFactory.getLogger(BeneathOpener.class);
+    return forRoot(root, rootKey, Errnos.KERNEL, line -> Announcement.once(log, line));
+  }
+
+  /**
+   * {@link #forRoot(Path, Object)} with the errnos of its {@code openat2} calls taken from {@code
+   * errnos}, the line saying which open is used (and, if not {@code openat2}, why) given to {@code
+   * announce}.
+   */
+  static BeneathOpener forRoot(Path root, Object rootKey, Errnos errnos, Consumer<String> announce) {
     if ("false".equals(System.getProperty(ENABLED_PROPERTY))) {
-      Announcement.once(log, "files are opened by walking from the allowed root ({}=false)", ENABLED_PROPERTY);
+      announce.accept("files are opened by walking from the allowed root (" + ENABLED_PROPERTY + "=false)");
       return null;
     }
+    String walk = "files are opened by walking from the allowed root: ";
     try {
       Class<?> type = Class.forName(BeneathOpener.class.getPackageName() + ".Openat2Opener");
-      Object made = type.getDeclaredMethod("create", Path.class, Object.class).invoke(null, root, rootKey);
+      Object made = type.getDeclaredMethod("create", Path.class, Object.class, Errnos.class)
+          .invoke(null, root, rootKey, errnos);
       if (made instanceof BeneathOpener opener) {
-        Announcement.once(log, "files are opened with openat2 from the allowed root");
+        announce.accept("files are opened with openat2 from the allowed root");
         return opener;
       }
-      Announcement.once(log, "files are opened by walking from the allowed root: {}", made);
+      announce.accept(walk + made);
     } catch (ClassNotFoundException | LinkageError e) {
-      Announcement.once(log, "files are opened by walking from the allowed root: openat2 needs Java 22 or later");
+      announce.accept(walk + "openat2 needs Java 22 or later");
     } catch (ReflectiveOperationException | RuntimeException e) {
-      Announcement.once(log, "files are opened by walking from the allowed root: openat2 is unavailable ({})",
-          e.toString());
+      announce.accept(walk + "openat2 is unavailable (" + e + ")");
     }
     return null;
   }
@@ -75,9 +98,9 @@ interface BeneathOpener extends AutoCloseable {
 
     private Announcement() {}
 
-    static void once(Logger log, String message, Object... arguments) {
+    static void once(Logger log, String line) {
       if (DONE.compareAndSet(false, true)) {
-        log.info(message, arguments);
+        log.info(line);
       }
     }
   }

@@ -1,7 +1,6 @@
 package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.internal.BoundaryCheck.Checked;
-import dev.segmentledger.core.internal.PrintableText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -12,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 
 /**
  * The file boundary (docs/design.md, principle 7 and "The file boundary"). Thread-safe.
@@ -82,14 +82,14 @@ final class PathGuard implements AutoCloseable {
 
   /** A guard that tells {@code onRootReopened} the root and what changed when it re-opens a replaced root. */
   PathGuard(Path allowedRoot, BiConsumer<Path, String> onRootReopened) {
-    this(allowedRoot, () -> { }, onRootReopened, true);
+    this(allowedRoot, () -> { }, onRootReopened, BeneathOpener::forRoot);
   }
 
   /**
    * For tests: {@code beforeOpen} runs between the re-check and the open, to stage a race there;
-   * {@code openBeneath} false keeps the Java 17 open on every JDK.
+   * {@code openers} makes the {@link BeneathOpener} for the real root and its file key ({@code null}: the Java 17 open).
    */
-  PathGuard(Path allowedRoot, Runnable beforeOpen, BiConsumer<Path, String> onRootReopened, boolean openBeneath) {
+  PathGuard(Path allowedRoot, Runnable beforeOpen, BiConsumer<Path, String> onRootReopened, BiFunction<Path, Object, BeneathOpener> openers) {
     try {
       this.root = allowedRoot.toRealPath();
     } catch (IOException e) {
@@ -103,7 +103,7 @@ final class PathGuard implements AutoCloseable {
     this.opener = new NoFollowOpener(root);
     this.heldRoot = new HeldRoot(root, onRootReopened);
     this.failures = new OpenFailures(this::check, boundary, this::absolute);
-    this.beneath = openBeneath ? BeneathOpener.forRoot(root, heldRoot.fileKey()) : null;
+    this.beneath = openers.apply(root, heldRoot.fileKey());
   }
 
   /** Closes the directory stream and descriptor held on the root. */

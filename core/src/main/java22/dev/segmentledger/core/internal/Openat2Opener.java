@@ -59,12 +59,14 @@ final class Openat2Opener implements BeneathOpener {
   private static final Charset FILE_NAMES = fileNameCharset();
 
   private final Path root;
+  private final Errnos errnos;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private int rootFd; // guarded by lock; -1 once closed
   private Object rootKey; // guarded by lock
 
-  private Openat2Opener(Path root, int rootFd, Object rootKey) {
+  private Openat2Opener(Path root, Errnos errnos, int rootFd, Object rootKey) {
     this.root = root;
+    this.errnos = errnos;
     this.rootFd = rootFd;
     this.rootKey = rootKey;
   }
@@ -72,21 +74,23 @@ final class Openat2Opener implements BeneathOpener {
   /**
    * The opener for {@code root}, or a sentence saying why there is none: native access is not
    * enabled for this module, or {@code openat2} is refused ({@code ENOSYS}: a kernel before 5.6;
-   * {@code EPERM}: a seccomp filter), or the root descriptor is not the held directory.
+   * {@code EPERM}: a seccomp filter), or the root descriptor is not the held directory. Each
+   * {@code openat2} call's errno is taken from {@code errnos} (the kernel's, outside tests); the
+   * first open of the root is the one at start.
    */
-  static Object create(Path root, Object heldKey) {
+  static Object create(Path root, Object heldKey, Errnos errnos) {
     if (!Openat2Opener.class.getModule().isNativeAccessEnabled()) {
       return "native access is not enabled (--enable-native-access="
           + Objects.requireNonNullElse(Openat2Opener.class.getModule().getName(), "ALL-UNNAMED") + ")";
     }
     try {
-      int fd = openRoot(root);
+      int fd = openRoot(root, errnos, true);
       Object key = keyOf(fd);
       if (heldKey == null || !heldKey.equals(key)) {
         closeFd(fd);
         return "the root descriptor is not the directory held";
       }
-      return new Openat2Opener(root, fd, key);
+      return new Openat2Opener(root, errnos, fd, key);
     } catch (IOException | RuntimeException e) {
       return "openat2 failed on the allowed root: " + e.getMessage();
     }
@@ -102,7 +106,7 @@ final class Openat2Opener implements BeneathOpener {
       if (rootFd < 0 || !heldKey.equals(rootKey)) {
         return null;
       }
-      int fd = openBeneath(rootFd, relative);
+      int fd = openBeneath(rootFd, relative, errnos);
       try {
         return admitted(fd, admit);
       } finally {
@@ -161,7 +165,7 @@ final class Openat2Opener implements BeneathOpener {
       if (heldKey.equals(rootKey)) {
         return true;
       }
-      int fd = openRoot(root);
+      int fd = openRoot(root, errnos, false);
       Object key = keyOf(fd);
       if (!heldKey.equals(key)) {
         closeFd(fd);
@@ -192,16 +196,19 @@ final class Openat2Opener implements BeneathOpener {
   }
 
   /** The root directory opened {@code O_PATH} without following any symlink on its (real) path. */
-  private static int openRoot(Path root) throws IOException {
-    return openat2(AT_FDCWD, root.toString(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, RESOLVE_NO_SYMLINKS);
+  private static int openRoot(Path root, Errnos errnos, boolean atStart) throws IOException {
+    return openat2(AT_FDCWD, root.toString(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, RESOLVE_NO_SYMLINKS,
+        errnos, atStart);
   }
 
-  private static int openBeneath(int rootFd, Path relative) throws IOException {
+  private static int openBeneath(int rootFd, Path relative, Errnos errnos) throws IOException {
     return openat2(rootFd, relative.toString(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC,
-        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV);
+        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV, errnos, false);
   }
 
-  private static int openat2(long dirFd, String path, long flags, long resolve) throws IOException {
+  /** {@code openat2}; the errno it is taken to have returned is {@code errnos}' (see {@link Errnos}). */
+  private static int openat2(long dirFd, String path, long flags, long resolve, Errnos errnos, boolean atStart)
+      throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment how = arena.allocate(24, 8); // struct open_how { u64 flags, mode, resolve; }
       how.set(ValueLayout.JAVA_LONG, 0, flags);
@@ -210,10 +217,12 @@ final class Openat2Opener implements BeneathOpener {
       MemorySegment state = arena.allocate(Calls.CALL_STATE);
       for (int attempt = 0; ; attempt++) {
         long fd = (long) Calls.SYSCALL.invokeExact(state, SYS_OPENAT2, dirFd, name, how, 24L);
-        if (fd >= 0) {
+        int errno = errnos.errno(atStart, fd >= 0 ? 0 : (int) Calls.ERRNO.get(state, 0L));
+        if (errno == 0 && fd >= 0) {
           return (int) fd;
+        } else if (fd >= 0) {
+          closeFd((int) fd); // a refusal staged on a call that succeeded
         }
-        int errno = (int) Calls.ERRNO.get(state, 0L);
         if (errno != EAGAIN || attempt == 3) { // EAGAIN: a rename or mount raced the lookup
           throw failure(path, errno);
         }
@@ -242,7 +251,9 @@ final class Openat2Opener implements BeneathOpener {
     return switch (errno) {
       case ENOENT -> new NoSuchFileException(path);
       case EACCES -> new AccessDeniedException(path);
-      case EPERM, ENOSYS -> new FileSystemException(path, null, "openat2 refused (errno " + errno + ")");
+      case ENOSYS -> new FileSystemException(path, null, "openat2 refused: ENOSYS (a kernel before Linux 5.6)");
+      case EPERM -> new FileSystemException(path, null,
+          "openat2 refused: EPERM (a seccomp filter, as some container runtimes install)");
       default -> new FileSystemException(path, null, "errno " + errno);
     };
   }

@@ -32,7 +32,7 @@ class PathGuardTest {
   @BeforeEach
   void setUp() throws IOException {
     root = Files.createDirectories(temp.resolve("rec"));
-    guard = new PathGuard(root, () -> { }, (reopened, change) -> reopenings.add(change), openBeneath());
+    guard = new PathGuard(root, () -> { }, (reopened, change) -> reopenings.add(change), openers());
   }
 
   @Test
@@ -402,7 +402,7 @@ class PathGuardTest {
     Path parent = Files.createDirectories(temp.resolve("p"));
     Path nested = Files.createDirectories(parent.resolve("rec"));
     Path file = Files.writeString(nested.resolve("a.ts"), "inside");
-    PathGuard nestedGuard = new PathGuard(nested, () -> { }, (reopened, change) -> { }, openBeneath());
+    PathGuard nestedGuard = new PathGuard(nested, () -> { }, (reopened, change) -> { }, openers());
     Path other = Files.createDirectories(temp.resolve("q/rec"));
     Files.writeString(other.resolve("a.ts"), "secret");
     Files.move(parent, temp.resolve("p-old"));
@@ -458,9 +458,14 @@ class PathGuardTest {
     return true;
   }
 
+  /** What the guards under test make their {@link BeneathOpener} with: none for the walk. */
+  private java.util.function.BiFunction<Path, Object, BeneathOpener> openers() {
+    return openBeneath() ? BeneathOpener::forRoot : (realRoot, rootKey) -> null;
+  }
+
   /** A guard on the root that runs {@code beforeOpen} between the re-check and the open. */
   private PathGuard racing(Runnable beforeOpen) {
-    return new PathGuard(root, beforeOpen, (reopened, change) -> { }, openBeneath());
+    return new PathGuard(root, beforeOpen, (reopened, change) -> { }, openers());
   }
 
   private interface IoAction {

@@ -22,7 +22,8 @@ public final class SyscallProbe {
     Path root = Files.createTempDirectory("segment-ledger-probe").toRealPath();
     Path file = Files.writeString(Files.createDirectories(root.resolve("cam-1/2026-12-04")).resolve("seg-000001.ts"),
         "x".repeat(1000));
-    try (PathGuard guard = new PathGuard(root, () -> { }, (r, c) -> { }, !walk)) {
+    try (PathGuard guard = new PathGuard(root, () -> { }, (r, c) -> { },
+        walk ? (r, k) -> null : BeneathOpener::forRoot)) {
       String identity = guard.check(file).identity();
       for (int i = 0; i < WARM_UP; i++) {
         guard.open(file, 1000, identity).close();
