@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * again. The INIT, in flight beside it in the first lives, is never charged with those deaths.
  * Re-opened, the row is uploaded by a process without the fault.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class CrashLoopTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
 

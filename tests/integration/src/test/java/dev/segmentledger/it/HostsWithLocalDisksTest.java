@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * behaviour before storage groups), and fails: each host's sweeper takes the other's rows and rejects them
  * as outside its root.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class HostsWithLocalDisksTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration LEASE = Duration.ofSeconds(2);

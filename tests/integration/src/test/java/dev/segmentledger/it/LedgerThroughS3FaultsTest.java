@@ -30,6 +30,7 @@ import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * recorded) until a later attempt confirms it; nothing is lost; the object at the key holds the
  * registered bytes; the consistency check holds. Five runs per fault.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class LedgerThroughS3FaultsTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration CONVERGE = Duration.ofSeconds(30);

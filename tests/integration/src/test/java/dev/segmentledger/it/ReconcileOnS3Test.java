@@ -34,6 +34,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -56,6 +57,7 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
  * the external endpoint instead ({@link S3TestServer}; .ci/run uses Ceph RGW), which reports the
  * real creation time; the clock two days ahead ages those uploads the same way.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class ReconcileOnS3Test {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration CONVERGE = Duration.ofSeconds(30);

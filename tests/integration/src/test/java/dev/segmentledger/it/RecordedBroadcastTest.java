@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * uploads all three axes. Then the bucket is played: the ledger's playlist, written next to the
  * objects, is decoded by ffmpeg from the bucket directory alone.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class RecordedBroadcastTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final int CHUNKS = 15;

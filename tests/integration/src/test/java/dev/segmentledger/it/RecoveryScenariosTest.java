@@ -31,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * repackager and store) and waits, on ledger events, for it to converge. Each ends with the
  * consistency check per axis. Five runs each, every run on a broadcast of its own.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class RecoveryScenariosTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration CONVERGE = Duration.ofSeconds(30);

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * complete and right, and nothing is left unfinished. {@code -Dsegmentledger.resume.mib=N} sets
  * the size (default 1024).
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class ResumedUploadTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final long MIB = 1024 * 1024;

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * timeout, records {@code STALLED}, and retries the row at once on another worker; once the server
  * answers again the row is confirmed, long before the stuck request times out.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class StalledPutTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
 

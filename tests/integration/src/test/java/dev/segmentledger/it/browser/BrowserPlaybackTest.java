@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +48,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * plain HTTP and must play past 20 s of media with no fatal error, and ffprobe over HTTP must
  * read the same URL as 30 s of media.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class BrowserPlaybackTest {
   private static final Duration BROADCAST = Duration.ofSeconds(30);
   private static final Duration CHUNK = Duration.ofSeconds(5);

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,6 +51,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * each segment its {@code #EXT-X-PROGRAM-DATE-TIME}. The harness's own control (media no browser can decode fails) is in
  * {@link BrowserPlaybackTest}.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class LedgerBrowserPlaybackTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration BROADCAST = Duration.ofSeconds(30);

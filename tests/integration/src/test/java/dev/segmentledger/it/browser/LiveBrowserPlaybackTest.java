@@ -27,6 +27,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,6 +45,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * a loaded machine moves hls.js's estimate for a moment), and never falling out of the window. After the end, the full playlist
  * ({@code master.m3u8}, VOD) must play to its end.
  */
+@Tag("long") // an end-to-end scenario of 20 s or more: the long profile runs it (tests/README.md)
 class LiveBrowserPlaybackTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration BROADCAST = Duration.ofSeconds(40);
