@@ -3,6 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.internal.BoundaryCheck.Checked;
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
@@ -57,7 +58,12 @@ final class OpenFailures {
 
   private static FileRejectedException unreadable(Path file, IOException cause) {
     return new FileRejectedException(Reason.UNREADABLE, "cannot open " + show(file) + ": "
-        + cause.getClass().getSimpleName());
+        + cause.getClass().getSimpleName() + reasonOf(cause));
+  }
+
+  /** The reason a {@link FileSystemException} gives (an errno's name, the system's text), if any. */
+  private static String reasonOf(IOException cause) {
+    return cause instanceof FileSystemException f && f.getReason() != null ? " (" + show(f.getReason()) + ")" : "";
   }
 
   private static String show(Object value) {

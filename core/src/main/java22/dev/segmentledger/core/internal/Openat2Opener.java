@@ -54,6 +54,7 @@ final class Openat2Opener implements BeneathOpener {
   private static final int EPERM = 1;
   private static final int EAGAIN = 11;
   private static final int ENOSYS = 38;
+  private static final int EXDEV = 18;
   private static final int STATX_SIZE = 256;
   /** The charset the JDK encodes file names in ({@code sun.jnu.encoding}), UTF-8 if it names none. */
   private static final Charset FILE_NAMES = fileNameCharset();
@@ -254,6 +255,8 @@ final class Openat2Opener implements BeneathOpener {
       case ENOSYS -> new FileSystemException(path, null, "openat2 refused: ENOSYS (a kernel before Linux 5.6)");
       case EPERM -> new FileSystemException(path, null,
           "openat2 refused: EPERM (a seccomp filter, as some container runtimes install)");
+      case EXDEV -> new FileSystemException(path, null,
+          "EXDEV: a mount point below the allowed root lies on the way, and files are not opened across mounts");
       default -> new FileSystemException(path, null, "errno " + errno);
     };
   }

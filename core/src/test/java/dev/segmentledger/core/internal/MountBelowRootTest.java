@@ -68,7 +68,8 @@ class MountBelowRootTest {
       String identity = guard.check(file).identity();
       FileRejectedException e = assertThrows(FileRejectedException.class, () -> guard.open(file, 6, identity));
       assertEquals(Reason.UNREADABLE, e.reason(), e.getMessage());
-      assertEquals("cannot open " + file + ": FileSystemException", e.getMessage());
+      assertEquals("cannot open " + file + ": FileSystemException (EXDEV: a mount point below the allowed root lies"
+          + " on the way, and files are not opened across mounts)", e.getMessage());
     }
   }
 
