@@ -15,7 +15,7 @@ import org.xml.sax.SAXException;
 
 /**
  * The few facts of a Maven POM the documentation tests compare with the docs: its coordinates, its
- * modules (profiles' included), whether it is deployed, and its managed dependencies. Read with the
+ * modules (profiles' included), its profiles, whether it is deployed, and its managed dependencies. Read with the
  * JDK's DOM parser; no interpolation beyond what the tests need.
  *
  * <p>Immutable; thread-safe.
@@ -65,6 +65,17 @@ final class PomFile {
       modules.add(all.item(i).getTextContent().trim());
     }
     return modules;
+  }
+
+  /** The ids of the project's profiles. */
+  List<String> profileIds() {
+    List<String> ids = new ArrayList<>();
+    child(project, "profiles").ifPresent(profiles -> {
+      for (Element profile : children(profiles, "profile")) {
+        text(profile, "id").ifPresent(ids::add);
+      }
+    });
+    return ids;
   }
 
   /** True unless the project's properties set {@code maven.deploy.skip} to {@code true}. */
