@@ -53,7 +53,7 @@ class BrowserPlaybackTest {
   private static final Duration BROADCAST = Duration.ofSeconds(30);
   private static final Duration CHUNK = Duration.ofSeconds(5);
   private static final double MUST_PLAY_PAST = 20.0;
-  private static final String BROADCAST_ID = "issue17";
+  private static final String BROADCAST_ID = "browser-playback";
   private static final String RENDITION = "360p";
 
   @Test

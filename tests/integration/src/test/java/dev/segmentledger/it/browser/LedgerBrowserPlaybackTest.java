@@ -57,7 +57,7 @@ class LedgerBrowserPlaybackTest {
   private static final Duration BROADCAST = Duration.ofSeconds(30);
   private static final Duration CHUNK = Duration.ofSeconds(5);
   private static final double MUST_PLAY_PAST = 20.0;
-  private static final String BROADCAST_ID = "issue17-ledger";
+  private static final String BROADCAST_ID = "browser-playback-ledger";
   private static final String RENDITION = "360p";
   private static final String PLAYLIST_TYPE = "application/vnd.apple.mpegurl";
   private static final Instant RECORDED = Instant.parse("2026-11-30T17:00:00Z");

@@ -53,7 +53,7 @@ class NonTsOriginalsOverHttpTest {
   @RegisterExtension static final PostgresExtension PG = PostgresExtension.create();
   private static final Duration BROADCAST = Duration.ofSeconds(20);
   private static final Duration CHUNK = Duration.ofSeconds(5);
-  private static final String BROADCAST_ID = "issue17-mp4";
+  private static final String BROADCAST_ID = "browser-playback-mp4";
   private static final String RENDITION = "360p";
   private static final Instant RECORDED = Instant.parse("2026-11-30T17:00:00.040Z");
 
