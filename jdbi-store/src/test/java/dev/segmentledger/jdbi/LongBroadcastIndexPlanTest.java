@@ -35,9 +35,8 @@ class LongBroadcastIndexPlanTest {
   @BeforeAll
   static void seed() {
     jdbi = Jdbi.create(PG.dataSource());
-    store = JdbiStateStore.create(jdbi).migrate();
+    store = PlanFixture.emptyStore(jdbi);
     jdbi.useHandle(handle -> {
-      handle.execute("TRUNCATE segment_ledger_item, segment_ledger_playlist, segment_ledger_playlist_part");
       // 1,000 rows per broadcast: a third ORIGINAL, the rest PLAYBACK of two renditions; g % 100 = 0
       // PENDING, the rest CONFIRMED.
       handle.createUpdate("INSERT INTO segment_ledger_item (broadcast_id, axis, rendition, sequence, source_path,"

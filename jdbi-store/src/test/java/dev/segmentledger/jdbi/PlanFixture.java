@@ -13,4 +13,12 @@ final class PlanFixture {
     return jdbi.withHandle(handle -> String.join("\n", binds.apply(handle.createQuery("EXPLAIN " + sql))
         .mapTo(String.class).list()));
   }
+
+  /** The store on {@code jdbi}, migrated, with its item, playlist and part tables emptied for a test's seed. */
+  static JdbiStateStore emptyStore(Jdbi jdbi) {
+    JdbiStateStore store = JdbiStateStore.create(jdbi).migrate();
+    jdbi.useHandle(handle ->
+        handle.execute("TRUNCATE segment_ledger_item, segment_ledger_playlist, segment_ledger_playlist_part"));
+    return store;
+  }
 }

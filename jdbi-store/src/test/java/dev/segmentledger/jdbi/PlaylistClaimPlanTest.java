@@ -34,9 +34,8 @@ class PlaylistClaimPlanTest {
   @BeforeAll
   static void seed() {
     jdbi = Jdbi.create(PG.dataSource());
-    store = JdbiStateStore.create(jdbi).migrate();
+    store = PlanFixture.emptyStore(jdbi);
     jdbi.useHandle(handle -> {
-      handle.execute("TRUNCATE segment_ledger_item, segment_ledger_playlist, segment_ledger_playlist_part");
       // g % 50 = 0 awaiting publication; g % 250 = 7 with its full playlist due an hour ago (g % 500 = 7)
       // or in an hour (g % 500 = 257); the higher g, the older the last change.
       handle.createUpdate("INSERT INTO segment_ledger_playlist (broadcast_id, rendition, wanted, published,"

@@ -28,9 +28,8 @@ class SmallPartTablePlanTest {
   @BeforeAll
   static void seed() {
     jdbi = Jdbi.create(PG.dataSource());
-    store = JdbiStateStore.create(jdbi).migrate();
+    store = PlanFixture.emptyStore(jdbi);
     jdbi.useHandle(handle -> {
-      handle.execute("TRUNCATE segment_ledger_item, segment_ledger_playlist, segment_ledger_playlist_part");
       handle.execute("INSERT INTO segment_ledger_playlist_part (broadcast_id, rendition, first_sequence,"
           + " next_sequence, entries, discontinuities, target_seconds, peak_bandwidth, text, chain_first_sequence,"
           + " total_entries, total_discontinuities, total_target_seconds, total_peak_bandwidth)"

@@ -30,9 +30,8 @@ class SmallPlaylistTablePlanTest {
   @BeforeAll
   static void seed() {
     jdbi = Jdbi.create(PG.dataSource());
-    store = JdbiStateStore.create(jdbi).migrate();
+    store = PlanFixture.emptyStore(jdbi);
     jdbi.useHandle(handle -> {
-      handle.execute("TRUNCATE segment_ledger_item, segment_ledger_playlist, segment_ledger_playlist_part");
       handle.createUpdate("INSERT INTO segment_ledger_playlist (broadcast_id, rendition, wanted, published,"
               + " updated_at)"
               + " SELECT 'b' || (g / 4), (ARRAY['', '1080p', '720p', '360p'])[1 + g % 4],"
