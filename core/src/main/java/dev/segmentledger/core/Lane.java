@@ -9,6 +9,10 @@ package dev.segmentledger.core;
  * Lane)}) a row's lane follows from what it is: INIT and PLAYBACK rows of a live broadcast are
  * {@link #LIVE}, originals of a live broadcast {@link #ORIGINAL}, every row of an ended broadcast
  * {@link #BACKFILL}. Never from a row's age.
+ *
+ * <p>Hints are durable: a broadcast's hint is stored on its record and a segment's hint with its rows,
+ * in the state store, so every node sharing the store, and a node after a restart, puts the rows in
+ * the lane the recorder asked for. A segment's hint takes precedence over its broadcast's.
  */
 public enum Lane {
   /** What viewers wait for: INIT and PLAYBACK rows of live broadcasts. */

@@ -32,10 +32,11 @@ public interface Ledger extends AutoCloseable {
 
   /**
    * Registers one closed file as {@link #register(ItemId, Path)} does, in {@code lane} rather than the
-   * lane its axis and broadcast give it (see {@link Lane}): the recorder's intent, kept in this node's
-   * memory for the row (and the PLAYBACK and INIT rows made from it) while it is queued here. A row a
-   * sweep finds after a restart is in the lane its broadcast's hint ({@link #prioritize}) or its axis
-   * gives it. The default ignores the hint.
+   * lane its axis and broadcast give it (see {@link Lane}): the recorder's intent, stored with the
+   * segment's rows (the original and the PLAYBACK row made from it; not the rendition's INIT, which
+   * every segment shares), so that every node of the store, and this one after a restart, queues them
+   * in {@code lane}. A segment's hint takes precedence over its broadcast's ({@link #prioritize}). A
+   * row registered before keeps the lane it was registered with. The default ignores the hint.
    *
    * @see #register(ItemId, Path) the exceptions
    */
@@ -44,9 +45,17 @@ public interface Ledger extends AutoCloseable {
   }
 
   /**
-   * Puts every row of {@code broadcastId} in {@code lane} on this node from now on ({@code null}: the
-   * lanes its rows' axes and the broadcast's phase give them). A hint in this node's memory: a
-   * restarted node needs it again. The default does nothing.
+   * Puts every row of {@code broadcastId} in {@code lane} from now on, on every node of the store
+   * ({@code null}: the lanes its rows' axes and the broadcast's phase give them). The hint is stored
+   * on the broadcast's record ({@link dev.segmentledger.core.spi.StateStore#prioritize}), so it
+   * outlives restarts; it may be given before the broadcast's first registration, and for an ended
+   * broadcast. This node honours it for the rows it queues from now on; another node within the few
+   * seconds it trusts what it last read of the broadcast. Rows already queued keep their lane. A row
+   * registered with a hint of its own ({@link #register(ItemId, Path, Lane)}) keeps that one. With a
+   * state store that keeps no hints, the hint is this node's memory only. The default does nothing.
+   *
+   * @throws dev.segmentledger.core.StoreException if the state store fails; the hint is not stored,
+   *     give it again
    */
   default void prioritize(String broadcastId, Lane lane) {}
 

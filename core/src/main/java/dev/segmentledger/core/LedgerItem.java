@@ -38,6 +38,10 @@ import java.util.Objects;
  *     registered the row: only nodes of that group upload it; {@code null} for shared storage
  * @param traceContext the trace context of the registration that wrote the row, which its upload
  *     continues ({@link LedgerBuilder#tracing}); {@code null} without tracing
+ * @param lane the lane the recorder asked for the row's segment when it registered it
+ *     ({@link Ledger#register(ItemId, java.nio.file.Path, Lane)}), stored with the row so that every
+ *     node, after any restart, queues the row in it; {@code null} if none (the row's lane then
+ *     follows from its broadcast's hint, its axis and its broadcast's phase, see {@link Lane})
  */
 public record LedgerItem(
     long rowId,
@@ -57,7 +61,8 @@ public record LedgerItem(
     String fileIdentity,
     Instant recordedAt,
     String storageGroup,
-    String traceContext) {
+    String traceContext,
+    Lane lane) {
 
   /** The size of a PLAYBACK or INIT row whose file has not been produced yet. */
   public static final long UNKNOWN_SIZE = -1;
@@ -68,6 +73,19 @@ public record LedgerItem(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(registeredAt, "registeredAt");
     Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+  }
+
+  /**
+   * A row without a lane hint ({@code lane} {@code null}): the constructor of the components before
+   * hints were stored, kept for stores and tests written against it.
+   */
+  public LedgerItem(long rowId, ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state,
+      int attempts, Reason reason, String lastError, Instant registeredAt, Instant nextAttemptAt,
+      Instant confirmedAt, String checksum, Duration mediaDuration, String fileIdentity, Instant recordedAt,
+      String storageGroup, String traceContext) {
+    this(rowId, id, sourcePath, originPath, sizeBytes, state, attempts, reason, lastError, registeredAt,
+        nextAttemptAt, confirmedAt, checksum, mediaDuration, fileIdentity, recordedAt, storageGroup, traceContext,
+        null);
   }
 
   /** Whether the file to upload is known (always for ORIGINAL; once produced for the others). */

@@ -77,6 +77,7 @@ final class BatchRegistration {
     List<Long> recordedAts = new ArrayList<>(n);
     List<String> storageGroups = new ArrayList<>(n);
     List<String> traceContexts = new ArrayList<>(n);
+    List<String> lanes = new ArrayList<>(n);
     for (NewItem item : items) {
       ItemId id = item.id();
       ItemState state = item.state();
@@ -102,6 +103,7 @@ final class BatchRegistration {
       recordedAts.add(item.recordedAt() == null ? null : epochMicros(item.recordedAt()));
       storageGroups.add(item.storageGroup());
       traceContexts.add(item.traceContext());
+      lanes.add(nameOf(item.lane()));
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     handle.createQuery(INSERT_ALL)
@@ -124,6 +126,7 @@ final class BatchRegistration {
         .bindArray("recordedAts", Long.class, recordedAts)
         .bindArray("storageGroups", String.class, storageGroups)
         .bindArray("traceContexts", String.class, traceContexts)
+        .bindArray("lanes", String.class, lanes)
         .map((rs, ctx) -> new CreatedRow(rs.getLong("id"), LedgerItemMapper.itemId(rs),
             ItemState.valueOf(rs.getString("state"))))
         .forEach(row -> created.put(LedgerItemMapper.position(row.id()), row));
@@ -145,7 +148,7 @@ final class BatchRegistration {
     return new LedgerItem(rowId, id, item.sourcePath(), item.originPath(), item.sizeBytes(), state, 0,
         item.reason(), item.detail(), micros(item.registeredAt()), micros(item.nextAttemptAt()), null, null, null,
         item.fileIdentity(), item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup(),
-        item.traceContext());
+        item.traceContext(), item.lane());
   }
 
   private record CreatedRow(long rowId, ItemId id, ItemState state) {}

@@ -3,6 +3,7 @@ package dev.segmentledger.jdbi;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoreException;
@@ -357,6 +358,23 @@ public final class JdbiStateStore implements StateStore {
   @Override
   public boolean endBroadcast(String broadcastId, Instant at) {
     return registration.endBroadcast(broadcastId, at);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One statement: an upsert of the broadcast's row, or, to clear the hint, an update of it. It
+   * waits for a registration of the broadcast in progress (which holds its row FOR SHARE).
+   *
+   * @throws StoreException if the database fails the statement
+   */
+  @Override
+  public void prioritize(String broadcastId, Lane lane, Instant at) {
+    try {
+      registration.prioritize(broadcastId, lane, at);
+    } catch (JdbiException e) {
+      throw StoreFailures.of("storing the lane hint of broadcast " + broadcastId, e, true);
+    }
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.segmentledger.jdbi;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.Reason;
@@ -21,7 +22,7 @@ import org.jdbi.v3.core.statement.StatementContext;
 final class LedgerItemMapper implements RowMapper<LedgerItem> {
   static final String COLUMNS = "id, broadcast_id, axis, rendition, sequence, source_path, origin_path, size_bytes,"
       + " state, attempts, reason, last_error, registered_at, next_attempt_at, confirmed_at, checksum,"
-      + " media_duration_micros, file_identity, media_format, recorded_at, storage_group, trace_context";
+      + " media_duration_micros, file_identity, media_format, recorded_at, storage_group, trace_context, lane";
 
   @Override
   public LedgerItem map(ResultSet rs, StatementContext ctx) throws SQLException {
@@ -34,7 +35,7 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
         reason == null ? null : Reason.valueOf(reason), rs.getString("last_error"), instant(rs, "registered_at"),
         instant(rs, "next_attempt_at"), instant(rs, "confirmed_at"), rs.getString("checksum"), duration,
         rs.getString("file_identity"), instant(rs, "recorded_at"), rs.getString("storage_group"),
-        rs.getString("trace_context"));
+        rs.getString("trace_context"), lane(rs.getString("lane")));
   }
 
   /** The identity columns (broadcast_id, axis, rendition, sequence, media_format) of the current row. */
@@ -57,6 +58,21 @@ final class LedgerItemMapper implements RowMapper<LedgerItem> {
   static ItemId position(ItemId id) {
     return id.format() == MediaFormat.defaultFor(id.axis()) ? id
         : new ItemId(id.broadcastId(), id.axis(), id.rendition(), id.sequence());
+  }
+
+  /**
+   * The hint a {@code lane} column holds: {@code NULL}, or a value this version does not know (the
+   * column has no CHECK; the store writes only lane names), is no hint, never an unreadable row.
+   */
+  static Lane lane(String column) {
+    if (column != null) {
+      for (Lane lane : Lane.values()) {
+        if (lane.name().equals(column)) {
+          return lane;
+        }
+      }
+    }
+    return null;
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -68,6 +68,7 @@ final class LiveRegistration {
     Long[] recordedAts = new Long[n];
     String[] storageGroups = new String[n];
     String[] traceContexts = new String[n];
+    String[] lanes = new String[n];
     for (int i = 0; i < n; i++) {
       NewItem item = items.get(i);
       ItemId id = item.id();
@@ -90,6 +91,7 @@ final class LiveRegistration {
       recordedAts[i] = item.recordedAt() == null ? null : epochMicros(item.recordedAt());
       storageGroups[i] = item.storageGroup();
       traceContexts[i] = item.traceContext();
+      lanes[i] = nameOf(item.lane());
     }
     Map<ItemId, CreatedRow> created = new HashMap<>();
     String ended = null;
@@ -115,7 +117,8 @@ final class LiveRegistration {
           .setArray("formats", "varchar", formats)
           .setArray("recordedAts", "int8", recordedAts)
           .setArray("storageGroups", "varchar", storageGroups)
-          .setArray("traceContexts", "text", traceContexts);
+          .setArray("traceContexts", "text", traceContexts)
+          .setArray("lanes", "varchar", lanes);
       try (ResultSet rs = Confirmations.resultOfSecond(statement.statement())) {
         while (rs.next()) {
           ended = rs.getString("ended");

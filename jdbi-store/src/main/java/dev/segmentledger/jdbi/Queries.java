@@ -282,13 +282,13 @@ final class Queries {
 
   Optional<BroadcastRecord> findBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
-    return read(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at FROM "
+    return read(handle -> handle.createQuery("SELECT broadcast_id, created_at, ended_at, lane FROM "
             + BROADCASTS + " WHERE broadcast_id = :id")
         .bind("id", broadcastId)
         .map((rs, ctx) -> new BroadcastRecord(rs.getString("broadcast_id"),
             rs.getObject("created_at", OffsetDateTime.class).toInstant(),
             Optional.ofNullable(rs.getObject("ended_at", OffsetDateTime.class)).map(OffsetDateTime::toInstant)
-                .orElse(null)))
+                .orElse(null), LedgerItemMapper.lane(rs.getString("lane"))))
         .findOne());
   }
 

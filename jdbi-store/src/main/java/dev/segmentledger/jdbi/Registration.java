@@ -13,6 +13,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.RegistrationConflictException;
 import dev.segmentledger.core.StoreException;
@@ -46,7 +47,7 @@ final class Registration {
   private static final String INSERT_ONE = "INSERT INTO " + TABLE + " (" + INSERT_COLUMNS + ")"
       + " VALUES (:broadcastId, :axis, :rendition, :sequence, :sourcePath, :originPath, :sizeBytes, :state,"
       + " :reason, :detail, :registeredAt, :nextAttemptAt, :leaseOwner, :leaseUntil, :fileIdentity,"
-      + " :mediaFormat, :recordedAt, :storageGroup, :traceContext)"
+      + " :mediaFormat, :recordedAt, :storageGroup, :traceContext, :lane)"
       + " ON CONFLICT (broadcast_id, axis, rendition, sequence) DO NOTHING RETURNING " + COLUMNS;
 
   /**
@@ -237,6 +238,7 @@ final class Registration {
         .bind("recordedAt", item.recordedAt() == null ? null : micros(item.recordedAt()))
         .bind("storageGroup", item.storageGroup())
         .bind("traceContext", item.traceContext())
+        .bind("lane", nameOf(item.lane()))
         .map(mapper)
         .findOne();
     if (created.isPresent()) {
@@ -281,6 +283,29 @@ final class Registration {
   /** The INIT of the rendition of {@code id}. */
   static ItemId initOf(ItemId id) {
     return ItemId.init(id.broadcastId(), id.rendition());
+  }
+
+  /**
+   * {@link JdbiStateStore#prioritize}: one upsert of the broadcast's {@code lane} (creating its
+   * record, live, if unknown), or with {@code null} one update that clears it (creating nothing).
+   */
+  void prioritize(String broadcastId, Lane lane, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    jdbi.useHandle(handle -> {
+      if (lane == null) {
+        handle.createUpdate("UPDATE " + BROADCASTS + " SET lane = NULL WHERE broadcast_id = :id")
+            .bind("id", broadcastId)
+            .execute();
+      } else {
+        handle.createUpdate("INSERT INTO " + BROADCASTS + " (broadcast_id, created_at, lane) VALUES (:id, :at, :lane)"
+                + " ON CONFLICT (broadcast_id) DO UPDATE SET lane = EXCLUDED.lane")
+            .bind("id", broadcastId)
+            .bind("at", micros(at))
+            .bind("lane", lane.name())
+            .execute();
+      }
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.segmentledger.jdbi;
 
 import dev.segmentledger.core.ItemId;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.Reason;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +32,7 @@ final class Sql {
   /** The columns a registration inserts, in the order both inserts (one row, a batch) give them. */
   static final String INSERT_COLUMNS = "broadcast_id, axis, rendition, sequence, source_path, origin_path,"
       + " size_bytes, state, reason, last_error, registered_at, next_attempt_at, lease_owner, lease_until,"
-      + " file_identity, media_format, recorded_at, storage_group, trace_context";
+      + " file_identity, media_format, recorded_at, storage_group, trace_context, lane";
 
   /** The natural identity of a row, bound by {@link #identity}. */
   static final String IDENTITY = "broadcast_id = :broadcastId AND axis = :axis AND rendition = :rendition"
@@ -105,6 +106,11 @@ final class Sql {
 
   static String nameOf(Reason reason) {
     return reason == null ? null : reason.name();
+  }
+
+  /** The value of a {@code lane} column for {@code lane}: {@code NULL} for no hint. */
+  static String nameOf(Lane lane) {
+    return lane == null ? null : lane.name();
   }
 
   static Instant micros(Instant instant) {

@@ -4,6 +4,7 @@ import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.RegistrationConflictException;
@@ -165,7 +166,8 @@ public final class InMemoryStateStore implements StateStore {
     }
     LedgerItem created = new LedgerItem(rowId, item.id(), item.sourcePath(), item.originPath(), item.sizeBytes(),
         state, 0, item.reason(), item.detail(), registeredAt, nextAttemptAt, null, null, null, item.fileIdentity(),
-        item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup(), item.traceContext());
+        item.recordedAt() == null ? null : micros(item.recordedAt()), item.storageGroup(), item.traceContext(),
+        item.lane());
     rows.put(rowId, created);
     rowIds.put(position(item.id()), rowId);
     return new RegisterResult(created, true);
@@ -291,7 +293,7 @@ public final class InMemoryStateStore implements StateStore {
     leases.remove(rowId);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.CONFIRMED, row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(),
-        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
+        micros(confirmation.confirmedAt()), confirmation.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane()));
     if (row.id().axis() == Axis.INIT) {
       releaseWaitingPlayback(row.id());
     }
@@ -324,7 +326,7 @@ public final class InMemoryStateStore implements StateStore {
     countFailure(rowId, reason);
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts() + 1, reason, detail, row.registeredAt(), micros(nextAttemptAt), row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane()));
     return true;
   }
 
@@ -378,7 +380,7 @@ public final class InMemoryStateStore implements StateStore {
     String identity = row.reason() == Reason.FILE_CHANGED ? null : row.fileIdentity();
     rows.put(rowId, new LedgerItem(rowId, row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(),
         ItemState.PENDING, 0, reason, detail, row.registeredAt(), micros(at), null, null,
-        row.mediaDuration(), identity, row.recordedAt(), row.storageGroup(), row.traceContext()));
+        row.mediaDuration(), identity, row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane()));
     playlists.rowReopened(row.id(), at);
     return true;
   }
@@ -395,7 +397,7 @@ public final class InMemoryStateStore implements StateStore {
     rows.put(rowId, new LedgerItem(rowId, row.id(), sourcePath, row.originPath(), sizeBytes, row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(),
         row.checksum(), mediaDuration == null ? null : mediaDuration.truncatedTo(ChronoUnit.MICROS),
-        row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext()));
+        row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane()));
     return true;
   }
 
@@ -427,7 +429,7 @@ public final class InMemoryStateStore implements StateStore {
       rows.put(row.rowId(), new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(),
           row.sizeBytes(), row.state(), row.attempts(), row.reason(), row.lastError(), row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(),
-          toGroup, row.traceContext()));
+          toGroup, row.traceContext(), row.lane()));
     }
     return open.size();
   }
@@ -501,7 +503,7 @@ public final class InMemoryStateStore implements StateStore {
       return false;
     }
     Instant createdAt = current == null ? micros(at) : current.createdAt();
-    broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at)));
+    broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, createdAt, micros(at), current == null ? null : current.lane()));
     playlists.broadcastChanged(broadcastId, at);
     return true;
   }
@@ -610,6 +612,18 @@ public final class InMemoryStateStore implements StateStore {
   }
 
   @Override
+  public synchronized void prioritize(String broadcastId, Lane lane, Instant at) {
+    Objects.requireNonNull(broadcastId, "broadcastId");
+    Objects.requireNonNull(at, "at");
+    BroadcastRecord current = broadcasts.get(broadcastId);
+    if (current != null) {
+      broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, current.createdAt(), current.endedAt(), lane));
+    } else if (lane != null) {
+      broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, micros(at), null, lane));
+    }
+  }
+
+  @Override
   public synchronized Optional<BroadcastRecord> findBroadcast(String broadcastId) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     return Optional.ofNullable(broadcasts.get(broadcastId));
@@ -659,7 +673,7 @@ public final class InMemoryStateStore implements StateStore {
           row.attempts() + 1, Reason.ATTEMPT_ABANDONED, "the attempt of " + current.owner()
               + " ended without an outcome: its process died or froze past its lease" + weight, row.registeredAt(),
           row.nextAttemptAt(), row.confirmedAt(), row.checksum(), row.mediaDuration(), row.fileIdentity(),
-          row.recordedAt(), row.storageGroup(), row.traceContext());
+          row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane());
     }
     LedgerItem claimed = withNextAttemptAt(row, until);
     rows.put(rowId, claimed);
@@ -763,13 +777,13 @@ public final class InMemoryStateStore implements StateStore {
   private static LedgerItem withNextAttemptAt(LedgerItem row, Instant nextAttemptAt) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), row.state(),
         row.attempts(), row.reason(), row.lastError(), row.registeredAt(), nextAttemptAt, row.confirmedAt(),
-        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext());
+        row.checksum(), row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane());
   }
 
   private static LedgerItem withState(LedgerItem row, ItemState state, Reason reason, String detail) {
     return new LedgerItem(row.rowId(), row.id(), row.sourcePath(), row.originPath(), row.sizeBytes(), state,
         row.attempts(), reason, detail, row.registeredAt(), row.nextAttemptAt(), row.confirmedAt(), row.checksum(),
-        row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext());
+        row.mediaDuration(), row.fileIdentity(), row.recordedAt(), row.storageGroup(), row.traceContext(), row.lane());
   }
 
   private static Instant micros(Instant instant) {

@@ -75,9 +75,9 @@ public final class DefaultLedger implements ManualLedger {
 
   @Override
   public Registration register(ItemId id, Path file, Lane lane) {
-    Objects.requireNonNull(id, "id");
-    engine.lanes.hintSegment(id.broadcastId(), id.rendition(), id.sequence(), Objects.requireNonNull(lane, "lane"));
-    return register(id, file);
+    Objects.requireNonNull(lane, "lane");
+    engine.requireOpen();
+    return engine.registrar.registerAll(List.of(new ClosedFile(Objects.requireNonNull(id, "id"), file)), lane).get(0);
   }
 
   @Override

@@ -79,7 +79,7 @@ final class Engine {
     Intake intake = new Intake(queue, events);
     // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
-        settings.repackaging() ? producer : null, group, tracing);
+        settings.repackaging() ? producer : null, group, tracing, lanes);
     Failures failures = new Failures(store, storeClock, settings.nodeId(), settings.backoff(),
         settings.maxErrorAttempts(), events, new UnfinishedUploads(settings.objectSink()));
     this.outputs = new LocalOutputs(store, clock, settings.repackaging()

@@ -87,7 +87,8 @@ final class PlaybackProducer {
     }
     return Optional.of(new LedgerItem(item.rowId(), item.id(), target.toString(), item.originPath(), out.sizeBytes(),
         item.state(), item.attempts(), item.reason(), item.lastError(), item.registeredAt(), item.nextAttemptAt(),
-        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup(), item.traceContext()));
+        item.confirmedAt(), item.checksum(), out.duration(), null, item.recordedAt(), item.storageGroup(), item.traceContext(),
+        item.lane()));
   }
 
   private RepackagedFile repackageRegistered(LedgerItem item, Path origin, Path target, Optional<LedgerItem> original)

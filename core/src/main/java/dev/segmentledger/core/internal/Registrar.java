@@ -5,6 +5,7 @@ import dev.segmentledger.core.BroadcastEndedException;
 import dev.segmentledger.core.ClosedFile;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.Registration;
@@ -60,9 +61,10 @@ final class Registrar {
   /** The storage group of this node, given to every row it writes; {@code null}: shared storage. */
   private final String storageGroup;
   private final Tracing tracing;
+  private final LaneOf lanes;
 
   Registrar(PathGuard guard, Leases leases, RowWriter writer, Intake intake, Events events, Clock clock,
-      PlaybackProducer producer, String storageGroup, Tracing tracing) {
+      PlaybackProducer producer, String storageGroup, Tracing tracing, LaneOf lanes) {
     this.guard = guard;
     this.leases = leases;
     this.writer = writer;
@@ -72,13 +74,22 @@ final class Registrar {
     this.producer = producer;
     this.storageGroup = storageGroup;
     this.tracing = tracing;
+    this.lanes = lanes;
   }
 
   /** Registers {@code files} in one transaction; see {@code Ledger.registerAll}. */
   List<Registration> registerAll(List<ClosedFile> files) {
+    return registerAll(files, (Lane) null);
+  }
+
+  /**
+   * {@link #registerAll(List)}, the rows of each segment (not the rendition's INIT, which every
+   * segment shares) in {@code lane}, stored with them; {@code null}: no hint.
+   */
+  List<Registration> registerAll(List<ClosedFile> files, Lane lane) {
     Span span = tracing.registration(files.size());
     try {
-      List<Registration> registrations = registerAll(files, span.context());
+      List<Registration> registrations = registerAll(files, span.context(), lane);
       span.end();
       return registrations;
     } catch (RuntimeException | Error e) {
@@ -87,8 +98,8 @@ final class Registrar {
     }
   }
 
-  /** {@link #registerAll(List)}, the rows carrying {@code traceContext} (may be {@code null}). */
-  private List<Registration> registerAll(List<ClosedFile> files, String traceContext) {
+  /** {@link #registerAll(List, Lane)}, the rows carrying {@code traceContext} (may be {@code null}). */
+  private List<Registration> registerAll(List<ClosedFile> files, String traceContext, Lane lane) {
     Instant now = clock.instant();
     // Lease a file's rows only if the queue has room for them: a leased row the queue refuses must
     // be released, a second durable commit on the recorder's thread for every file while the queue
@@ -102,7 +113,8 @@ final class Registrar {
       firstRowOf[f] = rows.size();
       for (NewItem row : rowsFor(file.id(), file.file(), now, f < room ? leaseUntil : null)) {
         NewItem timed = file.recordedAt() == null ? row : row.withRecordedAt(file.recordedAt()); // derived rows inherit it
-        rows.add(timed.inStorageGroup(storageGroup).withTraceContext(traceContext));
+        NewItem hinted = row.id().axis() == Axis.INIT ? timed : timed.inLane(lane);
+        rows.add(hinted.inStorageGroup(storageGroup).withTraceContext(traceContext));
       }
     }
     List<RegisterResult> results;
@@ -134,6 +146,9 @@ final class Registrar {
    */
   private Offer settle(NewItem row, RegisterResult result) {
     LedgerItem item = result.item();
+    if (result.created() && row.lane() != null && item.lane() == null) {
+      lanes.hintUnstoredSegment(item.id(), row.lane()); // a store that keeps no hints
+    }
     if (result.created() && item.state() == ItemState.REJECTED) {
       log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
       events.onFailed(item, item.reason(), item.lastError(), true);

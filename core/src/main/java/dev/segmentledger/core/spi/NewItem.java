@@ -3,6 +3,7 @@ package dev.segmentledger.core.spi;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import java.time.Instant;
@@ -39,13 +40,16 @@ import java.util.Objects;
  * @param traceContext the trace context of the registration that writes the row
  *     ({@link Tracing.Span#context()}), stored with it so that its upload continues that trace;
  *     {@code null} without tracing
+ * @param lane the lane the recorder asked for the row ({@link LedgerItem#lane()}), stored with it;
+ *     {@code null} if none
  */
 public record NewItem(
     ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
     String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
     Instant recordedAt,
     String storageGroup,
-    String traceContext) {
+    String traceContext,
+    Lane lane) {
 
   public NewItem {
     Objects.requireNonNull(id, "id");
@@ -77,31 +81,48 @@ public record NewItem(
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(until, "until");
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, owner, until,
-        fileIdentity, recordedAt, storageGroup, traceContext);
+        fileIdentity, recordedAt, storageGroup, traceContext, lane);
   }
 
   /** This row with the recorded file's identity {@code identity} (may be {@code null}). */
   public NewItem withFileIdentity(String identity) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, identity, recordedAt, storageGroup, traceContext);
+        leaseUntil, identity, recordedAt, storageGroup, traceContext, lane);
   }
 
   /** This row with the recording time {@code time} (may be {@code null}). */
   public NewItem withRecordedAt(Instant time) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, time, storageGroup, traceContext);
+        leaseUntil, fileIdentity, time, storageGroup, traceContext, lane);
   }
 
   /** This row in the storage group {@code group} ({@code null}: shared storage). */
   public NewItem inStorageGroup(String group) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, recordedAt, group, traceContext);
+        leaseUntil, fileIdentity, recordedAt, group, traceContext, lane);
   }
 
   /** This row carrying the trace context {@code context} of its registration. */
   public NewItem withTraceContext(String context) {
     return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
-        leaseUntil, fileIdentity, recordedAt, storageGroup, context);
+        leaseUntil, fileIdentity, recordedAt, storageGroup, context, lane);
+  }
+
+  /** This row in the lane {@code lane} the recorder asked for ({@code null}: none). */
+  public NewItem inLane(Lane lane) {
+    return new NewItem(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner,
+        leaseUntil, fileIdentity, recordedAt, storageGroup, traceContext, lane);
+  }
+
+  /**
+   * A row without a lane hint ({@code lane} {@code null}): the constructor of the components before
+   * hints were stored, kept for code written against it.
+   */
+  public NewItem(ItemId id, String sourcePath, String originPath, long sizeBytes, ItemState state, Reason reason,
+      String detail, Instant registeredAt, String leaseOwner, Instant leaseUntil, String fileIdentity,
+      Instant recordedAt, String storageGroup, String traceContext) {
+    this(id, sourcePath, originPath, sizeBytes, state, reason, detail, registeredAt, leaseOwner, leaseUntil,
+        fileIdentity, recordedAt, storageGroup, traceContext, null);
   }
 
   /** Whether this row is leased from its insertion. */

@@ -3,6 +3,7 @@ package dev.segmentledger.core.spi;
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.QueryTimeoutException;
 import dev.segmentledger.core.Reason;
@@ -317,8 +318,34 @@ public interface StateStore {
    */
   boolean endBroadcast(String broadcastId, Instant at);
 
-  /** The lifecycle record of a broadcast, if it has one. */
+  /**
+   * The lifecycle record of a broadcast, if it has one, with its {@linkplain BroadcastRecord#lane()
+   * lane hint} if the store keeps hints ({@link #prioritize}).
+   */
   Optional<BroadcastRecord> findBroadcast(String broadcastId);
+
+  /**
+   * Stores the lane the recorder puts every row of a broadcast in
+   * ({@link dev.segmentledger.core.Ledger#prioritize}) on the broadcast's record, where every node
+   * reads it ({@link #findBroadcast}) and which outlives restarts; {@code null} removes it. A row's
+   * own hint ({@link LedgerItem#lane()}, stored at its registration by {@link NewItem#lane()})
+   * takes precedence over its broadcast's. Creates the broadcast's record (live, created
+   * {@code at}) if unknown and {@code lane} is not {@code null}, so that a recorder may hint a
+   * broadcast before its first registration; an ended broadcast may be hinted too. The last call
+   * wins.
+   *
+   * <p>A store that keeps hints also stores {@link NewItem#lane()} with each row it inserts and
+   * returns it in {@link LedgerItem#lane()} from every read, the sweep page and the claim included,
+   * unchanged by every transition of the row. The default throws {@link
+   * UnsupportedOperationException}: a store written before hints were stored keeps none, and the
+   * ledger then keeps a broadcast's hint in its own memory only.
+   *
+   * @throws UnsupportedOperationException if the store keeps no hints (the default)
+   * @throws StoreException if the store fails
+   */
+  default void prioritize(String broadcastId, Lane lane, Instant at) {
+    throw new UnsupportedOperationException("this state store keeps no lane hints");
+  }
 
   /** The number of rows of {@code axis} in {@code state}. */
   long count(Axis axis, ItemState state);

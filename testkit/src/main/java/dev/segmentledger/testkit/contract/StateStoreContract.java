@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Nested;
  * {@link OriginalFormatAndRecordingTime}, {@link SweepAndReads},
  * {@link Confirmation}, {@link FailuresAndTerminalStates}, {@link Reopen},
  * {@link CutoffAndBroadcasts}, {@link OperationsQueries}, {@link Leases}, {@link Retention},
- * {@link Playlists}, {@link LongBroadcasts}, {@link StorageGroups} and {@link LocalFiles} (the recorder's disk). Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
+ * {@link Playlists}, {@link LongBroadcasts}, {@link StorageGroups}, {@link LocalFiles} (the recorder's disk) and
+ * {@link LaneHints}. Surefire lists each test under its group's class (for example {@code StateStoreContract$Leases}); selecting the
  * subclass ({@code -Dtest=MyStoreContractTest}) runs every group.
  *
  * <p>Test methods may start threads of their own; a subclass must not assume a single thread.
@@ -214,6 +215,17 @@ public abstract class StateStoreContract {
   @Nested
   public class LocalFiles extends LocalFilesGroup {
     LocalFiles() {
+      super(StateStoreContract.this);
+    }
+  }
+
+  /**
+   * Lane hints: the lane a row is registered in, returned by every read and kept by every
+   * transition; a broadcast's hint ({@code prioritize}), read back by {@code findBroadcast}.
+   */
+  @Nested
+  public class LaneHints extends LaneHintsGroup {
+    LaneHints() {
       super(StateStoreContract.this);
     }
   }
