@@ -101,7 +101,7 @@ class FlywayMigrationTest {
             "4:playlists", "5:retention and distribution", "6:original format and recording time",
             "7:storage groups", "8:attempt evidence", "9:trace context", "10:validate checks",
             "11:failures per reason", "12:long broadcasts", "13:recorder disk",
-            "14:recorder disk indexes", "15:validate playlist checks", "16:playlist part totals"),
+            "14:recorder disk indexes", "15:validate playlist checks", "16:playlist part totals", "17:playlist etags"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(
