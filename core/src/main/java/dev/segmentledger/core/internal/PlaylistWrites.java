@@ -65,7 +65,9 @@ final class PlaylistWrites {
 
   /** Writes the plan's objects for {@code record}; stops at the first refusal. */
   Written write(PlaylistRecord record, Plan plan) {
-    boolean conditional = storeKeepsEtags && breaker.call(sink::supportsConditionalPuts);
+    // Not through the breaker: a constant answer says nothing of the sink's health (and must not
+    // close a half-open breaker before the PUT that probes it); a failed probe fails the publication.
+    boolean conditional = storeKeepsEtags && sink.supportsConditionalPuts();
     String checksum = plan.checksum();
     String live = record.liveEtag();
     String full = record.fullEtag();
