@@ -90,6 +90,21 @@ public interface LedgerListener {
   default void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {}
 
   /**
+   * The bucket refused a playlist publication of this node: a conditional write found another
+   * version of a playlist object than the one the ledger last recorded as published (another node
+   * published it meanwhile, a lease overlapped, or the object was replaced or deleted). Nothing was
+   * overwritten; the versions found are recorded and a later round derives the playlist again from
+   * the ledger and publishes it (see docs/bucket.md, "Conditional writes"). Only with a sink that
+   * writes conditionally. Called once per refusal, by the thread that tried the publication.
+   *
+   * @param broadcastId the broadcast
+   * @param rendition the rendition of a media playlist, or {@code null} for the multivariant playlist
+   * @param key the object key whose write was refused
+   * @param detail the reason, beginning {@code playlist version conflict}, as recorded on the playlist
+   */
+  default void onPlaylistRefused(String broadcastId, String rendition, String key, String detail) {}
+
+  /**
    * The sweep found a row it cannot read (an unknown state or reason, say, written by a newer
    * version, or an identifier no longer valid) and skipped it; the other rows of its page and round
    * are swept as usual. Reported once per row per ledger instance; the row stays as it is in the

@@ -21,7 +21,7 @@ import org.jdbi.v3.core.statement.Update;
 
 /**
  * The playlists part of {@link JdbiStateStore} (table {@code segment_ledger_playlist}, migration
- * V4, V12): the {@link PlaylistStore} itself, and the increments of {@code wanted} that the other
+ * V4, V12, V17: the ETags): the {@link PlaylistStore} itself, and the increments of {@code wanted} that the other
  * parts make in the transactions of their own changes ({@link #BUMP}, {@link #bump},
  * {@link #bumpBroadcast}). The multivariant playlist is stored under the rendition {@code ''}.
  * Every lease update is one compare-and-set on {@code (lease_owner, lease_until)}. The sealed parts
@@ -30,7 +30,8 @@ import org.jdbi.v3.core.statement.Update;
 final class Playlists implements PlaylistStore {
   /** The columns {@link #map} reads. */
   static final String COLUMNS = "broadcast_id, rendition, wanted, published, published_entries, published_final,"
-      + " published_checksum, lease_owner, lease_until, attempts, last_error, updated_at, full_due_at, peak_bandwidth";
+      + " published_checksum, lease_owner, lease_until, attempts, last_error, updated_at, full_due_at, peak_bandwidth,"
+      + " live_etag, full_etag";
 
   /**
    * CTEs to append after a CTE {@code changed (broadcast_id, rendition, axis)} of changed rows:
@@ -151,6 +152,36 @@ final class Playlists implements PlaylistStore {
         u -> u.bind("covered", coveredWanted).bind("checksum", checksum).bind("at", micros(at)));
   }
 
+  /** {@inheritDoc} {@code true}: columns {@code live_etag} and {@code full_etag} (V17). */
+  @Override
+  public boolean recordsEtags() {
+    return true;
+  }
+
+  @Override
+  public boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, String checksum, String liveEtag, String fullEtag, Instant at) {
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "published = GREATEST(published, :covered), published_checksum = :checksum, full_due_at = NULL,"
+            + " live_etag = :liveEtag, full_etag = :fullEtag,"
+            + " attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
+        u -> u.bind("covered", coveredWanted).bind("checksum", checksum).bind("liveEtag", liveEtag)
+            .bind("fullEtag", fullEtag).bind("at", micros(at)));
+  }
+
+  @Override
+  public boolean recordRefused(String broadcastId, String rendition, String owner, Instant heldUntil,
+      String liveEtag, String fullEtag, String detail, Instant nextAttemptAt, Instant at) {
+    Objects.requireNonNull(nextAttemptAt, "nextAttemptAt");
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "attempts = attempts + 1, last_error = :detail, lease_owner = NULL, lease_until = :next, updated_at = :at,"
+            + " live_etag = :liveEtag, full_etag = :fullEtag",
+        u -> u.bind("detail", detail).bind("next", micros(nextAttemptAt)).bind("at", micros(at))
+            .bind("liveEtag", liveEtag).bind("fullEtag", fullEtag));
+  }
+
   @Override
   public boolean recordFailure(String broadcastId, String rendition, String owner, Instant heldUntil, String detail,
       Instant nextAttemptAt, Instant at) {
@@ -220,7 +251,8 @@ final class Playlists implements PlaylistStore {
         rs.getLong("wanted"), rs.getLong("published"), rs.getInt("published_entries"),
         rs.getBoolean("published_final"), rs.getString("published_checksum"), rs.getString("lease_owner"),
         instant(rs, "lease_until"), rs.getInt("attempts"), rs.getString("last_error"),
-        instant(rs, "updated_at"), instant(rs, "full_due_at"), rs.getLong("peak_bandwidth"));
+        instant(rs, "updated_at"), instant(rs, "full_due_at"), rs.getLong("peak_bandwidth"),
+        rs.getString("live_etag"), rs.getString("full_etag"));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {
@@ -250,6 +282,18 @@ final class Playlists implements PlaylistStore {
   }
 
   /** {@inheritDoc} One statement ({@link #RAISE_PEAK}). */
+  @Override
+  public boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, Instant fullDueAt, String liveEtag, Instant at) {
+    Objects.requireNonNull(fullDueAt, "fullDueAt");
+    Objects.requireNonNull(at, "at");
+    return held(broadcastId, rendition, owner, heldUntil,
+        "published = GREATEST(published, :covered), full_due_at = LEAST(full_due_at, :fullDue), attempts = 0,"
+            + " live_etag = :liveEtag, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = :at",
+        u -> u.bind("covered", coveredWanted).bind("fullDue", micros(fullDueAt)).bind("liveEtag", liveEtag)
+            .bind("at", micros(at)));
+  }
+
   @Override
   public boolean raisePeakBandwidth(String broadcastId, String rendition, String owner, Instant heldUntil,
       long bitsPerSecond, Instant at) {

@@ -102,7 +102,7 @@ class FlywayMigrationTest {
             "7:storage groups", "8:attempt evidence", "9:trace context", "10:validate checks",
             "11:failures per reason", "12:long broadcasts", "13:recorder disk",
             "14:recorder disk indexes", "15:validate playlist checks", "16:playlist part totals",
-            "18:lane hints"),
+            "17:playlist etags", "18:lane hints"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

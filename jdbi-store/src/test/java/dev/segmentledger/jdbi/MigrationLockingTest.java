@@ -160,7 +160,7 @@ class MigrationLockingTest {
         longTransaction.rollback(); // ends the long transaction whatever happened, freeing any waiter
       }
 
-      assertEquals(List.of(8, 9, 10, 11, 12, 13, 14, 15, 16, 18), migration.get(60, TimeUnit.SECONDS),
+      assertEquals(List.of(8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18), migration.get(60, TimeUnit.SECONDS),
           "the migration, tried again after the long transaction, applies its versions");
     } finally {
       threads.shutdownNow();
@@ -187,7 +187,7 @@ class MigrationLockingTest {
       assertThrows(FlywayException.class, withLockTimeout::migrate);
       longTransaction.rollback();
     }
-    assertEquals(10, withLockTimeout.migrate().migrationsExecuted, "V8 to V18 once the long transaction ended");
+    assertEquals(11, withLockTimeout.migrate().migrationsExecuted, "V8 to V18 once the long transaction ended");
   }
 
   /**

@@ -111,7 +111,7 @@ class SchemaMigrationsTest {
       }
     });
 
-    assertEquals(List.of(6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18), SchemaMigrations.migrate(jdbi));
+    assertEquals(List.of(6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18), SchemaMigrations.migrate(jdbi));
 
     JdbiStateStore store = JdbiStateStore.create(jdbi);
     for (ItemId id : List.of(ItemId.original("b1", "720p", 0), ItemId.playback("b1", "720p", 0),

@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
@@ -19,6 +20,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -101,12 +103,24 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p><b>No silent overwrite</b> ({@link Builder#conditionalWrites}, off by default). With {@link
  * ConditionalWrites#AUTO} or {@link ConditionalWrites#REQUIRED} the PUT of an item's object (any key
- * {@link ObjectKeys#idOf} parses; playlists are rewritten and never conditional) carries {@code
+ * {@link ObjectKeys#idOf} parses; playlists are rewritten, conditionally only through {@link
+ * #putIfMatch}) carries {@code
  * If-None-Match: *}, and so does the completion of its multipart upload where the server honours it
  * there too. A {@code 412} is judged like the {@code mayExist} skip: the same size and checksum
  * metadata confirm the object; anything else fails permanently with a message beginning {@value
  * #CONFLICT}, the stored object untouched. A {@code 409} on a completion aborts the upload and fails
  * retryably, so that the next attempt starts again.
+ *
+ * <p><b>Conditional rewrites</b> ({@link #putIfMatch}, the ledger's playlists). Where the probe found
+ * {@code If-None-Match: *} and {@code If-Match} honoured on {@code PutObject} ({@link
+ * #supportsConditionalPuts()}; never with {@link ConditionalWrites#OFF}), {@code putIfMatch} is one
+ * {@code PutObject} (whatever the multipart threshold, up to 5 GiB) with {@code If-Match} on the
+ * expected ETag, in the form the server compares (quoted, or unquoted for Ceph RGW), or with {@code
+ * If-None-Match: *} when no ETag is expected. A {@code 412} (or a {@code 404 NoSuchKey} on {@code
+ * If-Match}: the object is gone) is judged by a HEAD: an identical object (size and checksum
+ * metadata) is reported stored with its ETag, anything else refused with the ETag found and left
+ * untouched. A {@code 409} fails retryably. Elsewhere {@code putIfMatch} is {@code put(key, content,
+ * true)}, exactly as before.
  *
  * <p>Thread-safe (as is {@link S3Client}); its settings are immutable.
  */
@@ -232,6 +246,75 @@ public final class S3ObjectSink implements ObjectSink {
     return conditionalWrites != ConditionalWrites.OFF && support().put();
   }
 
+  /**
+   * {@inheritDoc} {@code false} for {@link ConditionalWrites#OFF}; else whether the probe found
+   * {@code If-None-Match: *} and {@code If-Match} honoured on {@code PutObject}.
+   *
+   * @throws SinkException as {@link #sendsConditionalWrites()} does
+   */
+  @Override
+  public boolean supportsConditionalPuts() {
+    return conditionalWrites != ConditionalWrites.OFF && support().put()
+        && support().ifMatch() != ConditionalWriteProbe.EtagForm.NONE;
+  }
+
+  /** {@inheritDoc} See the class comment, "Conditional rewrites". */
+  @Override
+  public ConditionalPut putIfMatch(String key, UploadContent content, String expectedEtag) {
+    long size = content.size();
+    if (!supportsConditionalPuts() || size > MAX_PART_SIZE) {
+      return ConditionalPut.unconditional(put(key, content, true), null);
+    }
+    String objectKey = prefix + Objects.requireNonNull(key, "key");
+    ContentDigests digests;
+    try {
+      digests = ContentDigests.of(content, PartLayout.single(size), lanes);
+    } catch (IOException | RuntimeException e) {
+      throw SinkException.retryable("reading the content for s3://" + bucket + "/" + objectKey + " failed", e);
+    }
+    ObjectOptions options = optionsFor(key, objectKey);
+    String ifMatch = expectedEtag == null ? null : support().ifMatch().header(expectedEtag);
+    PutObjectResponse response;
+    try {
+      response = client.putObject(b -> {
+        options.applyTo(b);
+        b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0))
+            .metadata(Map.of(CHECKSUM_METADATA, digests.checksum()));
+        if (ifMatch == null) {
+          b.ifNoneMatch("*");
+        } else {
+          b.ifMatch(ifMatch);
+        }
+      }, ContentRange.body(content, 0, size));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 412 || (ifMatch != null && e.statusCode() == 404
+          && !"NoSuchBucket".equals(S3Failures.errorCode(e)))) {
+        return judgeRefusal(key, size, digests.checksum());
+      }
+      if (e.statusCode() == 409) {
+        throw SinkException.retryable("conditional PUT of s3://" + bucket + "/" + objectKey + " conflicted with a"
+            + " concurrent write (409)", e);
+      }
+      throw S3Failures.classify("conditional PUT", bucket, objectKey, e);
+    } catch (SdkException | UncheckedIOException e) {
+      throw S3Failures.classify("conditional PUT", bucket, objectKey, e);
+    }
+    return ConditionalPut.stored(new StoredObjectInfo(key, size, digests.checksum()), response.eTag());
+  }
+
+  /**
+   * A conditional rewrite was refused: an identical object at the key (an earlier attempt's, whose
+   * answer was lost) counts as stored; anything else is a refusal naming the ETag found.
+   */
+  private ConditionalPut judgeRefusal(String key, long size, String checksum) {
+    Optional<HeadObjectResponse> found = headResponse(key);
+    if (found.isPresent() && found.get().contentLength() == size
+        && checksum.equals(found.get().metadata().get(CHECKSUM_METADATA))) {
+      return ConditionalPut.stored(new StoredObjectInfo(key, size, checksum), found.get().eTag());
+    }
+    return ConditionalPut.refused(found.map(HeadObjectResponse::eTag).orElse(null));
+  }
+
   /** Whether completions of multipart uploads of items carry {@code If-None-Match: *}; see {@link #sendsConditionalWrites()}. */
   public boolean sendsConditionalCompletions() {
     return conditionalWrites != ConditionalWrites.OFF && support().complete();
@@ -256,8 +339,9 @@ public final class S3ObjectSink implements ObjectSink {
   }
 
   /**
-   * Keys the ledger writes once (items: originals, segments, init segments) get conditional writes;
-   * any other key (playlists, which are rewritten) is written as before.
+   * Keys the ledger writes once (items: originals, segments, init segments) get {@code
+   * If-None-Match: *} from {@link #put}; any other key (playlists, which are rewritten) is written by
+   * {@code put} as before, and conditionally only through {@link #putIfMatch}.
    */
   private static boolean isImmutable(String key) {
     return ObjectKeys.idOf(key).isPresent();
@@ -340,10 +424,15 @@ public final class S3ObjectSink implements ObjectSink {
 
   @Override
   public Optional<StoredObjectInfo> head(String key) {
+    return headResponse(key).map(response -> new StoredObjectInfo(key, response.contentLength(),
+        response.metadata().get(CHECKSUM_METADATA)));
+  }
+
+  /** The HEAD of {@code key}, or empty if no object is there; see {@link #head}. */
+  private Optional<HeadObjectResponse> headResponse(String key) {
     String objectKey = prefix + Objects.requireNonNull(key, "key");
-    HeadObjectResponse response;
     try {
-      response = client.headObject(b -> b.bucket(bucket).key(objectKey));
+      return Optional.of(client.headObject(b -> b.bucket(bucket).key(objectKey)));
     } catch (NoSuchKeyException e) {
       return Optional.empty();
     } catch (S3Exception e) {
@@ -354,7 +443,6 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (SdkException e) {
       throw S3Failures.classify("HEAD", bucket, objectKey, e);
     }
-    return Optional.of(new StoredObjectInfo(key, response.contentLength(), response.metadata().get(CHECKSUM_METADATA)));
   }
 
   /**

@@ -2,18 +2,28 @@ package dev.segmentledger.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.ConditionalPut;
+import dev.segmentledger.core.ConditionalPut.Outcome;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -30,6 +40,8 @@ abstract class ConditionalWritesCases {
   static final int MIB = 1024 * 1024;
   private S3TestServer server;
   private S3Client client;
+  /** Every request the client sent, as method, path (without the bucket) and conditional headers. */
+  private final List<String> requests = new CopyOnWriteArrayList<>();
   protected String bucket;
 
   /** Starts the server under test; it is closed after the subclass's cases. */
@@ -46,10 +58,28 @@ abstract class ConditionalWritesCases {
   /** Whether it refuses a {@code CompleteMultipartUpload} with {@code If-None-Match: *} likewise. */
   protected abstract boolean refusesOverwritingCompletions();
 
+  /**
+   * Whether the sink writes rewritten objects (playlists) conditionally there: {@code If-None-Match:
+   * *} and {@code If-Match} honoured on {@code PutObject}. By default as {@link #refusesOverwrites()}.
+   */
+  protected boolean honoursIfMatch() {
+    return refusesOverwrites();
+  }
+
   @BeforeAll
   void startServerAndClient() throws Exception {
     server = startServer();
-    client = server.clientTo(server.endpoint(), Duration.ofSeconds(30), interceptors());
+    ExecutionInterceptor recorder = new ExecutionInterceptor() {
+      @Override
+      public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        var request = context.httpRequest();
+        requests.add(request.method() + " " + request.encodedPath().replaceFirst("^/[^/]+", "")
+            + request.firstMatchingHeader("If-Match").map(v -> " If-Match").orElse("")
+            + request.firstMatchingHeader("If-None-Match").map(v -> " If-None-Match").orElse(""));
+      }
+    };
+    client = server.clientTo(server.endpoint(), Duration.ofSeconds(30),
+        Stream.concat(Stream.of(recorder), Stream.of(interceptors())).toArray(ExecutionInterceptor[]::new));
   }
 
   @AfterAll
@@ -152,5 +182,68 @@ abstract class ConditionalWritesCases {
     StoredObjectInfo second = sink.put("b1/1080p/media.m3u8", TestContent.of(TestContent.randomBytes(120, 2)), true);
 
     assertEquals(Optional.of(second), sink.head("b1/1080p/media.m3u8"));
+  }
+
+  @Test
+  void aPlaylistIsRewrittenOnlyOverTheVersionLastWritten() {
+    S3ObjectSink sink = sink(ConditionalWrites.AUTO);
+    String key = "b1/1080p/media.m3u8";
+    byte[] v1 = TestContent.randomBytes(100, 1);
+    byte[] v2 = TestContent.randomBytes(120, 2);
+    byte[] v3 = TestContent.randomBytes(140, 3);
+    assertEquals(honoursIfMatch(), sink.supportsConditionalPuts());
+    ConditionalPut first = sink.putIfMatch(key, TestContent.of(v1), null);
+    if (!honoursIfMatch()) { // the fallback: unconditional, as put(key, content, true)
+      assertEquals(Outcome.UNCONDITIONAL, first.outcome());
+      assertEquals(Outcome.UNCONDITIONAL, sink.putIfMatch(key, TestContent.of(v2), "\"stale\"").outcome());
+      assertEquals(120, sink.head(key).orElseThrow().sizeBytes(), "overwritten");
+      return;
+    }
+    assertEquals(Outcome.STORED, first.outcome(), "the first write, with If-None-Match: *");
+    assertNotNull(first.etag());
+
+    ConditionalPut again = sink.putIfMatch(key, TestContent.of(v2), null);
+    assertEquals(Outcome.REFUSED, again.outcome(), "an object is there, none was expected");
+    assertEquals(first.etag(), again.etag(), "the ETag found");
+    assertEquals(first.stored(), sink.head(key).orElseThrow(), "untouched");
+
+    ConditionalPut second = sink.putIfMatch(key, TestContent.of(v2), first.etag());
+    assertEquals(Outcome.STORED, second.outcome(), "If-Match on the version there");
+    assertNotEquals(first.etag(), second.etag());
+    assertEquals(second.stored(), sink.head(key).orElseThrow());
+
+    ConditionalPut stale = sink.putIfMatch(key, TestContent.of(v3), first.etag());
+    assertEquals(Outcome.REFUSED, stale.outcome(), "If-Match on a version no longer there");
+    assertEquals(second.etag(), stale.etag());
+    assertNull(stale.stored());
+    assertEquals(second.stored(), sink.head(key).orElseThrow(), "the newer object stays");
+
+    ConditionalPut retried = sink.putIfMatch(key, TestContent.of(v2), first.etag());
+    assertEquals(Outcome.STORED, retried.outcome(), "the identical object of a write whose answer was lost");
+    assertEquals(second.etag(), retried.etag());
+
+    client().deleteObject(b -> b.bucket(bucket).key("rec/" + key));
+    ConditionalPut gone = sink.putIfMatch(key, TestContent.of(v3), second.etag());
+    assertEquals(Outcome.REFUSED, gone.outcome(), "the expected version was deleted");
+    assertNull(gone.etag(), "no object found");
+    assertEquals(Optional.empty(), sink.head(key));
+  }
+
+  @Test
+  void offWritesRewrittenObjectsExactlyAsPutDoes() {
+    S3ObjectSink sink = sink(ConditionalWrites.OFF);
+    String key = "b1/1080p/media.m3u8";
+    sink.put(key, TestContent.of(TestContent.randomBytes(100, 1)), true);
+    requests.clear();
+    sink.put(key, TestContent.of(TestContent.randomBytes(110, 2)), true);
+    List<String> byPut = List.copyOf(requests);
+    requests.clear();
+
+    assertFalse(sink.supportsConditionalPuts());
+    ConditionalPut written = sink.putIfMatch(key, TestContent.of(TestContent.randomBytes(120, 3)), "\"stale\"");
+    assertEquals(Outcome.UNCONDITIONAL, written.outcome());
+    assertEquals(written.stored(), sink.head(key).orElseThrow());
+    assertEquals(List.of("HEAD /rec/b1/1080p/media.m3u8", "PUT /rec/b1/1080p/media.m3u8"), byPut);
+    assertEquals(byPut, requests.subList(0, byPut.size()), "the same requests as put(key, content, true), no probe");
   }
 }

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
@@ -43,10 +44,16 @@ import java.util.stream.Collectors;
  * parts to continue, and it ends as {@code S3ObjectSink}'s successful puts end, with no unfinished
  * upload at the key. Faults and latency do not apply to listing or aborting them.
  *
+ * <p><b>Conditional writes</b> are off unless {@link #conditionalPuts(boolean)} turns them on:
+ * {@link #putIfMatch} then stores only over the expected version, as S3 does with {@code If-Match}
+ * and {@code If-None-Match: *}. Each stored object has an ETag of its own ({@code "v1"}, {@code
+ * "v2"}, ... in the order of writes, whatever the content), so that two writes of the same text are
+ * two versions. Faults and latency apply to {@code putIfMatch} as to {@code put}.
+ *
  * <p>Thread-safe: any number of threads may put, inspect and schedule faults concurrently.
  */
 public final class FakeObjectSink implements ObjectSink {
-  private record Blob(byte[] bytes, String checksum) {}
+  private record Blob(byte[] bytes, String checksum, String etag) {}
 
   private final NavigableMap<String, Blob> objects = new ConcurrentSkipListMap<>();
   // Appended on every PUT: a copy-on-write list would make n PUTs cost O(n^2).
@@ -58,6 +65,9 @@ public final class FakeObjectSink implements ObjectSink {
   private final Map<String, UnfinishedUpload> unfinished = new ConcurrentHashMap<>();
   private final Queue<UnfinishedUpload> aborted = new ConcurrentLinkedQueue<>();
   private final AtomicLong uploadIds = new AtomicLong();
+  private final AtomicLong versions = new AtomicLong();
+  private final Object conditionalWrites = new Object();
+  private volatile boolean conditional;
 
   /** An empty sink without faults or latency. */
   public FakeObjectSink() {}
@@ -67,6 +77,40 @@ public final class FakeObjectSink implements ObjectSink {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(content, "content");
     long size = content.size();
+    SinkFault fault = applyFault(key, size, mayExist);
+    if (mayExist) {
+      for (UnfinishedUpload upload : listUnfinishedUploads(key)) {
+        if (upload.key().equals(key)) {
+          abortUnfinishedUpload(upload);
+        }
+      }
+    }
+    byte[] bytes;
+    try {
+      bytes = ContentDigest.readExactly(key, content);
+    } catch (SinkException e) {
+      attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+      throw e;
+    }
+    Blob blob = blob(bytes);
+    if (mayExist && (fault == null || fault.kind != SinkFault.Kind.STORE_THEN_FAIL)) {
+      Blob existing = objects.get(key);
+      if (existing != null && existing.bytes.length == bytes.length && existing.checksum.equals(blob.checksum)) {
+        attempts.add(new PutAttempt(key, size, true, Outcome.SKIPPED_IDENTICAL));
+        return info(key, existing);
+      }
+    }
+    objects.put(key, blob);
+    if (fault != null && fault.kind == SinkFault.Kind.STORE_THEN_FAIL) {
+      attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED_THEN_FAILED));
+      throw SinkException.retryable("injected lost acknowledgement: " + key + " was stored, the reply was lost", null);
+    }
+    attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED));
+    return info(key, blob);
+  }
+
+  /** Takes the call's fault, if any, and applies latency and any failure before storing; returns the fault. */
+  private SinkFault applyFault(String key, long size, boolean mayExist) {
     SinkFault fault = takeFault(key);
     try {
       pause(latency);
@@ -87,35 +131,77 @@ public final class FakeObjectSink implements ObjectSink {
       Thread.currentThread().interrupt();
       throw failBeforeStore(key, size, mayExist, true, "interrupted");
     }
-    if (mayExist) {
-      for (UnfinishedUpload upload : listUnfinishedUploads(key)) {
-        if (upload.key().equals(key)) {
-          abortUnfinishedUpload(upload);
-        }
-      }
+    return fault;
+  }
+
+  /**
+   * Turns conditional writes on or off (off by default): whether {@link #supportsConditionalPuts()}
+   * says so and {@link #putIfMatch} compares versions.
+   */
+  public FakeObjectSink conditionalPuts(boolean on) {
+    this.conditional = on;
+    return this;
+  }
+
+  /** {@inheritDoc} As set by {@link #conditionalPuts(boolean)}; {@code false} by default. */
+  @Override
+  public boolean supportsConditionalPuts() {
+    return conditional;
+  }
+
+  /**
+   * {@inheritDoc} With conditional writes off, the default ({@code put(key, content, true)},
+   * unconditional). With them on: stores only if the object at {@code key} has the ETag {@code
+   * expectedEtag} (no object, for {@code null}); an identical object (size and checksum) found
+   * instead is reported stored ({@link Outcome#SKIPPED_IDENTICAL}); anything else is refused
+   * ({@link Outcome#REFUSED}) with the ETag found. A {@link SinkFault#lostAcknowledgement()} stores,
+   * then fails.
+   */
+  @Override
+  public ConditionalPut putIfMatch(String key, UploadContent content, String expectedEtag) {
+    if (!conditional) {
+      return ObjectSink.super.putIfMatch(key, content, expectedEtag);
     }
+    Objects.requireNonNull(key, "key");
+    long size = content.size();
+    SinkFault fault = applyFault(key, size, true);
     byte[] bytes;
     try {
       bytes = ContentDigest.readExactly(key, content);
     } catch (SinkException e) {
-      attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+      attempts.add(new PutAttempt(key, size, true, Outcome.FAILED_BEFORE_STORE));
       throw e;
     }
-    Blob blob = new Blob(bytes, ContentDigest.of(bytes));
-    if (mayExist && (fault == null || fault.kind != SinkFault.Kind.STORE_THEN_FAIL)) {
+    Blob blob = blob(bytes);
+    synchronized (conditionalWrites) {
       Blob existing = objects.get(key);
-      if (existing != null && existing.bytes.length == bytes.length && existing.checksum.equals(blob.checksum)) {
-        attempts.add(new PutAttempt(key, size, true, Outcome.SKIPPED_IDENTICAL));
-        return info(key, existing);
+      boolean expected = expectedEtag == null ? existing == null : existing != null && existing.etag.equals(expectedEtag);
+      if (!expected) {
+        if (existing != null && existing.checksum.equals(blob.checksum)) {
+          attempts.add(new PutAttempt(key, size, true, Outcome.SKIPPED_IDENTICAL));
+          return ConditionalPut.stored(info(key, existing), existing.etag);
+        }
+        attempts.add(new PutAttempt(key, size, true, Outcome.REFUSED));
+        return ConditionalPut.refused(existing == null ? null : existing.etag);
       }
+      objects.put(key, blob);
     }
-    objects.put(key, blob);
     if (fault != null && fault.kind == SinkFault.Kind.STORE_THEN_FAIL) {
-      attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED_THEN_FAILED));
+      attempts.add(new PutAttempt(key, size, true, Outcome.STORED_THEN_FAILED));
       throw SinkException.retryable("injected lost acknowledgement: " + key + " was stored, the reply was lost", null);
     }
-    attempts.add(new PutAttempt(key, size, mayExist, Outcome.STORED));
-    return info(key, blob);
+    attempts.add(new PutAttempt(key, size, true, Outcome.STORED));
+    return ConditionalPut.stored(info(key, blob), blob.etag);
+  }
+
+  /** The ETag of the object at {@code key} (as {@link #putIfMatch} compares it), or empty. */
+  public Optional<String> etag(String key) {
+    Blob blob = objects.get(key);
+    return blob == null ? Optional.empty() : Optional.of(blob.etag);
+  }
+
+  private Blob blob(byte[] bytes) {
+    return new Blob(bytes, ContentDigest.of(bytes), "v" + versions.incrementAndGet());
   }
 
   /**
@@ -202,7 +288,7 @@ public final class FakeObjectSink implements ObjectSink {
   /** Stores {@code bytes} at {@code key} directly, without recording a PUT (seeds a bucket). */
   public void seed(String key, byte[] bytes) {
     byte[] copy = bytes.clone();
-    objects.put(Objects.requireNonNull(key, "key"), new Blob(copy, ContentDigest.of(copy)));
+    objects.put(Objects.requireNonNull(key, "key"), blob(copy));
   }
 
   /** Removes the object at {@code key} without recording anything (simulates an object lost). */

@@ -1,5 +1,6 @@
 package dev.segmentledger.testkit;
 
+import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
 import dev.segmentledger.core.spi.ObjectSink;
@@ -43,12 +44,36 @@ public abstract class ForwardingObjectSink implements ObjectSink {
         beforePut.accept(key, content);
         return super.put(key, content, mayExist);
       }
+
+      @Override
+      public ConditionalPut putIfMatch(String key, UploadContent content, String expectedEtag) {
+        if (sink.supportsConditionalPuts()) { // else it goes through put, which calls beforePut
+          beforePut.accept(key, content);
+        }
+        return super.putIfMatch(key, content, expectedEtag);
+      }
     };
   }
 
   @Override
   public StoredObjectInfo put(String key, UploadContent content, boolean mayExist) {
     return delegate().put(key, content, mayExist);
+  }
+
+  @Override
+  public boolean supportsConditionalPuts() {
+    return delegate().supportsConditionalPuts();
+  }
+
+  /**
+   * {@inheritDoc} Forwarded if the delegate writes conditionally; otherwise the default, {@code
+   * put(key, content, true)} on this sink, so that an override of {@link #put} sees it.
+   */
+  @Override
+  public ConditionalPut putIfMatch(String key, UploadContent content, String expectedEtag) {
+    ObjectSink sink = delegate();
+    return sink.supportsConditionalPuts() ? sink.putIfMatch(key, content, expectedEtag)
+        : ObjectSink.super.putIfMatch(key, content, expectedEtag);
   }
 
   @Override

@@ -95,7 +95,7 @@ final class InMemoryPlaylists implements PlaylistStore {
         ? new PlaylistRecord(broadcastId, external(rendition), 1, 0, 0, false, null, null, null, 0, null, micros(at))
         : new PlaylistRecord(broadcastId, r.rendition(), r.wanted() + 1, r.published(), r.publishedEntries(),
             r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(), r.attempts(), r.lastError(),
-            micros(at), r.fullDueAt(), r.peakBandwidth()));
+            micros(at), r.fullDueAt(), r.peakBandwidth(), r.liveEtag(), r.fullEtag()));
   }
 
   @Override
@@ -115,7 +115,7 @@ final class InMemoryPlaylists implements PlaylistStore {
       for (PlaylistRecord r : due) {
         PlaylistRecord c = new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(),
             r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), owner, micros(leaseUntil), r.attempts(),
-            r.lastError(), r.updatedAt(), r.fullDueAt(), r.peakBandwidth());
+            r.lastError(), r.updatedAt(), r.fullDueAt(), r.peakBandwidth(), r.liveEtag(), r.fullEtag());
         put(c);
         claimed.add(c);
       }
@@ -139,6 +139,47 @@ final class InMemoryPlaylists implements PlaylistStore {
     return update(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(), r.rendition(),
         r.wanted(), Math.max(r.published(), coveredWanted), r.publishedEntries(), r.publishedFinal(), checksum, null,
         null, 0, null, micros(at), null, r.peakBandwidth()));
+  }
+
+  /** {@inheritDoc} {@code true}: the ETags are kept with the records. */
+  @Override
+  public boolean recordsEtags() {
+    return true;
+  }
+
+  @Override
+  public boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, String checksum, String liveEtag, String fullEtag, Instant at) {
+    Objects.requireNonNull(at, "at");
+    return updateWithEtags(broadcastId, rendition, owner, heldUntil, r -> new PlaylistRecord(r.broadcastId(),
+        r.rendition(), r.wanted(), Math.max(r.published(), coveredWanted), r.publishedEntries(), r.publishedFinal(),
+        checksum, null, null, 0, null, micros(at), null, r.peakBandwidth(), liveEtag, fullEtag));
+  }
+
+  @Override
+  public boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, Instant fullDueAt, String liveEtag, Instant at) {
+    synchronized (lock) {
+      return recordLivePublished(broadcastId, rendition, owner, heldUntil, coveredWanted, fullDueAt, at)
+          && updateEtags(broadcastId, rendition, liveEtag, null, true);
+    }
+  }
+
+  @Override
+  public boolean recordRefused(String broadcastId, String rendition, String owner, Instant heldUntil,
+      String liveEtag, String fullEtag, String detail, Instant nextAttemptAt, Instant at) {
+    synchronized (lock) {
+      return recordFailure(broadcastId, rendition, owner, heldUntil, detail, nextAttemptAt, at)
+          && updateEtags(broadcastId, rendition, liveEtag, fullEtag, false);
+    }
+  }
+
+  /** Sets the ETags of a record just updated under the lock (the full one kept if {@code keepFull}). */
+  private boolean updateEtags(String broadcastId, String rendition, String liveEtag, String fullEtag,
+      boolean keepFull) {
+    PlaylistRecord r = records.get(broadcastId).get(internal(rendition));
+    put(r.withEtags(liveEtag, keepFull ? r.fullEtag() : fullEtag));
+    return true;
   }
 
   @Override
@@ -171,7 +212,7 @@ final class InMemoryPlaylists implements PlaylistStore {
         Instant due = r.fullDueAt() == null || micros(at).isBefore(r.fullDueAt()) ? micros(at) : r.fullDueAt();
         of.put(rendition, new PlaylistRecord(r.broadcastId(), r.rendition(), r.wanted(), r.published(),
             r.publishedEntries(), r.publishedFinal(), r.publishedChecksum(), r.leaseOwner(), r.leaseUntil(),
-            r.attempts(), r.lastError(), r.updatedAt(), due, r.peakBandwidth()));
+            r.attempts(), r.lastError(), r.updatedAt(), due, r.peakBandwidth(), r.liveEtag(), r.fullEtag()));
       }
     }
   }
@@ -200,8 +241,18 @@ final class InMemoryPlaylists implements PlaylistStore {
     }
   }
 
-  /** Applies {@code change} if {@code owner} holds the lease ending at {@code heldUntil}. */
+  /**
+   * Applies {@code change} if {@code owner} holds the lease ending at {@code heldUntil}; the ETags
+   * are kept as they were.
+   */
   private boolean update(String broadcastId, String rendition, String owner, Instant heldUntil,
+      UnaryOperator<PlaylistRecord> change) {
+    return updateWithEtags(broadcastId, rendition, owner, heldUntil,
+        r -> change.apply(r).withEtags(r.liveEtag(), r.fullEtag()));
+  }
+
+  /** Applies {@code change}, ETags included, if {@code owner} holds the lease ending at {@code heldUntil}. */
+  private boolean updateWithEtags(String broadcastId, String rendition, String owner, Instant heldUntil,
       UnaryOperator<PlaylistRecord> change) {
     Objects.requireNonNull(broadcastId, "broadcastId");
     Objects.requireNonNull(owner, "owner");

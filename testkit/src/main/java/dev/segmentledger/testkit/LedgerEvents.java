@@ -14,7 +14,7 @@ import java.util.function.BooleanSupplier;
 /**
  * A listener that lets a test wait for a condition on a running ledger without sleeping: the
  * condition is re-checked whenever the ledger reports an event (accepted, stored, confirmed,
- * failed, breaker change), and at least every 200 ms for changes that the store makes on its own
+ * failed, breaker change, playlist published or refused), and at least every 200 ms for changes that the store makes on its own
  * (such as the release of waiting playback rows). Thread-safe.
  */
 public final class LedgerEvents implements LedgerListener {
@@ -88,6 +88,11 @@ public final class LedgerEvents implements LedgerListener {
 
   @Override
   public void onPlaylistPublished(String broadcastId, String rendition, int entries, boolean complete) {
+    signal();
+  }
+
+  @Override
+  public void onPlaylistRefused(String broadcastId, String rendition, String key, String detail) {
     signal();
   }
 }

@@ -60,6 +60,12 @@ final class Events implements LedgerListener {
   }
 
   @Override
+  public void onPlaylistRefused(String broadcastId, String rendition, String key, String detail) {
+    log.warn("playlist {} not published: {}; derived again from the ledger by a later round", key, detail);
+    fanOut("playlist refusal", key, l -> l.onPlaylistRefused(broadcastId, rendition, key, detail));
+  }
+
+  @Override
   public void onCircuitStateChanged(CircuitState state) {
     if (state != CircuitState.OPEN) { // OPEN is logged with its cause by onCircuitOpened
       log.info("circuit breaker {}", state);

@@ -58,8 +58,9 @@ final class PlaylistPlans {
    * An object to PUT.
    *
    * @param ifDifferent PUT only if the object at {@code key} is missing or has another checksum
+   * @param live whether it is the record's live playlist object ({@link PlaylistRecord#liveEtag}), else its full one
    */
-  record Put(String key, byte[] bytes, String checksum, boolean ifDifferent) {}
+  record Put(String key, byte[] bytes, String checksum, boolean ifDifferent, boolean live) {}
 
   /**
    * One publication.
@@ -111,7 +112,7 @@ final class PlaylistPlans {
       return null;
     }
     List<Put> puts = new ArrayList<>();
-    puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), false));
+    puts.add(put(ObjectKeys.liveMediaPlaylistKey(broadcast, rendition), media.live().text(), true));
     boolean unchanged = false;
     boolean due = false;
     if (media.withTexts()) { // else: not due, and not final
@@ -119,7 +120,7 @@ final class PlaylistPlans {
       unchanged = full.checksum().equals(record.publishedChecksum());
       due = fullDue || media.complete();
       if (unchanged) {
-        puts.add(new Put(full.key(), full.bytes(), full.checksum(), true));
+        puts.add(new Put(full.key(), full.bytes(), full.checksum(), true, false));
       } else if (due) {
         puts.add(full);
       }
@@ -148,14 +149,15 @@ final class PlaylistPlans {
       return null;
     }
     Text live = PlaylistTexts.multivariant(variants, ObjectKeys.LIVE_PLAYLIST_NAME, complete);
-    List<Put> puts = List.of(put(ObjectKeys.liveMultivariantPlaylistKey(broadcast), live, false),
+    List<Put> puts = List.of(put(ObjectKeys.liveMultivariantPlaylistKey(broadcast), live, true),
         put(ObjectKeys.multivariantPlaylistKey(broadcast), master, false));
     return new Plan(puts, master.entries(), complete, true, covered, List.of(), 0, null);
   }
 
-  private static Put put(String key, Text text, boolean ifDifferent) {
+  /** An unconditional PUT of {@code text}; {@code live}: of the record's live playlist object. */
+  private static Put put(String key, Text text, boolean live) {
     byte[] bytes = text.text().getBytes(StandardCharsets.UTF_8);
-    return new Put(key, bytes, sha256(bytes), ifDifferent);
+    return new Put(key, bytes, sha256(bytes), false, live);
   }
 
   static String sha256(byte[] bytes) {

@@ -3,9 +3,7 @@ package dev.segmentledger.core.internal;
 import dev.segmentledger.core.Backoff;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
-import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.internal.PlaylistPlans.Plan;
-import dev.segmentledger.core.internal.PlaylistPlans.Put;
 import dev.segmentledger.core.spi.ObjectSink;
 import dev.segmentledger.core.spi.PlaylistPart;
 import dev.segmentledger.core.spi.PlaylistRecord;
@@ -13,15 +11,11 @@ import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.Tracing;
 import dev.segmentledger.core.spi.Tracing.Span;
-import dev.segmentledger.core.spi.UploadContent;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -53,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * takes no duration), so this fencing also assumes the nodes' clocks agree to well within half the
  * lease; a node whose clock runs ahead may take a live playlist lease over. A publication never
  * lists fewer entries than recorded, so the cost is a doubled PUT, and possibly a stale playlist
- * until the next publication; {@code LedgerStats.clockSkew} shows the skew.
+ * until the next publication; {@code LedgerStats.clockSkew} shows the skew. Where the sink and the
+ * store allow it, the bucket enforces the order even when that assumption fails: each object is
+ * written only over the version last recorded as published ({@link PlaylistWrites}); a refused
+ * publication overwrites nothing, records the versions found ({@link PlaylistStore#recordRefused},
+ * with the reason {@value PlaylistWrites#REFUSED}) and is derived again from the ledger by a later round.
  *
  * <p>A round runs on the caller's thread ({@link #round()}), or spreads its publications over an
  * executor ({@link #round(Executor)}); {@link PlaylistScheduler} runs rounds in the background.
@@ -63,7 +61,6 @@ final class PlaylistPublisher {
   private static final Logger log = LoggerFactory.getLogger(PlaylistPublisher.class);
 
   private final PlaylistStore playlists;
-  private final ObjectSink sink;
   private final SinkBreaker breaker;
   private final Duration breakerDelay;
   private final Clock clock;
@@ -74,6 +71,7 @@ final class PlaylistPublisher {
   private final int batch;
   private final Tracing tracing;
   private final PlaylistPlans plans;
+  private final PlaylistWrites writes;
   private volatile long awaiting;
 
   /**
@@ -85,7 +83,7 @@ final class PlaylistPublisher {
       Duration fullInterval) {
     this.plans = new PlaylistPlans(store, windowSegments, fullInterval);
     this.playlists = store.playlists();
-    this.sink = sink;
+    this.writes = new PlaylistWrites(sink, breaker, playlists.recordsEtags());
     this.breaker = breaker;
     this.breakerDelay = breakerDelay;
     this.clock = clock;
@@ -209,9 +207,10 @@ final class PlaylistPublisher {
         playlists.release(broadcast, rendition, owner, until, clock.instant().plus(breakerDelay));
         return false;
       }
-      String checksum = plan.checksum();
-      for (Put put : plan.puts()) {
-        checksum = put(put);
+      PlaylistWrites.Written written = writes.write(record, plan);
+      if (written.refused()) {
+        refused(record, until, written);
+        return false;
       }
       // The peak before the seal: once sealed, a part's rows are no longer read, and a failure between
       // the two would otherwise lose their bit rate (the parts' peaks are folded in as well).
@@ -222,10 +221,10 @@ final class PlaylistPublisher {
         playlists.sealPart(part);
       }
       boolean recorded = plan.full()
-          ? playlists.recordPublished(broadcast, rendition, owner, until, plan.coveredWanted(), checksum,
-              clock.instant())
+          ? playlists.recordPublished(broadcast, rendition, owner, until, plan.coveredWanted(), written.checksum(),
+              written.liveEtag(), written.fullEtag(), clock.instant())
           : playlists.recordLivePublished(broadcast, rendition, owner, until, plan.coveredWanted(), plan.fullDueAt(),
-              clock.instant());
+              written.liveEtag(), clock.instant());
       if (!recorded) {
         log.warn("playlist {} was PUT but its lease had been taken over; the new holder publishes again", key);
         return false;
@@ -242,28 +241,20 @@ final class PlaylistPublisher {
   }
 
   /**
-   * PUTs one object (unless it is conditional and the object is already there with its checksum);
-   * returns the object's checksum.
+   * The bucket refused a conditional write: the object is not the version this node last published.
+   * Nothing is overwritten; the versions found are recorded, with the backoff of a failure, and a
+   * later round (on any node) derives the playlist again from the ledger and writes over them.
    */
-  private String put(Put put) {
-    if (put.ifDifferent()) {
-      Optional<StoredObjectInfo> existing = breaker.call(() -> sink.head(put.key()));
-      if (existing.isPresent() && put.checksum().equals(existing.get().checksum())) {
-        return put.checksum();
-      }
+  private void refused(PlaylistRecord record, Instant until, PlaylistWrites.Written written) {
+    String detail = PrintableText.escape(written.refusal());
+    Instant now = clock.instant();
+    if (!playlists.recordRefused(record.broadcastId(), record.rendition(), owner, until, written.liveEtag(),
+        written.fullEtag(), detail, now.plus(backoff.delayAfter(record.attempts() + 1, ThreadLocalRandom.current())),
+        now)) {
+      log.debug("playlist {} was refused and its lease had been taken over; left to its new holder",
+          written.refusedKey());
     }
-    StoredObjectInfo stored = put(put.key(), put.bytes());
-    return stored.checksum() != null ? stored.checksum() : put.checksum();
-  }
-
-  /** The PUT through the breaker, counted as an item's PUT is ({@link Uploader}). */
-  private StoredObjectInfo put(String key, byte[] bytes) {
-    StoredObjectInfo stored = breaker.call(() -> sink.put(key, content(bytes), true));
-    if (stored.sizeBytes() != bytes.length) {
-      throw SinkException.retryable("sink reports " + stored.sizeBytes() + " bytes at " + key + ", PUT "
-          + bytes.length, null);
-    }
-    return stored;
+    events.onPlaylistRefused(record.broadcastId(), record.rendition(), written.refusedKey(), detail);
   }
 
   /** @param configuration a refusal of the sink's configuration: the breaker logs its cause once per opening */
@@ -283,17 +274,4 @@ final class PlaylistPublisher {
     }
   }
 
-  private static UploadContent content(byte[] bytes) {
-    return new UploadContent() {
-      @Override
-      public long size() {
-        return bytes.length;
-      }
-
-      @Override
-      public InputStream openStream() {
-        return new ByteArrayInputStream(bytes);
-      }
-    };
-  }
 }

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.spi;
 
+import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
@@ -24,6 +25,13 @@ import java.util.Optional;
  * unfinished uploads and, when repairing, aborts old ones. A sink whose uploads are
  * all-or-nothing keeps the defaults, which say "not supported". A sink that forwards to another
  * must forward these three methods too.
+ *
+ * <p><b>Conditional writes of rewritten objects.</b> The ledger rewrites its playlists. A sink whose
+ * server can refuse a write unless the object at the key is a given version (S3's {@code If-Match}
+ * on the ETag, and {@code If-None-Match: *} for "no object yet") says so with {@link
+ * #supportsConditionalPuts()} and implements {@link #putIfMatch}; the ledger then never overwrites a
+ * playlist object that is not the version it last published. The defaults say "not supported" and
+ * write unconditionally, as {@link #put} does. A sink that forwards to another must forward both.
  */
 public interface ObjectSink {
 
@@ -52,6 +60,43 @@ public interface ObjectSink {
    */
   default Optional<StoredObjectInfo> findIdentical(String key, UploadContent content) {
     return Optional.empty();
+  }
+
+  /**
+   * Whether {@link #putIfMatch} writes conditionally (the server refuses a write over another
+   * version). The default, {@code false}, is right for a sink that cannot; the ledger then writes its
+   * playlists with {@link #put} as it always did. May consult the server once (a probe) and is
+   * constant after its first answer.
+   *
+   * @throws SinkException if finding out failed (then it is asked again later)
+   */
+  default boolean supportsConditionalPuts() {
+    return false;
+  }
+
+  /**
+   * Stores {@code content} at {@code key} only if the object there is the version the caller
+   * expects: the one whose ETag is {@code expectedEtag} (S3's {@code If-Match}), or, for a {@code
+   * null} {@code expectedEtag}, no object at all ({@code If-None-Match: *}). If the object there is
+   * another version, or absent when a version was expected, or present when none was, nothing is
+   * written and the result is {@link ConditionalPut.Outcome#REFUSED} with the ETag of what is there;
+   * an object already identical to {@code content} (same size and checksum, as for {@code
+   * mayExist}) is reported {@link ConditionalPut.Outcome#STORED} with its ETag, since the write of
+   * an attempt whose answer was lost may have put it there. A write that is not refused returns
+   * {@link ConditionalPut.Outcome#STORED} with the new object's ETag, which the caller passes as
+   * {@code expectedEtag} next time. Returns only once the object is durably stored, as {@link #put}.
+   *
+   * <p>The default, for a sink that cannot write conditionally ({@link #supportsConditionalPuts()}
+   * {@code false}), is {@code put(key, content, true)}, reported as {@link
+   * ConditionalPut.Outcome#UNCONDITIONAL}: no protection against overwriting another version.
+   * Thread-safe.
+   *
+   * @param expectedEtag the ETag this caller last stored at {@code key} (as a {@code STORED} result
+   *     returned it), or {@code null} if it stored none there
+   * @throws SinkException on any failure other than the refusal, classified as for {@link #put}
+   */
+  default ConditionalPut putIfMatch(String key, UploadContent content, String expectedEtag) {
+    return ConditionalPut.unconditional(put(key, content, true), null);
   }
 
   /** What is stored at {@code key}, or empty if nothing is. */

@@ -34,10 +34,18 @@ import java.util.Objects;
  *     is up to date
  * @param peakBandwidth for a media playlist: the highest bit rate of its confirmed segments as
  *     recorded by {@link PlaylistStore#raisePeakBandwidth}, in bits per second; 0 if unknown
+ * @param liveEtag the ETag of the live playlist object (the live window of a media playlist, the
+ *     live multivariant playlist) as last published, which the next publication expects to find
+ *     there ({@link dev.segmentledger.core.spi.ObjectSink#putIfMatch}); {@code null} if none is known
+ *     (never published, published by a sink that cannot write conditionally, or by a store that keeps
+ *     no ETags: {@link PlaylistStore#recordsEtags()})
+ * @param fullEtag the same for the full playlist object (the full media playlist, the multivariant
+ *     playlist)
  */
 public record PlaylistRecord(String broadcastId, String rendition, long wanted, long published,
     int publishedEntries, boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil,
-    int attempts, String lastError, Instant updatedAt, Instant fullDueAt, long peakBandwidth) {
+    int attempts, String lastError, Instant updatedAt, Instant fullDueAt, long peakBandwidth, String liveEtag,
+    String fullEtag) {
 
   public PlaylistRecord {
     Objects.requireNonNull(broadcastId, "broadcastId");
@@ -46,12 +54,27 @@ public record PlaylistRecord(String broadcastId, String rendition, long wanted, 
     }
   }
 
+  /** A record without known ETags (the form before conditional playlist writes). */
+  public PlaylistRecord(String broadcastId, String rendition, long wanted, long published, int publishedEntries,
+      boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil, int attempts,
+      String lastError, Instant updatedAt, Instant fullDueAt, long peakBandwidth) {
+    this(broadcastId, rendition, wanted, published, publishedEntries, publishedFinal, publishedChecksum, leaseOwner,
+        leaseUntil, attempts, lastError, updatedAt, fullDueAt, peakBandwidth, null, null);
+  }
+
   /** A record whose full playlist is up to date and whose peak bandwidth is unknown (the 1.0 form). */
   public PlaylistRecord(String broadcastId, String rendition, long wanted, long published, int publishedEntries,
       boolean publishedFinal, String publishedChecksum, String leaseOwner, Instant leaseUntil, int attempts,
       String lastError, Instant updatedAt) {
     this(broadcastId, rendition, wanted, published, publishedEntries, publishedFinal, publishedChecksum, leaseOwner,
-        leaseUntil, attempts, lastError, updatedAt, null, 0);
+        leaseUntil, attempts, lastError, updatedAt, null, 0, null, null);
+  }
+
+  /** This record with the given {@link #liveEtag()} and {@link #fullEtag()}, every other component kept. */
+  public PlaylistRecord withEtags(String liveEtag, String fullEtag) {
+    return new PlaylistRecord(broadcastId, rendition, wanted, published, publishedEntries, publishedFinal,
+        publishedChecksum, leaseOwner, leaseUntil, attempts, lastError, updatedAt, fullDueAt, peakBandwidth, liveEtag,
+        fullEtag);
   }
 
   /** Whether this is the broadcast's multivariant playlist. */

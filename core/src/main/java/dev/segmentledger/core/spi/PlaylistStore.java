@@ -79,6 +79,56 @@ public interface PlaylistStore {
       long coveredWanted, Instant fullDueAt, Instant at);
 
   /**
+   * Whether this store keeps the ETags of the published playlist objects ({@link
+   * PlaylistRecord#liveEtag}, {@link PlaylistRecord#fullEtag}) through {@link
+   * #recordPublished(String, String, String, Instant, long, String, String, String, Instant)}, {@link
+   * #recordLivePublished(String, String, String, Instant, long, Instant, String, Instant)} and {@link
+   * #recordRefused}. Only then does the publisher write playlists conditionally (a sink that
+   * {@linkplain dev.segmentledger.core.spi.ObjectSink#supportsConditionalPuts() can}): a store that
+   * forgot them would have every conditional write refused. The default, {@code false}, goes with the
+   * defaults of those three methods. Constant for a given store.
+   */
+  default boolean recordsEtags() {
+    return false;
+  }
+
+  /**
+   * {@link #recordPublished(String, String, String, Instant, long, String, Instant)}, also storing the
+   * ETags of the two playlist objects as now published ({@code null}: none known). The default
+   * ignores the ETags (a store whose {@link #recordsEtags()} is {@code false}). Compare-and-set on the
+   * lease.
+   */
+  default boolean recordPublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, String checksum, String liveEtag, String fullEtag, Instant at) {
+    return recordPublished(broadcastId, rendition, owner, heldUntil, coveredWanted, checksum, at);
+  }
+
+  /**
+   * {@link #recordLivePublished(String, String, String, Instant, long, Instant, Instant)}, also
+   * storing the ETag of the live playlist object as now published ({@code null}: none known); the
+   * full playlist's ETag is kept. The default ignores the ETag. Compare-and-set on the lease.
+   */
+  default boolean recordLivePublished(String broadcastId, String rendition, String owner, Instant heldUntil,
+      long coveredWanted, Instant fullDueAt, String liveEtag, Instant at) {
+    return recordLivePublished(broadcastId, rendition, owner, heldUntil, coveredWanted, fullDueAt, at);
+  }
+
+  /**
+   * Records a publication refused by the bucket: a conditional write found another version of a
+   * playlist object than the one last recorded (another node published it meanwhile, a lease
+   * overlapped, or the object was replaced or deleted). As {@link #recordFailure} (attempts
+   * incremented, {@code lastError} set, the lease ends, due again at {@code nextAttemptAt}), and the
+   * ETags become {@code liveEtag} and {@code fullEtag}: the versions now in the bucket, which the
+   * next publication, derived again from the ledger, expects. {@code published}, the entries and the
+   * checksum are left as they are. The default is {@link #recordFailure} (the ETags are not kept).
+   * Compare-and-set on the lease.
+   */
+  default boolean recordRefused(String broadcastId, String rendition, String owner, Instant heldUntil,
+      String liveEtag, String fullEtag, String detail, Instant nextAttemptAt, Instant at) {
+    return recordFailure(broadcastId, rendition, owner, heldUntil, detail, nextAttemptAt, at);
+  }
+
+  /**
    * Raises the recorded peak bandwidth of a media playlist to at least {@code bitsPerSecond}; if it
    * rose, increments the broadcast's multivariant playlist (which announces it) in the same
    * transaction. Compare-and-set on the media playlist's lease.

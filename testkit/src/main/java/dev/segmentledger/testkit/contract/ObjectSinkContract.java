@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
 import dev.segmentledger.core.UnfinishedUpload;
@@ -94,6 +96,45 @@ public abstract class ObjectSinkContract {
     assertEquals(22, second.sizeBytes());
     assertEquals(Optional.of(second), sink.head("b1/720p/init.mp4"));
     assertChecksumsDiffer(first, second);
+  }
+
+  /**
+   * {@link ObjectSink#putIfMatch}: a sink that writes conditionally stores only over the expected
+   * version (none: no object), refuses anything else with the ETag found and leaves it untouched, and
+   * reports an identical object as stored; a sink that does not stores unconditionally, as {@code put}.
+   */
+  @Test
+  void aConditionalPutStoresOnlyOverTheExpectedVersion() {
+    String key = "b1/720p/media.m3u8";
+    ConditionalPut first = sink.putIfMatch(key, bytes("#EXTM3U\n1"), null);
+    if (!sink.supportsConditionalPuts()) {
+      assertEquals(ConditionalPut.Outcome.UNCONDITIONAL, first.outcome());
+      ConditionalPut second = sink.putIfMatch(key, bytes("#EXTM3U\n22"), "\"any\"");
+      assertEquals(ConditionalPut.Outcome.UNCONDITIONAL, second.outcome());
+      assertEquals(Optional.of(second.stored()), sink.head(key), "stored whatever was there");
+      return;
+    }
+    assertEquals(ConditionalPut.Outcome.STORED, first.outcome());
+    assertNotNull(first.etag());
+    ConditionalPut unexpected = sink.putIfMatch(key, bytes("#EXTM3U\n22"), null);
+    assertEquals(ConditionalPut.Outcome.REFUSED, unexpected.outcome(), "an object is there; none was expected");
+    assertEquals(first.etag(), unexpected.etag());
+    assertEquals(Optional.of(first.stored()), sink.head(key));
+    ConditionalPut second = sink.putIfMatch(key, bytes("#EXTM3U\n22"), first.etag());
+    assertEquals(ConditionalPut.Outcome.STORED, second.outcome());
+    assertNotEquals(first.etag(), second.etag());
+    ConditionalPut stale = sink.putIfMatch(key, bytes("#EXTM3U\n333"), first.etag());
+    assertEquals(ConditionalPut.Outcome.REFUSED, stale.outcome(), "a stale version is refused");
+    assertEquals(second.etag(), stale.etag());
+    assertNull(stale.stored());
+    assertEquals(Optional.of(second.stored()), sink.head(key), "the newer object stays");
+    ConditionalPut identical = sink.putIfMatch(key, bytes("#EXTM3U\n22"), first.etag());
+    assertEquals(ConditionalPut.Outcome.STORED, identical.outcome(), "identical content counts as written");
+    assertEquals(second.etag(), identical.etag());
+    ConditionalPut absent = sink.putIfMatch("b2/720p/media.m3u8", bytes("#EXTM3U\n1"), first.etag());
+    assertEquals(ConditionalPut.Outcome.REFUSED, absent.outcome(), "a version was expected; no object is there");
+    assertNull(absent.etag());
+    assertEquals(Optional.empty(), sink.head("b2/720p/media.m3u8"));
   }
 
   @Test

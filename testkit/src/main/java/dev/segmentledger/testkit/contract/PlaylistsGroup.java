@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
@@ -216,6 +217,71 @@ abstract class PlaylistsGroup extends ContractGroup {
     LedgerItem next = derived(ItemId.playback("b1", "720p", 1));
     store.confirm(new Confirmation(next.rowId(), next.id(), ItemState.PENDING, 100, "c", T0));
     assertTrue(of("b1").get("720p").awaitingPublication(), "changed again after the publication");
+  }
+
+  /**
+   * A store that keeps ETags ({@link PlaylistStore#recordsEtags()}) stores those of a publication
+   * and of a refusal, reads them back in every record, and keeps them through every other update.
+   */
+  @Test
+  void theEtagsOfThePublishedObjectsAreStoredReadBackAndKept() {
+    assumeTrue(playlists().recordsEtags(), "this store keeps no ETags");
+    LedgerItem init = derived(ItemId.init("b1", "720p"));
+    store.confirm(new Confirmation(init.rowId(), init.id(), ItemState.PENDING, 100, "c", T0));
+    PlaylistRecord media = playlists().claimDue("n1", LEASE_END, T0, 10).stream()
+        .filter(r -> !r.multivariant()).findFirst().orElseThrow();
+    assertNull(media.liveEtag(), "never published: none known");
+    assertNull(media.fullEtag());
+    assertFalse(playlists().recordPublished("b1", "720p", "n2", LEASE_END, media.wanted(), "sha256:x", "\"l1\"",
+        "\"f1\"", T0), "not the holder");
+    assertNull(of("b1").get("720p").liveEtag());
+    assertTrue(playlists().recordPublished("b1", "720p", "n1", LEASE_END, media.wanted(), "sha256:x", "\"l1\"",
+        "\"f1\"", T0));
+    assertEquals("\"l1\"", of("b1").get("720p").liveEtag(), "stored and read back, quotes included");
+    assertEquals("\"f1\"", of("b1").get("720p").fullEtag());
+
+    LedgerItem segment = derived(ItemId.playback("b1", "720p", 0));
+    store.confirm(new Confirmation(segment.rowId(), segment.id(), ItemState.PENDING, 100, "c", T0));
+    Instant until = LEASE_END.plusSeconds(60);
+    PlaylistRecord claimed = playlists().claimDue("n1", until, T0.plusSeconds(1), 10).stream()
+        .filter(r -> !r.multivariant()).findFirst().orElseThrow();
+    assertEquals("\"l1\"", claimed.liveEtag(), "a claim returns them");
+    assertEquals("\"f1\"", claimed.fullEtag());
+    assertTrue(playlists().recordIntent("b1", "720p", "n1", until, 2, false));
+    playlists().raisePeakBandwidth("b1", "720p", "n1", until, 1_000_000, T0);
+    assertTrue(playlists().recordLivePublished("b1", "720p", "n1", until, claimed.wanted(), T0.plusSeconds(30),
+        "l2", T0));
+    assertEquals("l2", of("b1").get("720p").liveEtag(), "a live-only publication stores the live ETag");
+    assertEquals("\"f1\"", of("b1").get("720p").fullEtag(), "and keeps the full one");
+
+    playlists().requestPublication("b1", "720p", T0.plusSeconds(2));
+    Instant third = until.plusSeconds(60);
+    playlists().claimDue("n2", third, T0.plusSeconds(2), 10);
+    assertFalse(playlists().recordRefused("b1", "720p", "n1", until, null, "f9", "playlist version conflict: x",
+        T0.plusSeconds(30), T0.plusSeconds(2)), "not the holder any more");
+    assertEquals("l2", of("b1").get("720p").liveEtag());
+    assertTrue(playlists().recordRefused("b1", "720p", "n2", third, null, "f9", "playlist version conflict: x",
+        T0.plusSeconds(30), T0.plusSeconds(2)));
+    PlaylistRecord refused = of("b1").get("720p");
+    assertNull(refused.liveEtag(), "the versions found: no live object");
+    assertEquals("f9", refused.fullEtag());
+    assertEquals(1, refused.attempts(), "counted as a failed attempt");
+    assertEquals("playlist version conflict: x", refused.lastError());
+    assertNull(refused.leaseOwner());
+    assertTrue(refused.awaitingPublication(), "due again");
+    assertEquals(List.of(), playlists().claimDue("n3", third.plusSeconds(60), T0.plusSeconds(29), 10).stream()
+        .filter(r -> !r.multivariant()).toList(), "in backoff");
+
+    PlaylistRecord again = playlists().claimDue("n3", third.plusSeconds(60), T0.plusSeconds(30), 10).stream()
+        .filter(r -> !r.multivariant()).findFirst().orElseThrow();
+    assertTrue(playlists().recordFailure("b1", "720p", "n3", third.plusSeconds(60), "boom", T0.plusSeconds(31),
+        T0.plusSeconds(30)));
+    assertEquals("f9", of("b1").get("720p").fullEtag(), "a failure keeps them");
+    again = playlists().claimDue("n3", third.plusSeconds(120), T0.plusSeconds(31), 10).stream()
+        .filter(r -> !r.multivariant()).findFirst().orElseThrow();
+    assertTrue(playlists().recordPublished("b1", "720p", "n3", third.plusSeconds(120), again.wanted(), "sha256:y",
+        T0.plusSeconds(31)));
+    assertEquals("f9", of("b1").get("720p").fullEtag(), "a publication recorded without ETags keeps them");
   }
 
   @Test
