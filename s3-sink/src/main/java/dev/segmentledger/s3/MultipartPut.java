@@ -15,6 +15,8 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -44,7 +46,12 @@ final class MultipartPut {
 
   /** What one put uploads, and where. */
   record Job(String key, String objectKey, UploadContent content, PartLayout layout, ContentDigests digests,
-      Map<String, String> metadata, ObjectOptions options, boolean mayExist, boolean ifNoneMatch) {
+      Map<String, String> metadata, ObjectOptions options, boolean mayExist, boolean ifNoneMatch,
+      Integrity integrity) {
+    boolean checksums() {
+      return integrity == Integrity.CHECKSUMS;
+    }
+
     String owner() {
       return options.expectedBucketOwner().orElse(null);
     }
@@ -96,6 +103,9 @@ final class MultipartPut {
     String uploadId = client.createMultipartUpload(b -> {
       job.options().applyTo(b);
       b.bucket(bucket).key(job.objectKey()).metadata(job.metadata());
+      if (job.checksums()) {
+        b.checksumAlgorithm(ChecksumAlgorithm.CRC32_C).checksumType(ChecksumType.FULL_OBJECT);
+      }
     }).uploadId();
     return sendAndComplete(job, uploadId, Map.of(), progress);
   }
@@ -121,6 +131,7 @@ final class MultipartPut {
         try {
           etag = client.uploadPart(b -> b.bucket(bucket).key(job.objectKey()).uploadId(uploadId)
                   .partNumber(index + 1).contentLength(length).contentMD5(job.digests().partMd5s().get(index))
+                  .checksumCRC32C(job.checksums() ? job.digests().partCrc32cs().get(index) : null)
                   .expectedBucketOwner(job.owner()),
               ContentRange.body(job.content(), layout.offset(index), length)).eTag();
         } catch (RuntimeException | Error e) {
@@ -133,10 +144,16 @@ final class MultipartPut {
       });
       List<CompletedPart> parts = new ArrayList<>();
       for (int i = 0; i < layout.count(); i++) {
-        parts.add(CompletedPart.builder().partNumber(i + 1).eTag(etags.get(i)).build());
+        parts.add(CompletedPart.builder().partNumber(i + 1).eTag(etags.get(i))
+            .checksumCRC32C(job.checksums() ? job.digests().partCrc32cs().get(i) : null).build());
       }
-      client.completeMultipartUpload(b -> b.bucket(bucket).key(job.objectKey()).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)).expectedBucketOwner(job.owner()).ifNoneMatch(job.ifNoneMatch() ? "*" : null));
+      client.completeMultipartUpload(b -> {
+        b.bucket(bucket).key(job.objectKey()).uploadId(uploadId).multipartUpload(m -> m.parts(parts))
+            .expectedBucketOwner(job.owner()).ifNoneMatch(job.ifNoneMatch() ? "*" : null);
+        if (job.checksums()) {
+          b.checksumCRC32C(job.digests().crc32c()).checksumType(ChecksumType.FULL_OBJECT);
+        }
+      });
       return uploadId;
     } catch (IOException e) {
       throw new UncheckedIOException(e); // the part tasks throw none

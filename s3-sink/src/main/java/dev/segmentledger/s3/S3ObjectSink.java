@@ -154,6 +154,7 @@ public final class S3ObjectSink implements ObjectSink {
   private final UnfinishedUploads unfinished;
   private final MultipartPut multipart;
   private final ConditionalWrites conditionalWrites;
+  private final Integrity integrity;
   private volatile ConditionalWriteProbe.Support detected;
 
   private S3ObjectSink(Builder builder) {
@@ -166,6 +167,7 @@ public final class S3ObjectSink implements ObjectSink {
     this.lanes = new Lanes(Lanes.helperPool("s3-sink-" + bucket), builder.partConcurrency);
     this.unfinished = new UnfinishedUploads(client, bucket, prefix, new Housekeeping());
     this.conditionalWrites = builder.conditionalWrites;
+    this.integrity = builder.integrity;
     this.multipart = new MultipartPut(client, bucket, lanes, unfinished, this::head);
   }
 
@@ -203,11 +205,14 @@ public final class S3ObjectSink implements ObjectSink {
     try {
       if (isMultipart) {
         multipart.put(new MultipartPut.Job(key, objectKey, content, layout, digests, metadata, options, mayExist,
-            ifNoneMatch));
+            ifNoneMatch, integrity));
       } else {
         client.putObject(b -> {
           options.applyTo(b);
           b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0)).metadata(metadata);
+          if (integrity == Integrity.CHECKSUMS) {
+            b.checksumCRC32C(digests.crc32c());
+          }
           if (ifNoneMatch) {
             b.ifNoneMatch("*");
           }
@@ -280,6 +285,9 @@ public final class S3ObjectSink implements ObjectSink {
         options.applyTo(b);
         b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0))
             .metadata(Map.of(CHECKSUM_METADATA, digests.checksum()));
+        if (integrity == Integrity.CHECKSUMS) {
+          b.checksumCRC32C(digests.crc32c());
+        }
         if (ifMatch == null) {
           b.ifNoneMatch("*");
         } else {
@@ -540,8 +548,18 @@ public final class S3ObjectSink implements ObjectSink {
     private ObjectOptionsProvider objectOptions = ObjectOptionsProvider.defaults();
     private int partConcurrency = DEFAULT_PART_CONCURRENCY;
     private ConditionalWrites conditionalWrites = ConditionalWrites.OFF;
+    private Integrity integrity = Integrity.MD5_ONLY;
 
     private Builder() {}
+
+    /**
+     * Whether uploads also carry S3's full-object CRC32C checksums (default {@link
+     * Integrity#MD5_ONLY}, what servers without them accept). See {@link Integrity}.
+     */
+    public Builder integrity(Integrity mode) {
+      this.integrity = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
 
     /**
      * Whether the first PUT and every completion of an item's object carry {@code If-None-Match: *}

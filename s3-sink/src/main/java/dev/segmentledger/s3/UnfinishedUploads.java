@@ -194,7 +194,8 @@ final class UnfinishedUploads {
           .expectedBucketOwner(owner)).parts()) {
         int index = part.partNumber() == null ? -1 : part.partNumber() - 1;
         if (index >= 0 && index < layout.count() && part.size() != null && part.size() == layout.length(index)
-            && part.eTag() != null && unquoted(part.eTag()).equalsIgnoreCase(digests.partMd5Hex(index))) {
+            && part.eTag() != null && unquoted(part.eTag()).equalsIgnoreCase(digests.partMd5Hex(index))
+            && (part.checksumCRC32C() == null || part.checksumCRC32C().equals(digests.partCrc32cs().get(index)))) {
           verified.put(index, part.eTag());
           bytes += layout.length(index);
         }

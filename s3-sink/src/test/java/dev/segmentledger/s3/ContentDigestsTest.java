@@ -7,10 +7,12 @@ import dev.segmentledger.core.spi.UploadContent;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,12 +33,27 @@ class ContentDigestsTest {
     assertEquals(sequential, parallel);
     assertEquals(TestContent.sha256(new ByteArrayInputStream(data)), parallel.checksum());
     assertEquals(ContentDigests.sha256(TestContent.of(data)), parallel.checksum());
+    CRC32C crc = new CRC32C();
+    crc.update(data);
+    assertEquals(ContentDigests.crc32c(crc), parallel.crc32c());
     for (int i = 0; i < layout.count(); i++) {
       byte[] md5 = MessageDigest.getInstance("MD5").digest(Arrays.copyOfRange(data, (int) layout.offset(i),
           (int) (layout.offset(i) + layout.length(i))));
       assertEquals(Base64.getEncoder().encodeToString(md5), parallel.partMd5s().get(i));
       assertEquals(HexFormat.of().formatHex(md5), parallel.partMd5Hex(i));
     }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 4})
+  void theCrc32cIsTheBigEndianBase64OfTheStandardCheckValue(int lanes) throws Exception {
+    byte[] data = "123456789".getBytes(StandardCharsets.US_ASCII);
+
+    ContentDigests digests = ContentDigests.of(TestContent.of(data), PartLayout.single(data.length),
+        lanes == 1 ? oneLane : fourLanes);
+
+    assertEquals(Base64.getEncoder().encodeToString(new byte[] {(byte) 0xE3, 0x06, (byte) 0x92, (byte) 0x83}),
+        digests.crc32c());
   }
 
   @ParameterizedTest
