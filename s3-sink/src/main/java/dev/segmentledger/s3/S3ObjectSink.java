@@ -207,16 +207,7 @@ public final class S3ObjectSink implements ObjectSink {
         multipart.put(new MultipartPut.Job(key, objectKey, content, layout, digests, metadata, options, mayExist,
             ifNoneMatch, integrity));
       } else {
-        client.putObject(b -> {
-          options.applyTo(b);
-          b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0)).metadata(metadata);
-          if (integrity == Integrity.CHECKSUMS) {
-            b.checksumCRC32C(digests.crc32c());
-          }
-          if (ifNoneMatch) {
-            b.ifNoneMatch("*");
-          }
-        }, ContentRange.body(content, 0, size));
+        putObject(objectKey, options, content, size, digests, ifNoneMatch ? "*" : null, null);
       }
     } catch (S3Exception e) {
       if (ifNoneMatch && e.statusCode() == 412) {
@@ -281,19 +272,7 @@ public final class S3ObjectSink implements ObjectSink {
     String ifMatch = expectedEtag == null ? null : support().ifMatch().header(expectedEtag);
     PutObjectResponse response;
     try {
-      response = client.putObject(b -> {
-        options.applyTo(b);
-        b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0))
-            .metadata(Map.of(CHECKSUM_METADATA, digests.checksum()));
-        if (integrity == Integrity.CHECKSUMS) {
-          b.checksumCRC32C(digests.crc32c());
-        }
-        if (ifMatch == null) {
-          b.ifNoneMatch("*");
-        } else {
-          b.ifMatch(ifMatch);
-        }
-      }, ContentRange.body(content, 0, size));
+      response = putObject(objectKey, options, content, size, digests, ifMatch == null ? "*" : null, ifMatch);
     } catch (S3Exception e) {
       if (e.statusCode() == 412 || (ifMatch != null && e.statusCode() == 404
           && !"NoSuchBucket".equals(S3Failures.errorCode(e)))) {
@@ -308,6 +287,29 @@ public final class S3ObjectSink implements ObjectSink {
       throw S3Failures.classify("conditional PUT", bucket, objectKey, e);
     }
     return ConditionalPut.stored(new StoredObjectInfo(key, size, digests.checksum()), response.eTag());
+  }
+
+  /**
+   * One {@code PutObject} of the whole content: its options, {@code Content-MD5}, the checksum
+   * metadata, the CRC32C under {@link Integrity#CHECKSUMS}, and {@code If-None-Match} or {@code
+   * If-Match} when given ({@code null}: not sent).
+   */
+  private PutObjectResponse putObject(String objectKey, ObjectOptions options, UploadContent content, long size,
+      ContentDigests digests, String ifNoneMatch, String ifMatch) {
+    return client.putObject(b -> {
+      options.applyTo(b);
+      b.bucket(bucket).key(objectKey).contentLength(size).contentMD5(digests.partMd5s().get(0))
+          .metadata(Map.of(CHECKSUM_METADATA, digests.checksum()));
+      if (integrity == Integrity.CHECKSUMS) {
+        b.checksumCRC32C(digests.crc32c());
+      }
+      if (ifNoneMatch != null) {
+        b.ifNoneMatch(ifNoneMatch);
+      }
+      if (ifMatch != null) {
+        b.ifMatch(ifMatch);
+      }
+    }, ContentRange.body(content, 0, size));
   }
 
   /**
