@@ -9,20 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
+import dev.segmentledger.s3.SentRequests.Sent;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
-import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -38,26 +33,15 @@ class S3ObjectSinkIntegrityTest {
   private static final String SMALL = ObjectKeys.keyOf(ItemId.original("b1", "720p", 7));
   private static final String LARGE = ObjectKeys.keyOf(ItemId.original("b1", "1080p", 8));
 
-  private static final List<Sent> sent = new CopyOnWriteArrayList<>();
+  private static final SentRequests recorder = new SentRequests();
+  private static final List<Sent> sent = recorder.sent();
   private static S3ProxyServer server;
   private static S3Client client;
   private static S3ProxyServer strict;
   private static S3Client strictClient;
 
-  record Sent(String operation, SdkHttpRequest request) {
-    String header(String name) {
-      return request.firstMatchingHeader(name).orElse(null);
-    }
-  }
-
   @BeforeAll
   static void start() throws Exception {
-    ExecutionInterceptor recorder = new ExecutionInterceptor() {
-      @Override
-      public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-        sent.add(new Sent(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME), context.httpRequest()));
-      }
-    };
     server = S3ProxyServer.startIgnoringUnknownHeaders();
     client = S3ProxyServer.client(server.endpoint(), Duration.ofSeconds(60), recorder);
     strict = S3ProxyServer.start();

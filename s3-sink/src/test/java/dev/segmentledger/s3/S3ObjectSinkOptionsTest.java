@@ -9,18 +9,14 @@ import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.MediaFormat;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
+import dev.segmentledger.s3.SentRequests.Sent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
-import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.StorageClass;
@@ -40,27 +36,15 @@ class S3ObjectSinkOptionsTest {
   private static final String INIT = ObjectKeys.keyOf(ItemId.init("b1", "720p"));
   private static final String LARGE = ObjectKeys.keyOf(ItemId.original("b1", "1080p", 8));
 
-  private static final List<Sent> sent = new CopyOnWriteArrayList<>();
+  private static final SentRequests recorder = new SentRequests();
+  private static final List<Sent> sent = recorder.sent();
   private static S3ProxyServer strict;
   private static S3ProxyServer lenient;
   private static S3Client strictClient;
   private static S3Client lenientClient;
 
-  /** One request as the SDK sent it: operation and headers. */
-  record Sent(String operation, SdkHttpRequest request) {
-    String header(String name) {
-      return request.firstMatchingHeader(name).orElse(null);
-    }
-  }
-
   @BeforeAll
   static void start() throws Exception {
-    ExecutionInterceptor recorder = new ExecutionInterceptor() {
-      @Override
-      public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-        sent.add(new Sent(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME), context.httpRequest()));
-      }
-    };
     strict = S3ProxyServer.start();
     lenient = S3ProxyServer.startIgnoringUnknownHeaders();
     strictClient = S3ProxyServer.client(strict.endpoint(), Duration.ofSeconds(60), recorder);

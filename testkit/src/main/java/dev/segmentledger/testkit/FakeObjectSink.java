@@ -85,13 +85,7 @@ public final class FakeObjectSink implements ObjectSink {
         }
       }
     }
-    byte[] bytes;
-    try {
-      bytes = ContentDigest.readExactly(key, content);
-    } catch (SinkException e) {
-      attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
-      throw e;
-    }
+    byte[] bytes = read(key, content, size, mayExist);
     Blob blob = blob(bytes);
     if (mayExist && (fault == null || fault.kind != SinkFault.Kind.STORE_THEN_FAIL)) {
       Blob existing = objects.get(key);
@@ -165,13 +159,7 @@ public final class FakeObjectSink implements ObjectSink {
     Objects.requireNonNull(key, "key");
     long size = content.size();
     SinkFault fault = applyFault(key, size, true);
-    byte[] bytes;
-    try {
-      bytes = ContentDigest.readExactly(key, content);
-    } catch (SinkException e) {
-      attempts.add(new PutAttempt(key, size, true, Outcome.FAILED_BEFORE_STORE));
-      throw e;
-    }
+    byte[] bytes = read(key, content, size, true);
     Blob blob = blob(bytes);
     synchronized (conditionalWrites) {
       Blob existing = objects.get(key);
@@ -218,6 +206,16 @@ public final class FakeObjectSink implements ObjectSink {
     }
     String checksum = ContentDigest.of(ContentDigest.readExactly(key, content));
     return checksum.equals(blob.checksum) ? Optional.of(info(key, blob)) : Optional.empty();
+  }
+
+  /** Reads the whole content; a content that cannot be read is recorded as an attempt that stored nothing. */
+  private byte[] read(String key, UploadContent content, long size, boolean mayExist) {
+    try {
+      return ContentDigest.readExactly(key, content);
+    } catch (SinkException e) {
+      attempts.add(new PutAttempt(key, size, mayExist, Outcome.FAILED_BEFORE_STORE));
+      throw e;
+    }
   }
 
   @Override
