@@ -23,6 +23,13 @@ final class Throttle {
   /** The bytes one permit stands for. */
   static final int UNIT = 1024;
 
+  /** A wait for tokens ended, or refused, because the ledger is closing. */
+  static final class Closed extends InterruptedIOException {
+    Closed() {
+      super("the ledger is closing: no more waiting for the bandwidth cap");
+    }
+  }
+
   private record Limits(RateLimiter<Object> bytes, RateLimiter<Object> requests, long bytesPerSecond,
       long requestsPerSecond) {}
 
@@ -81,7 +88,7 @@ final class Throttle {
     long start = System.nanoTime();
     try {
       if (closed.getCount() == 0 || closed.await(limiter.reservePermits(permits).toNanos(), TimeUnit.NANOSECONDS)) {
-        throw new InterruptedIOException("the ledger is closing: no more waiting for the bandwidth cap");
+        throw new Closed();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
