@@ -37,19 +37,27 @@ final class AttemptContent implements UploadContent {
     return file.size();
   }
 
+  /** Waits until a request body may start; a close ending the wait cancels the attempt as a close does. */
+  private void request() throws IOException {
+    if (throttle != null) {
+      try {
+        throttle.request();
+      } catch (Throttle.Closed e) {
+        attempt.cancelOnClose();
+        throw e;
+      }
+    }
+  }
+
   @Override
   public InputStream openStream() throws IOException {
-    if (throttle != null) {
-      throttle.request();
-    }
+    request();
     return new Counting(file.openStream(), attempt, throttle);
   }
 
   @Override
   public InputStream openRange(long offset, long length) throws IOException {
-    if (throttle != null) {
-      throttle.request();
-    }
+    request();
     return new Counting(file.openRange(offset, length), attempt, throttle);
   }
 
@@ -87,7 +95,12 @@ final class AttemptContent implements UploadContent {
         owed += n;
         int units = (int) (owed / Throttle.UNIT);
         owed -= (long) units * Throttle.UNIT;
-        throttle.units(units);
+        try {
+          throttle.units(units);
+        } catch (Throttle.Closed e) {
+          attempt.cancelOnClose(); // waiting for tokens is not work in progress: ended as a close ends it
+          throw e;
+        }
       }
     }
 

@@ -189,6 +189,7 @@ final class Engine {
       return;
     }
     Duration timeout = settings.shutdownTimeout();
+    throttle.close(); // uploads waiting for the cap end now, as cancelled by the close; bytes already let go get the timeout
     sweeps.stop(timeout);
     if (retainer != null) {
       retainer.stop(timeout);

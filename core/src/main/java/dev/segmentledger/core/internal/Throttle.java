@@ -3,6 +3,8 @@ package dev.segmentledger.core.internal;
 import dev.failsafe.RateLimiter;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,11 +15,20 @@ import java.util.concurrent.atomic.LongAdder;
  * Each cap is a Failsafe smooth {@link RateLimiter} (no burst: an idle cap saves nothing), whose
  * permits are {@link #UNIT} bytes so that high rates keep their precision; a change replaces the
  * limiter atomically, and the next chunk of every stream, those in flight too, waits on the new one.
- * The limiters keep their own monotonic time, not the ledger's clock. Thread-safe.
+ * The limiters keep their own monotonic time, not the ledger's clock. {@link #close} ends every
+ * wait for tokens at once, and every later one, with an {@link InterruptedIOException} (the waiting
+ * thread is not interrupted): waiting for the cap is not work in progress. Thread-safe.
  */
 final class Throttle {
   /** The bytes one permit stands for. */
   static final int UNIT = 1024;
+
+  /** A wait for tokens ended, or refused, because the ledger is closing. */
+  static final class Closed extends InterruptedIOException {
+    Closed() {
+      super("the ledger is closing: no more waiting for the bandwidth cap");
+    }
+  }
 
   private record Limits(RateLimiter<Object> bytes, RateLimiter<Object> requests, long bytesPerSecond,
       long requestsPerSecond) {}
@@ -25,6 +36,7 @@ final class Throttle {
   private final AtomicReference<Limits> limits = new AtomicReference<>();
   private final LongAdder bodyBytes = new LongAdder();
   private final LongAdder waitNanos = new LongAdder();
+  private final CountDownLatch closed = new CountDownLatch(1);
 
   Throttle(long bytesPerSecond, long requestsPerSecond) {
     set(bytesPerSecond, requestsPerSecond);
@@ -75,13 +87,20 @@ final class Throttle {
   private void await(RateLimiter<Object> limiter, int permits) throws InterruptedIOException {
     long start = System.nanoTime();
     try {
-      limiter.acquirePermits(permits);
+      if (closed.getCount() == 0 || closed.await(limiter.reservePermits(permits).toNanos(), TimeUnit.NANOSECONDS)) {
+        throw new Closed();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for the bandwidth cap");
     } finally {
       waitNanos.add(System.nanoTime() - start);
     }
+  }
+
+  /** Wakes every thread waiting for tokens, and refuses every later wait; idempotent. */
+  void close() {
+    closed.countDown();
   }
 
   long bodyBytes() {

@@ -46,6 +46,7 @@ class CloseDuringUploadTest {
 
   private final List<String> writes = new CopyOnWriteArrayList<>();
   private final List<String> events = new CopyOnWriteArrayList<>();
+  private final Throttle throttle = new Throttle(1024, 0);
 
   @Test
   void anUploadWaitingForTokensEndsAtCloseWithoutAFailureOnTheRowOrTheBreaker() throws Exception {
@@ -62,6 +63,26 @@ class CloseDuringUploadTest {
     assertFalse(worker.isAlive(), "the upload ends at once, not when the cap would have let it through");
     assertNull(outcome.get(), "nothing stored");
     assertTrue(attempt.get().endedByClose());
+    assertEquals(List.of(), writes, "nothing written on the row: its lease is given back by the attempt's end");
+    assertEquals(List.of(), events, "no failure event, the breaker counted nothing");
+    assertEquals(CircuitState.CLOSED, breaker.state());
+  }
+
+  @Test
+  void closingTheThrottleEndsAnUploadWaitingForTokensAsACloseCancelsIt() throws Exception {
+    SinkBreaker breaker = new SinkBreaker(1, Duration.ofSeconds(10), state -> events.add("circuit " + state),
+        (reason, detail) -> events.add("opened " + reason + " " + detail));
+    AtomicReference<Attempt> attempt = new AtomicReference<>();
+    AtomicReference<Object> outcome = new AtomicReference<>("running");
+    Thread worker = new Thread(() -> outcome.set(upload(breaker, attempt)), "segment-ledger-worker-test");
+    worker.start();
+    awaitWaitingForTheCap(worker);
+
+    throttle.close(); // what Engine.close does first, before it waits for the workers
+    worker.join(5_000);
+    assertFalse(worker.isAlive(), "the upload ends at once, not when the cap would have let it through");
+    assertNull(outcome.get(), "nothing stored");
+    assertTrue(attempt.get().endedByClose(), "ended as the close's cancel ends it");
     assertEquals(List.of(), writes, "nothing written on the row: its lease is given back by the attempt's end");
     assertEquals(List.of(), events, "no failure event, the breaker counted nothing");
     assertEquals(CircuitState.CLOSED, breaker.state());
@@ -102,7 +123,7 @@ class CloseDuringUploadTest {
       Leases leases = new Leases(store, CLOCK, "node", Duration.ofMinutes(2), new WorkQueue(10));
       try (PathGuard guard = new PathGuard(root, (path, change) -> { })) {
         Uploader uploader = new Uploader(guard, sink, breaker, Duration.ofSeconds(10), leases, failures, listeners,
-            CLOCK, new Throttle(1024, 0));
+            CLOCK, throttle);
         Attempt running = new Attempt(item, Thread.currentThread(), T0.plusSeconds(120), T0, () -> { }, Span.NONE);
         running.working(T0);
         attempt.set(running);

@@ -77,6 +77,30 @@ class ThrottleTest {
     return List.copyOf(grants);
   }
 
+  @Test
+  void closeEndsEveryWaitForTokensPromptlyAndRefusesLaterOnes() throws Exception {
+    Throttle throttle = new Throttle(Throttle.UNIT, 0); // one unit a second
+    throttle.units(1); // the cap's first unit: the next asker waits
+    java.util.concurrent.CompletableFuture<Throwable> waiter = new java.util.concurrent.CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        throttle.units(600); // ten minutes of tokens
+        waiter.complete(null);
+      } catch (Throwable t) {
+        waiter.complete(t);
+      }
+    });
+    thread.start();
+    while (thread.getState() != Thread.State.TIMED_WAITING) {
+      Thread.onSpinWait();
+    }
+    throttle.close();
+    Throwable ended = waiter.get(5, TimeUnit.SECONDS);
+    assertTrue(ended instanceof InterruptedIOException, "ended by close: " + ended);
+    assertTrue(!thread.isInterrupted(), "close does not interrupt the waiter");
+    org.junit.jupiter.api.Assertions.assertThrows(InterruptedIOException.class, () -> throttle.units(1));
+  }
+
   private static double bytesPerSecond(List<Long> grants, long from, long to) {
     long chunks = grants.stream().filter(t -> t >= from && t < to).count();
     return chunks * CHUNK_UNITS * (double) Throttle.UNIT / ((to - from) / 1e9);

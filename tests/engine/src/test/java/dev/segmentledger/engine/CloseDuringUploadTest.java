@@ -50,6 +50,31 @@ class CloseDuringUploadTest {
   }
 
   @Test
+  void anUploadWaitingForTheCapEndsAtOnceEvenWithALongShutdownTimeout() throws Exception {
+    LedgerFixture f = new LedgerFixture(temp);
+    ItemId id = ItemId.original("b1", "720p", 0);
+    Path file = f.root.resolve("b1/720p/0.ts");
+    Files.createDirectories(file.getParent());
+    Files.write(file, new byte[64 * 1024]);
+    Ledger ledger = f.builder().uplink(Uplink.builder().bytesPerSecond(1024).build()).workers(1)
+        .shutdownTimeout(Duration.ofMinutes(10)).build();
+    ledger.start();
+    ledger.register(id, file);
+    awaitWorkerIn(frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await"));
+
+    long start = System.nanoTime();
+    ledger.close();
+    Duration closing = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(closing.compareTo(Duration.ofSeconds(5)) < 0, "close waited for the cap: " + closing);
+    assertFalse(Thread.getAllStackTraces().values().stream().anyMatch(stack -> Arrays.stream(stack)
+        .anyMatch(frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await"))),
+        "no thread waits for the cap after close");
+    LedgerItem row = f.store.find(id).orElseThrow();
+    assertEquals(0, row.attempts(), "no attempt counted: " + row);
+    assertNull(row.reason(), "no failure recorded: " + row);
+  }
+
+  @Test
   void anUploadBlockedInTheSinkLeavesItsRowAsItWas() throws Exception {
     LedgerFixture f = new LedgerFixture(temp);
     ItemId id = ItemId.original("b1", "720p", 0);
