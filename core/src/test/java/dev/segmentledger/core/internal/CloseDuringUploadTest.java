@@ -50,39 +50,33 @@ class CloseDuringUploadTest {
 
   @Test
   void anUploadWaitingForTokensEndsAtCloseWithoutAFailureOnTheRowOrTheBreaker() throws Exception {
-    SinkBreaker breaker = new SinkBreaker(1, Duration.ofSeconds(10), state -> events.add("circuit " + state),
-        (reason, detail) -> events.add("opened " + reason + " " + detail));
-    AtomicReference<Attempt> attempt = new AtomicReference<>();
-    AtomicReference<Object> outcome = new AtomicReference<>("running");
-    Thread worker = new Thread(() -> outcome.set(upload(breaker, attempt)), "segment-ledger-worker-test");
-    worker.start();
-    awaitWaitingForTheCap(worker);
+    SinkBreaker breaker = recordingBreaker();
+    Upload upload = uploadWaitingForTheCap(breaker);
 
-    assertTrue(attempt.get().cancelOnClose(), "the close cancels the attempt in flight");
-    worker.join(5_000);
-    assertFalse(worker.isAlive(), "the upload ends at once, not when the cap would have let it through");
-    assertNull(outcome.get(), "nothing stored");
-    assertTrue(attempt.get().endedByClose());
-    assertEquals(List.of(), writes, "nothing written on the row: its lease is given back by the attempt's end");
-    assertEquals(List.of(), events, "no failure event, the breaker counted nothing");
-    assertEquals(CircuitState.CLOSED, breaker.state());
+    assertTrue(upload.attempt().get().cancelOnClose(), "the close cancels the attempt in flight");
+    assertEndedAsACloseEndsIt(upload, breaker);
   }
 
   @Test
   void closingTheThrottleEndsAnUploadWaitingForTokensAsACloseCancelsIt() throws Exception {
-    SinkBreaker breaker = new SinkBreaker(1, Duration.ofSeconds(10), state -> events.add("circuit " + state),
-        (reason, detail) -> events.add("opened " + reason + " " + detail));
-    AtomicReference<Attempt> attempt = new AtomicReference<>();
-    AtomicReference<Object> outcome = new AtomicReference<>("running");
-    Thread worker = new Thread(() -> outcome.set(upload(breaker, attempt)), "segment-ledger-worker-test");
-    worker.start();
-    awaitWaitingForTheCap(worker);
+    SinkBreaker breaker = recordingBreaker();
+    Upload upload = uploadWaitingForTheCap(breaker);
 
     throttle.close(); // what Engine.close does first, before it waits for the workers
-    worker.join(5_000);
-    assertFalse(worker.isAlive(), "the upload ends at once, not when the cap would have let it through");
-    assertNull(outcome.get(), "nothing stored");
-    assertTrue(attempt.get().endedByClose(), "ended as the close's cancel ends it");
+    assertEndedAsACloseEndsIt(upload, breaker);
+  }
+
+  private SinkBreaker recordingBreaker() {
+    return new SinkBreaker(1, Duration.ofSeconds(10), state -> events.add("circuit " + state),
+        (reason, detail) -> events.add("opened " + reason + " " + detail));
+  }
+
+  /** At once, nothing stored, nothing written on the row, no failure event, the breaker closed. */
+  private void assertEndedAsACloseEndsIt(Upload upload, SinkBreaker breaker) throws InterruptedException {
+    upload.worker().join(5_000);
+    assertFalse(upload.worker().isAlive(), "the upload ends at once, not when the cap would have let it through");
+    assertNull(upload.outcome().get(), "nothing stored");
+    assertTrue(upload.attempt().get().endedByClose(), "ended as the close's cancel ends it");
     assertEquals(List.of(), writes, "nothing written on the row: its lease is given back by the attempt's end");
     assertEquals(List.of(), events, "no failure event, the breaker counted nothing");
     assertEquals(CircuitState.CLOSED, breaker.state());
@@ -92,16 +86,28 @@ class CloseDuringUploadTest {
   void anUploadCancelledForAStallIsStillCountedAsBefore() throws Exception {
     SinkBreaker breaker = new SinkBreaker(1, Duration.ofSeconds(10), state -> events.add("circuit " + state),
         (reason, detail) -> events.add("opened " + reason));
-    AtomicReference<Attempt> attempt = new AtomicReference<>();
-    Thread worker = new Thread(() -> upload(breaker, attempt), "segment-ledger-worker-test");
-    worker.start();
-    awaitWaitingForTheCap(worker);
+    Upload upload = uploadWaitingForTheCap(breaker);
+    Thread worker = upload.worker();
+    AtomicReference<Attempt> attempt = upload.attempt();
 
     assertTrue(attempt.get().cancel());
     worker.join(5_000);
     assertFalse(attempt.get().endedByClose());
     assertEquals(List.of(), writes, "its canceller records the stall, not the upload");
     assertEquals(CircuitState.OPEN, breaker.state(), "a stalled PUT is the sink's failure: " + events);
+  }
+
+  /** An upload on a worker thread of its own, its attempt once started, and what it returned. */
+  private record Upload(Thread worker, AtomicReference<Attempt> attempt, AtomicReference<Object> outcome) {}
+
+  /** Starts {@link #upload} on a worker thread and returns once it waits for tokens of the cap. */
+  private Upload uploadWaitingForTheCap(SinkBreaker breaker) throws InterruptedException {
+    AtomicReference<Attempt> attempt = new AtomicReference<>();
+    AtomicReference<Object> outcome = new AtomicReference<>("running");
+    Thread worker = new Thread(() -> outcome.set(upload(breaker, attempt)), "segment-ledger-worker-test");
+    worker.start();
+    awaitWaitingForTheCap(worker);
+    return new Upload(worker, attempt, outcome);
   }
 
   private StoredObjectInfo upload(SinkBreaker breaker, AtomicReference<Attempt> attempt) {

@@ -1,10 +1,13 @@
 package dev.segmentledger.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -81,7 +84,7 @@ class ThrottleTest {
   void closeEndsEveryWaitForTokensPromptlyAndRefusesLaterOnes() throws Exception {
     Throttle throttle = new Throttle(Throttle.UNIT, 0); // one unit a second
     throttle.units(1); // the cap's first unit: the next asker waits
-    java.util.concurrent.CompletableFuture<Throwable> waiter = new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<Throwable> waiter = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
       try {
         throttle.units(600); // ten minutes of tokens
@@ -97,8 +100,8 @@ class ThrottleTest {
     throttle.close();
     Throwable ended = waiter.get(5, TimeUnit.SECONDS);
     assertTrue(ended instanceof InterruptedIOException, "ended by close: " + ended);
-    assertTrue(!thread.isInterrupted(), "close does not interrupt the waiter");
-    org.junit.jupiter.api.Assertions.assertThrows(InterruptedIOException.class, () -> throttle.units(1));
+    assertFalse(thread.isInterrupted(), "close does not interrupt the waiter");
+    assertThrows(InterruptedIOException.class, () -> throttle.units(1));
   }
 
   private static double bytesPerSecond(List<Long> grants, long from, long to) {

@@ -35,6 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CloseDuringUploadTest {
   private static final Duration SHUTDOWN = Duration.ofMillis(300);
+  /** A stack frame of a thread waiting for tokens of the bandwidth cap. */
+  private static final Predicate<StackTraceElement> WAITING_FOR_THE_CAP =
+      frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await");
 
   @TempDir Path temp;
 
@@ -42,32 +45,27 @@ class CloseDuringUploadTest {
   void anUploadWaitingForTheBandwidthCapLeavesItsRowAsItWas() throws Exception {
     LedgerFixture f = new LedgerFixture(temp);
     ItemId id = ItemId.original("b1", "720p", 0);
-    Path file = f.root.resolve("b1/720p/0.ts");
-    Files.createDirectories(file.getParent());
-    Files.write(file, new byte[64 * 1024]);
-    closeDuring(f, id, file, f.builder().uplink(Uplink.builder().bytesPerSecond(1024).build()),
-        frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await"));
+    Path file = sixtyFourKib(f);
+    closeDuring(f, id, file, f.builder().uplink(Uplink.builder().bytesPerSecond(1024).build()), WAITING_FOR_THE_CAP);
   }
 
   @Test
   void anUploadWaitingForTheCapEndsAtOnceEvenWithALongShutdownTimeout() throws Exception {
     LedgerFixture f = new LedgerFixture(temp);
     ItemId id = ItemId.original("b1", "720p", 0);
-    Path file = f.root.resolve("b1/720p/0.ts");
-    Files.createDirectories(file.getParent());
-    Files.write(file, new byte[64 * 1024]);
+    Path file = sixtyFourKib(f);
     Ledger ledger = f.builder().uplink(Uplink.builder().bytesPerSecond(1024).build()).workers(1)
         .shutdownTimeout(Duration.ofMinutes(10)).build();
     ledger.start();
     ledger.register(id, file);
-    awaitWorkerIn(frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await"));
+    awaitWorkerIn(WAITING_FOR_THE_CAP);
 
     long start = System.nanoTime();
     ledger.close();
     Duration closing = Duration.ofNanos(System.nanoTime() - start);
     assertTrue(closing.compareTo(Duration.ofSeconds(5)) < 0, "close waited for the cap: " + closing);
     assertFalse(Thread.getAllStackTraces().values().stream().anyMatch(stack -> Arrays.stream(stack)
-        .anyMatch(frame -> frame.getClassName().endsWith(".Throttle") && frame.getMethodName().equals("await"))),
+        .anyMatch(WAITING_FOR_THE_CAP)),
         "no thread waits for the cap after close");
     LedgerItem row = f.store.find(id).orElseThrow();
     assertEquals(0, row.attempts(), "no attempt counted: " + row);
@@ -80,6 +78,13 @@ class CloseDuringUploadTest {
     ItemId id = ItemId.original("b1", "720p", 0);
     f.sink.failNext(SinkFault.blockUntil(new CountDownLatch(1)));
     closeDuring(f, id, f.record(id), f.builder(), frame -> frame.getClassName().endsWith("FakeObjectSink"));
+  }
+
+  /** A 64 KiB original under the root: 64 s to send under a 1 KiB/s cap. */
+  private static Path sixtyFourKib(LedgerFixture f) throws Exception {
+    Path file = f.root.resolve("b1/720p/0.ts");
+    Files.createDirectories(file.getParent());
+    return Files.write(file, new byte[64 * 1024]);
   }
 
   private static void closeDuring(LedgerFixture f, ItemId id, Path file, LedgerBuilder builder,
