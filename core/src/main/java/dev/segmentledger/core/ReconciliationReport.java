@@ -124,8 +124,9 @@ public record ReconciliationReport(String broadcastId, Instant checkedAt, boolea
     /** A confirmed row whose object has another size. Repairable: the row is re-opened. */
     SIZE_MISMATCH(true),
     /**
-     * A confirmed row whose object has the same size but another checksum; compared only when both
-     * the row and the object carry a checksum. Repairable: the row is re-opened.
+     * A confirmed row whose object has the same size but another checksum: an algorithm both name has
+     * another value ({@link Checksums#contradict}); compared only when both the row and the object
+     * carry a checksum. Repairable: the row is re-opened.
      */
     CHECKSUM_MISMATCH(true),
     /**

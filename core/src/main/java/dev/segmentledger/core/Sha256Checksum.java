@@ -7,9 +7,10 @@ import java.util.Base64;
  * standard Base64 (with padding) of the 32-byte digest, for example
  * {@code sha256:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=} for the bytes {@code abc}.
  *
- * <p>It is the notation of {@link StoredObjectInfo#checksum()}. A checksum is opaque to the ledger, which only compares two for equality (a row's with its
- * object's, in the {@code Reconciler}); sinks that write this notation therefore agree on the same
- * bytes. The project's sinks all do (s3-sink's {@code S3ObjectSink}, the testkit's fakes).
+ * <p>It is the first entry of a {@link StoredObjectInfo#checksum()} in the project's sinks (s3-sink's
+ * {@code S3ObjectSink}, the testkit's fakes), which the ledger compares entry by entry ({@link
+ * Checksums}: a row's with its object's, in the {@code Reconciler}); sinks that write this entry
+ * therefore agree on the same bytes.
  */
 public final class Sha256Checksum {
   /** The prefix of every checksum in this notation. */

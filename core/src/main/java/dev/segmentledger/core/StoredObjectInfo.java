@@ -7,8 +7,10 @@ import java.util.Objects;
  *
  * @param key the object key (without any sink-level prefix)
  * @param sizeBytes the stored size
- * @param checksum the checksum the sink computed or the server returned, in the sink's own
- *     notation (for example {@code crc32c:AAAAAA==}); {@code null} if the sink has none
+ * @param checksum the checksum the sink computed or the server returned: one or more entries {@code
+ *     <algorithm>:<value>} separated by spaces (for example {@code sha256:<base64>}, or {@code
+ *     sha256:<base64> crc32c:<base64>}), which the ledger records on confirm and compares entry by
+ *     entry ({@link Checksums}); {@code null} if the sink has none
  */
 public record StoredObjectInfo(String key, long sizeBytes, String checksum) {
   public StoredObjectInfo {

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Checksums;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.ObjectKeys;
@@ -117,7 +118,7 @@ final class PlaylistPlans {
     boolean due = false;
     if (media.withTexts()) { // else: not due, and not final
       Put full = put(ObjectKeys.mediaPlaylistKey(broadcast, rendition), media.full(), false);
-      unchanged = full.checksum().equals(record.publishedChecksum());
+      unchanged = Checksums.agree(full.checksum(), record.publishedChecksum());
       due = fullDue || media.complete();
       if (unchanged) {
         puts.add(new Put(full.key(), full.bytes(), full.checksum(), true, false));

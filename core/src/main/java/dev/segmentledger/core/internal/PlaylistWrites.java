@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Checksums;
 import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.SinkException;
 import dev.segmentledger.core.StoredObjectInfo;
@@ -74,7 +75,7 @@ final class PlaylistWrites {
     for (Put put : plan.puts()) {
       if (put.ifDifferent()) {
         Optional<StoredObjectInfo> existing = breaker.call(() -> sink.head(put.key()));
-        if (existing.isPresent() && put.checksum().equals(existing.get().checksum())) {
+        if (existing.isPresent() && Checksums.agree(put.checksum(), existing.get().checksum())) {
           checksum = put.checksum();
           continue;
         }

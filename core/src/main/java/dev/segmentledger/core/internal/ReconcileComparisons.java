@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Checksums;
 import dev.segmentledger.core.Identifiers;
 import dev.segmentledger.core.ItemState;
 import dev.segmentledger.core.LedgerItem;
@@ -55,7 +56,7 @@ final class ReconcileComparisons {
     if (object.sizeBytes() != row.sizeBytes()) {
       return Optional.of(new Difference(Kind.SIZE_MISMATCH, key, row, object, false));
     }
-    if (row.checksum() != null && object.checksum() != null && !object.checksum().equals(row.checksum())) {
+    if (Checksums.contradict(row.checksum(), object.checksum())) {
       return Optional.of(new Difference(Kind.CHECKSUM_MISMATCH, key, row, object, false));
     }
     return Optional.empty();
@@ -99,7 +100,7 @@ final class ReconcileComparisons {
     Kind kind;
     if (object == null) {
       kind = Kind.PLAYLIST_MISSING;
-    } else if (object.checksum() != null && !object.checksum().equals(record.publishedChecksum())) {
+    } else if (Checksums.contradict(object.checksum(), record.publishedChecksum())) {
       kind = Kind.PLAYLIST_DIFFERENT;
     } else {
       return Optional.empty();
