@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.Checksums;
 import dev.segmentledger.core.Sha256Checksum;
 import dev.segmentledger.core.spi.UploadContent;
 import java.io.EOFException;
@@ -34,6 +35,27 @@ import java.util.zip.CRC32C;
  */
 record ContentDigests(String checksum, List<String> partMd5s, String crc32c, List<String> partCrc32cs) {
   static final int BLOCK = 64 * 1024;
+  /** The algorithm name of the CRC32C entry in the ledger's checksum notation ({@link Checksums}). */
+  static final String CRC32C_ENTRY = "crc32c";
+
+  /**
+   * The checksum of this content as the sink reports it and the ledger records it: the SHA-256 and,
+   * where the server checks CRC32Cs ({@link Integrity#CHECKSUMS}), the full-object CRC32C ({@code
+   * sha256:<base64> crc32c:<base64>}).
+   */
+  String recorded(Integrity integrity) {
+    return integrity == Integrity.CHECKSUMS ? Checksums.with(checksum, CRC32C_ENTRY, crc32c) : checksum;
+  }
+
+  /**
+   * Whether a stored object's checksum says it holds this content: it has this content's SHA-256 (the
+   * checksum metadata; never judged on a CRC32C alone) and no entry that differs from this content's
+   * (a server's CRC32C of other bytes under copied metadata).
+   */
+  boolean describedBy(String storedChecksum) {
+    return Checksums.agree(checksum, storedChecksum)
+        && !Checksums.contradict(Checksums.with(checksum, CRC32C_ENTRY, crc32c), storedChecksum);
+  }
 
   /** The digests of {@code content}, cut as {@code layout} says, computed on {@code lanes}. */
   static ContentDigests of(UploadContent content, PartLayout layout, Lanes lanes) throws IOException {
@@ -65,6 +87,12 @@ record ContentDigests(String checksum, List<String> partMd5s, String crc32c, Lis
   /** The SHA-256 of {@code content} alone, in the sinks' notation (what the checksum metadata holds). */
   static String sha256(UploadContent content) throws IOException {
     return sha256AndCrc32c(content)[0];
+  }
+
+  /** The whole object's digests of {@code content} (SHA-256 and CRC32C, one read), without parts. */
+  static ContentDigests whole(UploadContent content) throws IOException {
+    String[] both = sha256AndCrc32c(content);
+    return new ContentDigests(both[0], List.of(), both[1], List.of());
   }
 
   /** The SHA-256 (sinks' notation) and the CRC32C (base64) of {@code content}, from one read. */

@@ -186,7 +186,7 @@ final class MultipartPut {
   private boolean storedAsThisContent(Job job) {
     Optional<StoredObjectInfo> stored = head.apply(job.key());
     return stored.isPresent() && stored.get().sizeBytes() == job.layout().size()
-        && job.digests().checksum().equals(stored.get().checksum());
+        && job.digests().describedBy(stored.get().checksum());
   }
 
   /** An upload that a part or the completion found gone. */

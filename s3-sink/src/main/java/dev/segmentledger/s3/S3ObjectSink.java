@@ -1,5 +1,6 @@
 package dev.segmentledger.s3;
 
+import dev.segmentledger.core.Checksums;
 import dev.segmentledger.core.ConditionalPut;
 import dev.segmentledger.core.ObjectKeys;
 import dev.segmentledger.core.SinkException;
@@ -17,6 +18,8 @@ import java.util.Objects;
 import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -34,6 +37,16 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * reports and the ledger records. Every request body also carries {@code Content-MD5} from the
  * same pass, so S3 refuses a body that differs from the bytes the checksum describes. Objects
  * without that metadata (written by something else) report a {@code null} checksum.
+ *
+ * <p><b>Full-object checksums</b> ({@link Builder#integrity}). With {@link Integrity#CHECKSUMS} the
+ * server checks every body against its CRC32C and keeps the object's full-object CRC32C; the sink
+ * then reports the checksum as {@code sha256:<base64> crc32c:<base64>} (the notation of {@link
+ * Checksums}), which is what the ledger records on confirm, and each HEAD asks for the server's
+ * checksums and adds the full-object CRC32C the server reports, if any. The reconciler compares the
+ * two entry by entry: bytes replaced under copied metadata show as a different CRC32C. A CRC32C the
+ * server does not report (servers that check but do not keep it, an object uploaded without one,
+ * a {@code COMPOSITE} multipart checksum) leaves only the SHA-256 to compare. With {@link
+ * Integrity#MD5_ONLY} the checksum is the SHA-256 alone, as before.
  * {@link #list} reports {@code null} checksums: S3 listings carry no user metadata. A HEAD cannot
  * tell a missing bucket from a missing object (S3 answers 404 without a body), so {@link #head}
  * reports both as empty; a PUT into a missing bucket fails permanently.
@@ -191,8 +204,7 @@ public final class S3ObjectSink implements ObjectSink {
     ObjectOptions options = optionsFor(key, objectKey);
     if (mayExist) {
       Optional<StoredObjectInfo> existing = headIfAllowed(key);
-      if (existing.isPresent() && existing.get().sizeBytes() == size
-          && digests.checksum().equals(existing.get().checksum())) {
+      if (existing.isPresent() && existing.get().sizeBytes() == size && digests.describedBy(existing.get().checksum())) {
         if (isMultipart) {
           unfinished.abortAllBut(key, null, "an identical object is stored at the key");
         }
@@ -211,7 +223,7 @@ public final class S3ObjectSink implements ObjectSink {
       }
     } catch (S3Exception e) {
       if (ifNoneMatch && e.statusCode() == 412) {
-        return existingAfterRefusal(key, size, digests.checksum(), e);
+        return existingAfterRefusal(key, size, digests, e);
       }
       if (ifNoneMatch && isMultipart && e.statusCode() == 409) {
         throw SinkException.retryable("conditional completion of s3://" + bucket + "/" + objectKey + " conflicted with"
@@ -225,7 +237,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (SdkException | UncheckedIOException e) {
       throw S3Failures.classify(isMultipart ? "multipart PUT" : "PUT", bucket, objectKey, e);
     }
-    return new StoredObjectInfo(key, size, digests.checksum());
+    return new StoredObjectInfo(key, size, digests.recorded(integrity));
   }
 
   /**
@@ -276,7 +288,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (S3Exception e) {
       if (e.statusCode() == 412 || (ifMatch != null && e.statusCode() == 404
           && !"NoSuchBucket".equals(S3Failures.errorCode(e)))) {
-        return judgeRefusal(key, size, digests.checksum());
+        return judgeRefusal(key, size, digests);
       }
       if (e.statusCode() == 409) {
         throw SinkException.retryable("conditional PUT of s3://" + bucket + "/" + objectKey + " conflicted with a"
@@ -286,7 +298,7 @@ public final class S3ObjectSink implements ObjectSink {
     } catch (SdkException | UncheckedIOException e) {
       throw S3Failures.classify("conditional PUT", bucket, objectKey, e);
     }
-    return ConditionalPut.stored(new StoredObjectInfo(key, size, digests.checksum()), response.eTag());
+    return ConditionalPut.stored(new StoredObjectInfo(key, size, digests.recorded(integrity)), response.eTag());
   }
 
   /**
@@ -316,11 +328,11 @@ public final class S3ObjectSink implements ObjectSink {
    * A conditional rewrite was refused: an identical object at the key (an earlier attempt's, whose
    * answer was lost) counts as stored; anything else is a refusal naming the ETag found.
    */
-  private ConditionalPut judgeRefusal(String key, long size, String checksum) {
+  private ConditionalPut judgeRefusal(String key, long size, ContentDigests digests) {
     Optional<HeadObjectResponse> found = headResponse(key);
     if (found.isPresent() && found.get().contentLength() == size
-        && checksum.equals(found.get().metadata().get(CHECKSUM_METADATA))) {
-      return ConditionalPut.stored(new StoredObjectInfo(key, size, checksum), found.get().eTag());
+        && digests.describedBy(info(key, found.get()).checksum())) {
+      return ConditionalPut.stored(info(key, found.get()), found.get().eTag());
     }
     return ConditionalPut.refused(found.map(HeadObjectResponse::eTag).orElse(null));
   }
@@ -362,9 +374,9 @@ public final class S3ObjectSink implements ObjectSink {
    * mayExist} skip judges: the same size and checksum metadata confirm it; anything else is a
    * conflict, a permanent failure, and the object stays untouched.
    */
-  private StoredObjectInfo existingAfterRefusal(String key, long size, String checksum, S3Exception refusal) {
+  private StoredObjectInfo existingAfterRefusal(String key, long size, ContentDigests digests, S3Exception refusal) {
     Optional<StoredObjectInfo> existing = head(key);
-    if (existing.isPresent() && existing.get().sizeBytes() == size && checksum.equals(existing.get().checksum())) {
+    if (existing.isPresent() && existing.get().sizeBytes() == size && digests.describedBy(existing.get().checksum())) {
       return existing.get();
     }
     if (existing.isEmpty()) {
@@ -373,13 +385,14 @@ public final class S3ObjectSink implements ObjectSink {
     }
     throw SinkException.permanent(CONFLICT + ": a different object is stored at s3://" + bucket + "/" + prefix + key
         + " (" + existing.get().sizeBytes() + " bytes, checksum " + existing.get().checksum() + "; this content "
-        + size + " bytes, " + checksum + "); it was left untouched", refusal);
+        + size + " bytes, " + digests.recorded(integrity) + "); it was left untouched", refusal);
   }
 
   /**
    * {@inheritDoc} A HEAD of the key; only if the object there has the content's size is the content
-   * read, for its SHA-256, which must equal the object's {@value #CHECKSUM_METADATA} metadata: the
-   * rule of the {@code mayExist} skip. An object without that metadata is never identical.
+   * read, for its SHA-256, which must equal the object's {@value #CHECKSUM_METADATA} metadata (and
+   * its CRC32C any CRC32C the server reports): the rule of the {@code mayExist} skip. An object
+   * without that metadata is never identical.
    *
    * @throws SinkException as {@link #head} does, or retryable if the content cannot be read
    */
@@ -389,14 +402,14 @@ public final class S3ObjectSink implements ObjectSink {
     if (stored.isEmpty() || stored.get().sizeBytes() != content.size() || stored.get().checksum() == null) {
       return Optional.empty();
     }
-    String checksum;
+    ContentDigests digests;
     try {
-      checksum = ContentDigests.sha256(content);
+      digests = ContentDigests.whole(content);
     } catch (IOException | RuntimeException e) {
       throw SinkException.retryable("reading the content to compare with s3://" + bucket + "/" + prefix + key
           + " failed", e);
     }
-    return checksum.equals(stored.get().checksum()) ? stored : Optional.empty();
+    return digests.describedBy(stored.get().checksum()) ? stored : Optional.empty();
   }
 
   /** The provider's options for {@code key}; a failing provider is a configuration failure. */
@@ -432,17 +445,39 @@ public final class S3ObjectSink implements ObjectSink {
     }
   }
 
+  /**
+   * {@inheritDoc} The checksum is the object's {@value #CHECKSUM_METADATA} metadata ({@code null}
+   * without it); with {@link Integrity#CHECKSUMS} the HEAD asks for the server's checksums ({@code
+   * x-amz-checksum-mode: ENABLED}) and a full-object CRC32C the server reports is added as a {@code
+   * crc32c:} entry (see the class comment, "Full-object checksums").
+   */
   @Override
   public Optional<StoredObjectInfo> head(String key) {
-    return headResponse(key).map(response -> new StoredObjectInfo(key, response.contentLength(),
-        response.metadata().get(CHECKSUM_METADATA)));
+    return headResponse(key).map(response -> info(key, response));
+  }
+
+  /** What a HEAD says of the object at {@code key}; see {@link #head}. */
+  private StoredObjectInfo info(String key, HeadObjectResponse response) {
+    String checksum = response.metadata().get(CHECKSUM_METADATA);
+    String crc32c = response.checksumCRC32C();
+    boolean fullObject = crc32c != null && !crc32c.contains("-") && response.checksumType() != ChecksumType.COMPOSITE;
+    if (integrity == Integrity.CHECKSUMS && fullObject) {
+      checksum = checksum == null ? ContentDigests.CRC32C_ENTRY + ":" + crc32c
+          : Checksums.with(checksum, ContentDigests.CRC32C_ENTRY, crc32c);
+    }
+    return new StoredObjectInfo(key, response.contentLength(), checksum);
   }
 
   /** The HEAD of {@code key}, or empty if no object is there; see {@link #head}. */
   private Optional<HeadObjectResponse> headResponse(String key) {
     String objectKey = prefix + Objects.requireNonNull(key, "key");
     try {
-      return Optional.of(client.headObject(b -> b.bucket(bucket).key(objectKey)));
+      return Optional.of(client.headObject(b -> {
+        b.bucket(bucket).key(objectKey);
+        if (integrity == Integrity.CHECKSUMS) {
+          b.checksumMode(ChecksumMode.ENABLED);
+        }
+      }));
     } catch (NoSuchKeyException e) {
       return Optional.empty();
     } catch (S3Exception e) {
