@@ -38,9 +38,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * one refused), the SDK's default checksum settings, an empty body in the SDK's plain-HTTP signed
  * chunks, the ETag of a single PUT and of a multipart upload, and the order of listings. Each
  * probe's outcome (an HTTP status, with the error code if refused) is printed on one line ({@code
- * S3-FEATURES ...}) and compared with what docs/bucket.md records for S3Proxy 2.9 (the default run)
- * and Ceph RGW 16.2 (the run with {@code -Prgw}): a change of the server's behaviour fails here
- * before it surprises the sink.
+ * S3-FEATURES ...}) and compared with what docs/bucket.md records for S3Proxy 2.9 (the default run),
+ * S3Proxy 3.3 (the run with {@code -Ps3proxy-3}) and Ceph RGW 16.2 (the run with {@code -Prgw}): a
+ * change of the server's behaviour fails here before it surprises the sink.
  */
 class S3FeaturesTest {
   private static final byte[] BODY = "segment ledger probe".getBytes(UTF_8);
@@ -103,8 +103,9 @@ class S3FeaturesTest {
     found.put("list.objects.order", objectOrder());
     found.put("list.uploads.order-of-one-key", uploadOrder());
 
-    System.out.println("S3-FEATURES " + (ExternalS3.selected() ? "external" : "s3proxy") + " " + found);
-    assertEquals(ExternalS3.selected() ? RGW : S3PROXY, found);
+    String server = ExternalS3.selected() ? "external" : "s3proxy-" + S3ProxyServer.version();
+    System.out.println("S3-FEATURES " + server + " " + found);
+    assertEquals(ExternalS3.selected() ? RGW : S3ProxyServer.checksChecksums() ? S3PROXY_3 : S3PROXY, found);
   }
 
   /** Ceph RGW 16.2.15 (Debian 12's ceph 16.2.15), as .ci/rgw starts it. */
@@ -159,6 +160,26 @@ class S3FeaturesTest {
       "etag.multipart", "no -N suffix",
       "list.objects.order", "utf-8 binary",
       "list.uploads.order-of-one-key", "upload id");
+
+  /**
+   * S3Proxy 3.3.0 in-process ({@code -Ps3proxy-3}), transient-nio2 store: as 2.9, but it checks CRC32
+   * and CRC32C (a wrong value refused with {@code 400 BadDigest}, neither kept for a HEAD), ignores
+   * CRC64NVME, and accepts the SDK's default checksums.
+   */
+  private static final Map<String, String> S3PROXY_3 = with(S3PROXY,
+      "put.checksum-CRC32.right", "200",
+      "put.checksum-CRC32.stored", "not returned",
+      "put.checksum-CRC32.wrong", "400 BadDigest",
+      "put.checksum-CRC32C.right", "200",
+      "put.checksum-CRC32C.stored", "not returned",
+      "put.checksum-CRC32C.wrong", "400 BadDigest",
+      "put.sdk-default-checksums", "200");
+
+  private static Map<String, String> with(Map<String, String> base, String... pairs) {
+    Map<String, String> map = new LinkedHashMap<>(base);
+    map.putAll(expected(pairs));
+    return map;
+  }
 
   private static Map<String, String> expected(String... pairs) {
     Map<String, String> map = new LinkedHashMap<>();

@@ -74,6 +74,24 @@ public final class S3ProxyServer implements S3TestServer {
     }
   }
 
+  /** The version of S3Proxy on the class path ({@code 2.9.0}, or {@code 3.3.0} under {@code -Ps3proxy-3}). */
+  public static String version() {
+    String version = S3Proxy.class.getPackage().getImplementationVersion();
+    if (version == null) {
+      throw new IllegalStateException("the S3Proxy jar names no Implementation-Version");
+    }
+    return version;
+  }
+
+  /**
+   * Whether this S3Proxy checks S3's additional checksums ({@code x-amz-checksum-crc32c} and the
+   * like): 3.x refuses a body whose CRC32C differs with {@code 400 BadDigest}; 2.x refuses the header
+   * with {@code 501 NotImplemented}.
+   */
+  public static boolean checksChecksums() {
+    return !version().startsWith("2.");
+  }
+
   /** Starts a server on the in-memory store; close it when done. */
   public static S3ProxyServer start() throws Exception {
     return new S3ProxyServer("transient-nio2", new Properties());
