@@ -61,8 +61,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * retry opens a new stream.
  *
  * <p><b>Retries ({@code mayExist}).</b> The sink HEADs the key first; an object with the same size
- * <em>and</em> the same checksum metadata counts as stored and is not uploaded again. Anything else
- * (missing, other size, other or no checksum) is uploaded again. It never skips on size alone;
+ * <em>and</em> the same checksum metadata (and no server CRC32C that differs from the content's)
+ * counts as stored, is not uploaded again, and is reported with the checksum a fresh upload would
+ * report. Anything else (missing, other size, other or no checksum) is uploaded again. It never skips on size alone;
  * {@link #findIdentical} applies the same rule.
  *
  * <p><b>Multipart.</b> Content of at least {@link Builder#multipartThreshold} bytes is uploaded in
@@ -208,7 +209,7 @@ public final class S3ObjectSink implements ObjectSink {
         if (isMultipart) {
           unfinished.abortAllBut(key, null, "an identical object is stored at the key");
         }
-        return existing.get();
+        return new StoredObjectInfo(key, size, digests.recorded(integrity));
       }
     }
     Map<String, String> metadata = Map.of(CHECKSUM_METADATA, digests.checksum());
@@ -332,7 +333,7 @@ public final class S3ObjectSink implements ObjectSink {
     Optional<HeadObjectResponse> found = headResponse(key);
     if (found.isPresent() && found.get().contentLength() == size
         && digests.describedBy(info(key, found.get()).checksum())) {
-      return ConditionalPut.stored(info(key, found.get()), found.get().eTag());
+      return ConditionalPut.stored(new StoredObjectInfo(key, size, digests.recorded(integrity)), found.get().eTag());
     }
     return ConditionalPut.refused(found.map(HeadObjectResponse::eTag).orElse(null));
   }
@@ -377,7 +378,7 @@ public final class S3ObjectSink implements ObjectSink {
   private StoredObjectInfo existingAfterRefusal(String key, long size, ContentDigests digests, S3Exception refusal) {
     Optional<StoredObjectInfo> existing = head(key);
     if (existing.isPresent() && existing.get().sizeBytes() == size && digests.describedBy(existing.get().checksum())) {
-      return existing.get();
+      return new StoredObjectInfo(key, size, digests.recorded(integrity));
     }
     if (existing.isEmpty()) {
       throw SinkException.retryable("PUT s3://" + bucket + "/" + prefix + key + " was refused with 412 (an object"

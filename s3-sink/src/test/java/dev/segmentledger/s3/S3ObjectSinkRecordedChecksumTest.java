@@ -78,6 +78,11 @@ class S3ObjectSinkRecordedChecksumTest {
     assertEquals(Optional.of(largeStored), sink.head(LARGE));
     assertTrue(sent.stream().filter(s -> s.operation().equals("HeadObject"))
         .allMatch(s -> "ENABLED".equals(s.header("x-amz-checksum-mode"))), "requests " + sent);
+    sent.clear();
+    assertEquals(smallStored, sink.put(SMALL, TestContent.of(small), true), "a retry's skip reports the same");
+    assertEquals(largeStored, sink.put(LARGE, TestContent.of(large), true));
+    assertTrue(sent.stream().noneMatch(s -> s.operation().equals("PutObject") || s.operation().equals("UploadPart")),
+        "nothing uploaded again: " + sent);
   }
 
   @Test
