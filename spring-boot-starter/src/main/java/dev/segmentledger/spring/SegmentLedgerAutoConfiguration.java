@@ -150,6 +150,8 @@ public class SegmentLedgerAutoConfiguration {
           .multipartThreshold(s3.getMultipartThreshold())
           .partSize(s3.getPartSize())
           .partConcurrency(s3.getPartConcurrency())
+          .conditionalWrites(s3.getConditionalWrites())
+          .integrity(s3.getIntegrity())
           .build();
     }
   }

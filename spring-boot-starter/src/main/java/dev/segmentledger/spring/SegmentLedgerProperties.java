@@ -5,10 +5,15 @@ import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.LedgerBuilder;
 import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.ffmpeg.FfmpegRepackager;
+import dev.segmentledger.s3.ConditionalWrites;
+import dev.segmentledger.s3.Integrity;
 import dev.segmentledger.s3.S3ObjectSink;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -145,6 +150,12 @@ public class SegmentLedgerProperties implements InitializingBean {
     check(p, "s3.multipart-threshold", () -> sink.multipartThreshold(s3.multipartThreshold));
     check(p, "s3.part-size", () -> sink.partSize(s3.partSize));
     check(p, "s3.part-concurrency", () -> sink.partConcurrency(s3.partConcurrency));
+    if (s3.conditionalWrites == null) {
+      p.add(PREFIX + ".s3.conditional-writes must be one of " + allowed(ConditionalWrites.values()));
+    }
+    if (s3.integrity == null) {
+      p.add(PREFIX + ".s3.integrity must be one of " + allowed(Integrity.values()));
+    }
     return p;
   }
 
@@ -212,6 +223,12 @@ public class SegmentLedgerProperties implements InitializingBean {
     } catch (IllegalArgumentException | NullPointerException e) {
       problems.add(PREFIX + "." + name + ": " + e.getMessage());
     }
+  }
+
+  /** The values of an enum property as they are written: {@code auto, required, off}. */
+  private static String allowed(Enum<?>[] values) {
+    return Arrays.stream(values).map(v -> v.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+        .collect(Collectors.joining(", "));
   }
 
   private static void positive(List<String> problems, String name, Duration value, boolean required) {
@@ -576,6 +593,19 @@ public class SegmentLedgerProperties implements InitializingBean {
     /** Parts of one multipart upload in flight at once (memory: this many read buffers per upload). */
     private int partConcurrency = S3ObjectSink.DEFAULT_PART_CONCURRENCY;
 
+    /**
+     * Whether the bucket is asked to refuse replacing an item's object (If-None-Match: * on its
+     * first PUT): auto (detected once against the bucket at the first write, falling back to off
+     * where the server ignores it), required (fail where it is not honoured) or off.
+     */
+    private ConditionalWrites conditionalWrites = ConditionalWrites.AUTO;
+
+    /**
+     * How the server checks the bytes stored: md5-only (Content-MD5) or checksums (also S3's
+     * full-object CRC32C, for AWS S3 and servers that implement it).
+     */
+    private Integrity integrity = Integrity.MD5_ONLY;
+
     public String getBucket() {
       return bucket;
     }
@@ -662,6 +692,22 @@ public class SegmentLedgerProperties implements InitializingBean {
 
     public void setPartSize(long partSize) {
       this.partSize = partSize;
+    }
+
+    public ConditionalWrites getConditionalWrites() {
+      return conditionalWrites;
+    }
+
+    public void setConditionalWrites(ConditionalWrites conditionalWrites) {
+      this.conditionalWrites = conditionalWrites;
+    }
+
+    public Integrity getIntegrity() {
+      return integrity;
+    }
+
+    public void setIntegrity(Integrity integrity) {
+      this.integrity = integrity;
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.segmentledger.spring;
 
 import java.net.URI;
+import java.util.List;
 import java.util.Properties;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -13,6 +14,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -48,11 +50,13 @@ final class InProcessS3 implements BeforeAllCallback, AfterAllCallback {
     return "http://127.0.0.1:" + proxy.getPort();
   }
 
-  S3Client client() {
+  /** A client of this server, through {@code interceptors} (to see the requests as sent). */
+  S3Client client(ExecutionInterceptor... interceptors) {
     return S3Client.builder().endpointOverride(URI.create(endpoint())).region(Region.US_EAST_1).forcePathStyle(true)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .overrideConfiguration(o -> o.executionInterceptors(List.of(interceptors)))
         .build();
   }
 

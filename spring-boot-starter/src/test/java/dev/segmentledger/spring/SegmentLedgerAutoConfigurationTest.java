@@ -11,6 +11,10 @@ import dev.segmentledger.core.LedgerSettings;
 import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import dev.segmentledger.micrometer.LedgerMetrics;
+import dev.segmentledger.core.SinkException;
+import dev.segmentledger.core.spi.UploadContent;
+import dev.segmentledger.s3.ConditionalWrites;
+import dev.segmentledger.s3.Integrity;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.testkit.PostgresExtension;
 import io.micrometer.observation.Observation;
@@ -29,9 +33,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.services.s3.S3Client;
 
 class SegmentLedgerAutoConfigurationTest {
   @RegisterExtension static final PostgresExtension POSTGRES = PostgresExtension.create();
@@ -221,6 +234,121 @@ class SegmentLedgerAutoConfigurationTest {
   }
 
   @Test
+  void theConditionalWritesAndIntegrityPropertiesReachTheSink() {
+    List<SdkHttpRequest> sent = new CopyOnWriteArrayList<>();
+    ExecutionInterceptor recorder = new ExecutionInterceptor() {
+      @Override
+      public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        sent.add(context.httpRequest());
+      }
+    };
+    // Unset: AUTO probes the bucket at the sink's first write, then the item's PUT carries If-None-Match: *.
+    runner().withBean(S3Client.class, () -> s3.client(recorder)).run(context -> {
+      assertThat(context).hasNotFailed();
+      SegmentLedgerProperties.S3 p = context.getBean(SegmentLedgerProperties.class).getS3();
+      assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.AUTO);
+      assertThat(p.getIntegrity()).isEqualTo(Integrity.MD5_ONLY);
+      String key = ItemId.original("sink-props-1", "720p", 0).objectKey();
+      sent.clear();
+      context.getBean(S3ObjectSink.class).put(key, content("segment zero"), false);
+      assertThat(sent).anyMatch(SegmentLedgerAutoConfigurationTest::isProbe);
+      SdkHttpRequest put = putOf(sent, key);
+      assertThat(put.firstMatchingHeader("If-None-Match")).contains("*");
+      assertThat(put.firstMatchingHeader("x-amz-checksum-crc32c")).isEmpty();
+    });
+    // Set, in the relaxed forms Spring binds: no probe and no condition, and the CRC32C on the PUT.
+    runner().withBean(S3Client.class, () -> s3.client(recorder))
+        .withPropertyValues("segment-ledger.s3.conditional-writes=off", "segment-ledger.s3.integrity=checksums")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          SegmentLedgerProperties.S3 p = context.getBean(SegmentLedgerProperties.class).getS3();
+          assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.OFF);
+          assertThat(p.getIntegrity()).isEqualTo(Integrity.CHECKSUMS);
+          S3ObjectSink sink = context.getBean(S3ObjectSink.class);
+          String key = ItemId.original("sink-props-2", "720p", 0).objectKey();
+          sent.clear();
+          try {
+            sink.put(key, content("segment zero"), false);
+          } catch (SinkException e) {
+            // A server without S3's additional checksums may refuse the header (S3Proxy 2.9: 501): what was sent counts.
+            assertThat(e.failureKind()).isEqualTo(SinkException.Kind.CONFIGURATION);
+          }
+          assertThat(sent).noneMatch(SegmentLedgerAutoConfigurationTest::isProbe);
+          SdkHttpRequest put = putOf(sent, key);
+          assertThat(put.firstMatchingHeader("If-None-Match")).isEmpty();
+          assertThat(put.firstMatchingHeader("x-amz-checksum-crc32c")).isPresent();
+          assertThat(sink.sendsConditionalWrites()).isFalse();
+        });
+    // REQUIRED reaches the sink too: S3Proxy ignores the header on CompleteMultipartUpload, so it refuses to go on.
+    runner().withBean(S3Client.class, () -> s3.client(recorder))
+        .withPropertyValues("segment-ledger.s3.conditional-writes=REQUIRED", "segment-ledger.s3.integrity=md5-only")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(SegmentLedgerProperties.class).getS3().getIntegrity()).isEqualTo(Integrity.MD5_ONLY);
+          SinkException e = org.junit.jupiter.api.Assertions.assertThrows(SinkException.class,
+              () -> context.getBean(S3ObjectSink.class).sendsConditionalWrites());
+          assertThat(e.failureKind()).isEqualTo(SinkException.Kind.CONFIGURATION);
+          assertThat(e.getMessage()).contains("REQUIRED");
+        });
+  }
+
+  @Test
+  void anUnknownConditionalWritesOrIntegrityValueStopsTheStartNamingTheAllowedValues() {
+    for (String[] bad : new String[][] {
+        {"segment-ledger.s3.conditional-writes=sometimes", "AUTO", "OFF", "REQUIRED"},
+        {"segment-ledger.s3.integrity=sha1", "CHECKSUMS", "MD5_ONLY"}}) {
+      String property = bad[0].substring(0, bad[0].indexOf('='));
+      runner().withPropertyValues(bad[0]).run(context -> {
+        assertThat(context).hasFailed();
+        assertThat(rootMessage(context.getStartupFailure())).contains(property);
+        // What Spring Boot prints when such an application fails to start: its failure analysis.
+        FailureAnalysis analysis = analyze(context.getStartupFailure());
+        assertThat(analysis.getDescription()).contains(property);
+        assertThat(analysis.getAction()).contains(java.util.Arrays.copyOfRange(bad, 1, bad.length));
+      });
+    }
+    // An empty value binds as unset (the default); a null set in code is a problem that names the values.
+    SegmentLedgerProperties properties = new SegmentLedgerProperties();
+    properties.getS3().setConditionalWrites(null);
+    properties.getS3().setIntegrity(null);
+    assertThat(properties.problems()).contains("segment-ledger.s3.conditional-writes must be one of auto, required, off",
+        "segment-ledger.s3.integrity must be one of md5-only, checksums");
+  }
+
+  /** The analysis of the failure analyzers Spring Boot registers (spring.factories), as SpringApplication reports it. */
+  private static FailureAnalysis analyze(Throwable failure) {
+    List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
+            SegmentLedgerAutoConfigurationTest.class.getClassLoader())
+        .load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { }));
+    return analyzers.stream().map(a -> a.analyze(failure)).filter(java.util.Objects::nonNull).findFirst()
+        .orElseThrow(() -> new AssertionError("no failure analysis for " + failure));
+  }
+
+  private static boolean isProbe(SdkHttpRequest request) {
+    return request.encodedPath().contains("/.segment-ledger/probe/");
+  }
+
+  private static SdkHttpRequest putOf(List<SdkHttpRequest> sent, String key) {
+    return sent.stream().filter(r -> r.method() == SdkHttpMethod.PUT && r.encodedPath().endsWith("/" + key))
+        .findFirst().orElseThrow(() -> new AssertionError("no PUT of " + key + " in " + sent));
+  }
+
+  private static UploadContent content(String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    return new UploadContent() {
+      @Override
+      public long size() {
+        return bytes.length;
+      }
+
+      @Override
+      public InputStream openStream() {
+        return new java.io.ByteArrayInputStream(bytes);
+      }
+    };
+  }
+
+  @Test
   void theBeansBackOffForTheApplicationsOwnLedger() {
     runner().withUserConfiguration(OwnLedger.class).run(context -> {
       assertThat(context).hasNotFailed().hasSingleBean(Ledger.class);
@@ -249,6 +377,7 @@ class SegmentLedgerAutoConfigurationTest {
       String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       assertThat(json).contains("\"segment-ledger.workers\"", "\"segment-ledger.allowed-root\"",
           "\"segment-ledger.s3.path-style\"", "\"segment-ledger.endpoint.reopen-enabled\"",
+          "\"segment-ledger.s3.conditional-writes\"", "\"segment-ledger.s3.integrity\"",
           "\"segment-ledger.breaker.open-delay\"", "Number of upload worker threads.");
     }
   }
