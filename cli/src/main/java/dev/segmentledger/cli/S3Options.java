@@ -1,5 +1,7 @@
 package dev.segmentledger.cli;
 
+import dev.segmentledger.s3.ConditionalWrites;
+import dev.segmentledger.s3.Integrity;
 import dev.segmentledger.s3.S3ObjectSink;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -35,6 +37,19 @@ final class S3Options {
   @Option(names = "--s3-region", paramLabel = "REGION", defaultValue = "${env:AWS_REGION:-us-east-1}",
       description = "The region to sign for (default: $AWS_REGION, else us-east-1).")
   String region;
+
+  @Option(names = "--conditional-writes", paramLabel = "MODE", defaultValue = "AUTO",
+      description = "The sink's conditional writes, as the ledger's sink is built: ${COMPLETION-CANDIDATES} "
+          + "(default ${DEFAULT-VALUE}: If-None-Match: * on an item's first PUT where the bucket honours it, "
+          + "detected once at the first write; see docs/bucket.md). The commands only read the bucket and abort "
+          + "unfinished uploads, which it does not change.")
+  ConditionalWrites conditionalWrites;
+
+  @Option(names = "--integrity", paramLabel = "MODE", defaultValue = "MD5_ONLY",
+      description = "The sink's integrity checks, as the ledger's sink is built: ${COMPLETION-CANDIDATES} "
+          + "(default ${DEFAULT-VALUE}; CHECKSUMS adds S3's CRC32C to uploads). The commands upload nothing, so "
+          + "it changes nothing they send.")
+  Integrity integrity;
 
   /**
    * A client for the bucket, after checking that the default chain finds credentials.
@@ -73,8 +88,9 @@ final class S3Options {
     return builder.build();
   }
 
-  /** The ledger's sink on {@code client}. */
+  /** The ledger's sink on {@code client}, with these options' settings. */
   S3ObjectSink sink(S3Client client) {
-    return S3ObjectSink.builder().client(client).bucket(bucket).prefix(prefix).build();
+    return S3ObjectSink.builder().client(client).bucket(bucket).prefix(prefix).conditionalWrites(conditionalWrites)
+        .integrity(integrity).build();
   }
 }
