@@ -38,17 +38,17 @@ final class S3Options {
       description = "The region to sign for (default: $AWS_REGION, else us-east-1).")
   String region;
 
-  @Option(names = "--conditional-writes", paramLabel = "MODE", defaultValue = "AUTO",
+  @Option(names = "--conditional-writes", paramLabel = "MODE", defaultValue = "OFF",
       description = "The sink's conditional writes, as the ledger's sink is built: ${COMPLETION-CANDIDATES} "
-          + "(default ${DEFAULT-VALUE}: If-None-Match: * on an item's first PUT where the bucket honours it, "
-          + "detected once at the first write; see docs/bucket.md). The commands only read the bucket and abort "
+          + "(default ${DEFAULT-VALUE}; AUTO sends If-None-Match: * on an item's first PUT where the bucket honours "
+          + "it, detected once at the first write; see docs/bucket.md). The commands only read the bucket and abort "
           + "unfinished uploads, which it does not change.")
   ConditionalWrites conditionalWrites;
 
   @Option(names = "--integrity", paramLabel = "MODE", defaultValue = "MD5_ONLY",
       description = "The sink's integrity checks, as the ledger's sink is built: ${COMPLETION-CANDIDATES} "
-          + "(default ${DEFAULT-VALUE}; CHECKSUMS adds S3's CRC32C to uploads). The commands upload nothing, so "
-          + "it changes nothing they send.")
+          + "(default ${DEFAULT-VALUE}). With CHECKSUMS a reconcile also asks the bucket for each object's full-object "
+          + "CRC32C and compares it with the one the ledger recorded; the commands upload nothing.")
   Integrity integrity;
 
   /**

@@ -41,7 +41,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@code --conditional-writes} and {@code --integrity} parse (any case), reach the sink the
  * commands build, and a bad value is a usage error naming the allowed values. The sink's requests
  * are seen by a bucket that stores nothing and answers every request with success, so it ignores
- * {@code If-None-Match}: the probe of the default finds it unsupported.
+ * {@code If-None-Match}: the probe of {@code AUTO} finds it unsupported.
  */
 class S3OptionsTest {
   private static final String KEY = ItemId.original("b1", "720p", 0).objectKey();
@@ -101,33 +101,33 @@ class S3OptionsTest {
   }
 
   @Test
-  void withoutTheOptionsTheSinkProbesAndWritesAsTheLibrarysDefault() {
+  void withoutTheOptionsTheSinkWritesAsTheLibrarysDefault() {
     S3Options options = parse("--bucket", "recordings");
-    assertEquals(ConditionalWrites.AUTO, options.conditionalWrites);
+    assertEquals(ConditionalWrites.OFF, options.conditionalWrites);
     assertEquals(Integrity.MD5_ONLY, options.integrity);
 
     options.sink(client).put(KEY, content(), false);
+
+    assertEquals(List.of("PUT /recordings/" + KEY), paths(), "no probe with the default, OFF");
+    assertNull(received.get(0).header("If-none-match"));
+    assertNull(received.get(0).header("X-amz-checksum-crc32c"));
+  }
+
+  @Test
+  void theOptionsReachTheSink() {
+    S3Options options = parse("--bucket", "recordings", "--conditional-writes", "auto", "--integrity", "Checksums");
+    assertEquals(ConditionalWrites.AUTO, options.conditionalWrites);
+    assertEquals(Integrity.CHECKSUMS, options.integrity);
+
+    S3ObjectSink sink = options.sink(client);
+    sink.put(KEY, content(), false);
 
     assertTrue(received.get(0).path().startsWith("/recordings/.segment-ledger/probe/"), "the probe first: " + paths());
     assertEquals("*", received.get(0).header("If-none-match"));
     Received put = received.get(received.size() - 1);
     assertEquals("PUT /recordings/" + KEY, put.method() + " " + put.path());
     assertNull(put.header("If-none-match"), "this bucket ignored the header: the probe said so");
-    assertNull(put.header("X-amz-checksum-crc32c"));
-  }
-
-  @Test
-  void theOptionsReachTheSink() {
-    S3Options options = parse("--bucket", "recordings", "--conditional-writes", "off", "--integrity", "Checksums");
-    assertEquals(ConditionalWrites.OFF, options.conditionalWrites);
-    assertEquals(Integrity.CHECKSUMS, options.integrity);
-
-    S3ObjectSink sink = options.sink(client);
-    sink.put(KEY, content(), false);
-
-    assertEquals(List.of("PUT /recordings/" + KEY), paths(), "no probe with OFF");
-    assertNull(received.get(0).header("If-none-match"));
-    assertTrue(received.get(0).header("X-amz-checksum-crc32c") != null, received.get(0).headers()::toString);
+    assertTrue(put.header("X-amz-checksum-crc32c") != null, put.headers()::toString);
     assertFalse(sink.sendsConditionalWrites());
 
     SinkException e = assertThrows(SinkException.class,

@@ -24,7 +24,9 @@ public enum ConditionalWrites {
   REQUIRED,
   /**
    * Never send either header: a PUT replaces whatever is at the key, as the {@code ObjectSink}
-   * contract describes; only a retry ({@code mayExist}) HEADs first. The default, for now.
+   * contract describes; only a retry ({@code mayExist}) HEADs first. The default: {@link #AUTO}
+   * needs {@code s3:DeleteObject} on the probe prefix, and turns the reconciler's repair of a
+   * replaced object into a conflict (docs/bucket.md, "Conditional writes"); choose it per bucket.
    */
   OFF
 }

@@ -595,10 +595,10 @@ public class SegmentLedgerProperties implements InitializingBean {
 
     /**
      * Whether the bucket is asked to refuse replacing an item's object (If-None-Match: * on its
-     * first PUT): auto (detected once against the bucket at the first write, falling back to off
-     * where the server ignores it), required (fail where it is not honoured) or off.
+     * first PUT): off (the default), auto (detected once against the bucket at the first write,
+     * falling back to off where the server ignores it) or required (fail where it is not honoured).
      */
-    private ConditionalWrites conditionalWrites = ConditionalWrites.AUTO;
+    private ConditionalWrites conditionalWrites = ConditionalWrites.OFF;
 
     /**
      * How the server checks the bytes stored: md5-only (Content-MD5) or checksums (also S3's

@@ -242,27 +242,28 @@ class SegmentLedgerAutoConfigurationTest {
         sent.add(context.httpRequest());
       }
     };
-    // Unset: AUTO probes the bucket at the sink's first write, then the item's PUT carries If-None-Match: *.
+    // Unset: OFF and MD5_ONLY, the sink's defaults: no probe, no condition, no CRC32C.
     runner().withBean(S3Client.class, () -> s3.client(recorder)).run(context -> {
       assertThat(context).hasNotFailed();
       SegmentLedgerProperties.S3 p = context.getBean(SegmentLedgerProperties.class).getS3();
-      assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.AUTO);
+      assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.OFF);
       assertThat(p.getIntegrity()).isEqualTo(Integrity.MD5_ONLY);
       String key = ItemId.original("sink-props-1", "720p", 0).objectKey();
       sent.clear();
       context.getBean(S3ObjectSink.class).put(key, content("segment zero"), false);
-      assertThat(sent).anyMatch(SegmentLedgerAutoConfigurationTest::isProbe);
+      assertThat(sent).noneMatch(SegmentLedgerAutoConfigurationTest::isProbe);
       SdkHttpRequest put = putOf(sent, key);
-      assertThat(put.firstMatchingHeader("If-None-Match")).contains("*");
+      assertThat(put.firstMatchingHeader("If-None-Match")).isEmpty();
       assertThat(put.firstMatchingHeader("x-amz-checksum-crc32c")).isEmpty();
     });
-    // Set, in the relaxed forms Spring binds: no probe and no condition, and the CRC32C on the PUT.
+    // Set, in the relaxed forms Spring binds: AUTO probes the bucket at the sink's first write, then the
+    // item's PUT carries If-None-Match: *; CHECKSUMS puts the CRC32C on the PUT.
     runner().withBean(S3Client.class, () -> s3.client(recorder))
-        .withPropertyValues("segment-ledger.s3.conditional-writes=off", "segment-ledger.s3.integrity=checksums")
+        .withPropertyValues("segment-ledger.s3.conditional-writes=auto", "segment-ledger.s3.integrity=checksums")
         .run(context -> {
           assertThat(context).hasNotFailed();
           SegmentLedgerProperties.S3 p = context.getBean(SegmentLedgerProperties.class).getS3();
-          assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.OFF);
+          assertThat(p.getConditionalWrites()).isEqualTo(ConditionalWrites.AUTO);
           assertThat(p.getIntegrity()).isEqualTo(Integrity.CHECKSUMS);
           S3ObjectSink sink = context.getBean(S3ObjectSink.class);
           String key = ItemId.original("sink-props-2", "720p", 0).objectKey();
@@ -273,11 +274,11 @@ class SegmentLedgerAutoConfigurationTest {
             // A server without S3's additional checksums may refuse the header (S3Proxy 2.9: 501): what was sent counts.
             assertThat(e.failureKind()).isEqualTo(SinkException.Kind.CONFIGURATION);
           }
-          assertThat(sent).noneMatch(SegmentLedgerAutoConfigurationTest::isProbe);
+          assertThat(sent).anyMatch(SegmentLedgerAutoConfigurationTest::isProbe);
           SdkHttpRequest put = putOf(sent, key);
-          assertThat(put.firstMatchingHeader("If-None-Match")).isEmpty();
+          assertThat(put.firstMatchingHeader("If-None-Match")).contains("*");
           assertThat(put.firstMatchingHeader("x-amz-checksum-crc32c")).isPresent();
-          assertThat(sink.sendsConditionalWrites()).isFalse();
+          assertThat(sink.sendsConditionalWrites()).isTrue();
         });
     // REQUIRED reaches the sink too: S3Proxy ignores the header on CompleteMultipartUpload, so it refuses to go on.
     runner().withBean(S3Client.class, () -> s3.client(recorder))

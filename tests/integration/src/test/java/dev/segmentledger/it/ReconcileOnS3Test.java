@@ -16,6 +16,7 @@ import dev.segmentledger.core.ReconciliationReport.Kind;
 import dev.segmentledger.core.ReconciliationReport.Unfinished;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.jdbi.JdbiStateStore;
+import dev.segmentledger.s3.ConditionalWrites;
 import dev.segmentledger.s3.S3ObjectSink;
 import dev.segmentledger.s3.S3TestServer;
 import dev.segmentledger.testkit.ConsistencyAssertions;
@@ -194,6 +195,32 @@ class ReconcileOnS3Test {
     s3.deleteObject(r -> r.bucket(bucket).key(orphan));
     s3.deleteObject(r -> r.bucket(bucket).key(stray));
     ConsistencyAssertions.assertConsistent(store, sink, b);
+  }
+
+  /**
+   * With conditional writes on ({@code AUTO}; S3Proxy and RGW honour {@code If-None-Match: *} on a
+   * PUT), the re-opened row of a replaced object meets that object at its key: the row fails with
+   * {@code object conflict} and the object is left as it is (docs/reconciling.md, "Repair").
+   */
+  @RepeatedTest(1)
+  void withConditionalWritesARepairDoesNotOverwriteAReplacedObject(RepetitionInfo run) throws Exception {
+    sink = S3ObjectSink.builder().client(s3).bucket(bucket).conditionalWrites(ConditionalWrites.AUTO).build();
+    String b = broadcast("conditional", run);
+    try (Ledger ledger = uploaded(b, 2)) {
+      ItemId shortened = ItemId.original(b, "720p", 0);
+      s3.putObject(r -> r.bucket(bucket).key(shortened.objectKey()), RequestBody.fromBytes(new byte[] {1}));
+
+      ReconciliationReport repair = ledger.reconcileAndRepair(b);
+
+      assertEquals(List.of(Kind.SIZE_MISMATCH), kinds(repair.axis(Axis.ORIGINAL).mismatched()), repair::describe);
+      assertEquals(1, repair.reopened());
+      events.awaitUntil(shortened + " rejected", () -> store.find(shortened).orElseThrow().state()
+          == ItemState.REJECTED, CONVERGE);
+      LedgerItem row = store.find(shortened).orElseThrow();
+      assertEquals(Reason.SINK_PERMANENT, row.reason(), row::toString);
+      assertTrue(row.lastError().contains(S3ObjectSink.CONFLICT), row.lastError());
+      assertEquals(1, objectBytes(shortened.objectKey()).length, "the object at the key is left as it is");
+    }
   }
 
   @RepeatedTest(5)
