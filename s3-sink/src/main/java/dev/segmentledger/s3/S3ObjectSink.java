@@ -169,6 +169,7 @@ public final class S3ObjectSink implements ObjectSink {
   private final MultipartPut multipart;
   private final ConditionalWrites conditionalWrites;
   private final Integrity integrity;
+  private final Object probeLock = new Object();
   private volatile ConditionalWriteProbe.Support detected;
 
   private S3ObjectSink(Builder builder) {
@@ -346,12 +347,17 @@ public final class S3ObjectSink implements ObjectSink {
   private ConditionalWriteProbe.Support support() {
     ConditionalWriteProbe.Support known = detected;
     if (known == null) {
-      try {
-        known = ConditionalWriteProbe.probe(client, bucket, prefix);
-      } catch (SdkException e) {
-        throw S3Failures.classify("conditional-write probe", bucket, prefix + ConditionalWriteProbe.PROBE_PREFIX, e);
+      synchronized (probeLock) { // workers starting together probe once
+        known = detected;
+        if (known == null) {
+          try {
+            known = ConditionalWriteProbe.probe(client, bucket, prefix);
+          } catch (SdkException e) {
+            throw S3Failures.classify("conditional-write probe", bucket, prefix + ConditionalWriteProbe.PROBE_PREFIX, e);
+          }
+          detected = known;
+        }
       }
-      detected = known;
     }
     if (conditionalWrites == ConditionalWrites.REQUIRED && !(known.put() && known.complete())) {
       throw SinkException.configuration("conditional writes are REQUIRED but s3://" + bucket + " does not refuse"
