@@ -9,12 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpServer;
 import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.SinkException;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.s3.ConditionalWrites;
 import dev.segmentledger.s3.Integrity;
 import dev.segmentledger.s3.S3ObjectSink;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
@@ -106,7 +104,7 @@ class S3OptionsTest {
     assertEquals(ConditionalWrites.OFF, options.conditionalWrites);
     assertEquals(Integrity.MD5_ONLY, options.integrity);
 
-    options.sink(client).put(KEY, content(), false);
+    options.sink(client).put(KEY, ObjectSinkContract.bytes("segment zero"), false);
 
     assertEquals(List.of("PUT /recordings/" + KEY), paths(), "no probe with the default, OFF");
     assertNull(received.get(0).header("If-none-match"));
@@ -120,7 +118,7 @@ class S3OptionsTest {
     assertEquals(Integrity.CHECKSUMS, options.integrity);
 
     S3ObjectSink sink = options.sink(client);
-    sink.put(KEY, content(), false);
+    sink.put(KEY, ObjectSinkContract.bytes("segment zero"), false);
 
     assertTrue(received.get(0).path().startsWith("/recordings/.segment-ledger/probe/"), "the probe first: " + paths());
     assertEquals("*", received.get(0).header("If-none-match"));
@@ -154,18 +152,4 @@ class S3OptionsTest {
     return received.stream().map(r -> r.method() + " " + r.path()).toList();
   }
 
-  private static UploadContent content() {
-    byte[] bytes = "segment zero".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return new UploadContent() {
-      @Override
-      public long size() {
-        return bytes.length;
-      }
-
-      @Override
-      public InputStream openStream() {
-        return new ByteArrayInputStream(bytes);
-      }
-    };
-  }
 }

@@ -12,10 +12,10 @@ import dev.segmentledger.jdbi.JdbiStateStore;
 import dev.segmentledger.micrometer.LedgerBacklogMetrics;
 import dev.segmentledger.micrometer.LedgerMetrics;
 import dev.segmentledger.core.SinkException;
-import dev.segmentledger.core.spi.UploadContent;
 import dev.segmentledger.s3.ConditionalWrites;
 import dev.segmentledger.s3.Integrity;
 import dev.segmentledger.s3.S3ObjectSink;
+import dev.segmentledger.testkit.contract.ObjectSinkContract;
 import dev.segmentledger.testkit.PostgresExtension;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -250,7 +250,7 @@ class SegmentLedgerAutoConfigurationTest {
       assertThat(p.getIntegrity()).isEqualTo(Integrity.MD5_ONLY);
       String key = ItemId.original("sink-props-1", "720p", 0).objectKey();
       sent.clear();
-      context.getBean(S3ObjectSink.class).put(key, content("segment zero"), false);
+      context.getBean(S3ObjectSink.class).put(key, ObjectSinkContract.bytes("segment zero"), false);
       assertThat(sent).noneMatch(SegmentLedgerAutoConfigurationTest::isProbe);
       SdkHttpRequest put = putOf(sent, key);
       assertThat(put.firstMatchingHeader("If-None-Match")).isEmpty();
@@ -269,7 +269,7 @@ class SegmentLedgerAutoConfigurationTest {
           String key = ItemId.original("sink-props-2", "720p", 0).objectKey();
           sent.clear();
           try {
-            sink.put(key, content("segment zero"), false);
+            sink.put(key, ObjectSinkContract.bytes("segment zero"), false);
           } catch (SinkException e) {
             // A server without S3's additional checksums may refuse the header (S3Proxy 2.9: 501): what was sent counts.
             assertThat(e.failureKind()).isEqualTo(SinkException.Kind.CONFIGURATION);
@@ -332,21 +332,6 @@ class SegmentLedgerAutoConfigurationTest {
   private static SdkHttpRequest putOf(List<SdkHttpRequest> sent, String key) {
     return sent.stream().filter(r -> r.method() == SdkHttpMethod.PUT && r.encodedPath().endsWith("/" + key))
         .findFirst().orElseThrow(() -> new AssertionError("no PUT of " + key + " in " + sent));
-  }
-
-  private static UploadContent content(String text) {
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    return new UploadContent() {
-      @Override
-      public long size() {
-        return bytes.length;
-      }
-
-      @Override
-      public InputStream openStream() {
-        return new java.io.ByteArrayInputStream(bytes);
-      }
-    };
   }
 
   @Test
