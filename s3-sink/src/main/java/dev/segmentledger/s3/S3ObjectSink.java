@@ -37,6 +37,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * reports and the ledger records. Every request body also carries {@code Content-MD5} from the
  * same pass, so S3 refuses a body that differs from the bytes the checksum describes. Objects
  * without that metadata (written by something else) report a {@code null} checksum.
+ * {@link #list} reports {@code null} checksums: S3 listings carry no user metadata. A HEAD cannot
+ * tell a missing bucket from a missing object (S3 answers 404 without a body), so {@link #head}
+ * reports both as empty; a PUT into a missing bucket fails permanently.
  *
  * <p><b>Full-object checksums</b> ({@link Builder#integrity}). With {@link Integrity#CHECKSUMS} the
  * server checks every body against its CRC32C and keeps the object's full-object CRC32C; the sink
@@ -47,9 +50,6 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * server does not report (servers that check but do not keep it, an object uploaded without one,
  * a {@code COMPOSITE} multipart checksum) leaves only the SHA-256 to compare. With {@link
  * Integrity#MD5_ONLY} the checksum is the SHA-256 alone, as before.
- * {@link #list} reports {@code null} checksums: S3 listings carry no user metadata. A HEAD cannot
- * tell a missing bucket from a missing object (S3 answers 404 without a body), so {@link #head}
- * reports both as empty; a PUT into a missing bucket fails permanently.
  *
  * <p><b>Plain-HTTP endpoints.</b> Over {@code http://} the SDK signs every body in {@code aws-chunked}
  * encoding and waits for {@code 100 Continue} before each PUT; for a client that reaches its server
@@ -63,8 +63,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p><b>Retries ({@code mayExist}).</b> The sink HEADs the key first; an object with the same size
  * <em>and</em> the same checksum metadata (and no server CRC32C that differs from the content's)
  * counts as stored, is not uploaded again, and is reported with the checksum a fresh upload would
- * report. Anything else (missing, other size, other or no checksum) is uploaded again. It never skips on size alone;
- * {@link #findIdentical} applies the same rule.
+ * report. Anything else (missing, other size, other or no checksum) is uploaded again. It never
+ * skips on size alone; {@link #findIdentical} applies the same rule.
  *
  * <p><b>Multipart.</b> Content of at least {@link Builder#multipartThreshold} bytes is uploaded in
  * parts of {@link Builder#partSize} bytes (more if 10,000 parts would not suffice; the boundaries
