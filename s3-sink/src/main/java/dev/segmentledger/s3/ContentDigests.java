@@ -84,11 +84,6 @@ record ContentDigests(String checksum, List<String> partMd5s, String crc32c, Lis
     return new ContentDigests(sha256[0], List.of(md5s), sha256[1], List.of(crcs));
   }
 
-  /** The SHA-256 of {@code content} alone, in the sinks' notation (what the checksum metadata holds). */
-  static String sha256(UploadContent content) throws IOException {
-    return sha256AndCrc32c(content)[0];
-  }
-
   /** The whole object's digests of {@code content} (SHA-256 and CRC32C, one read), without parts. */
   static ContentDigests whole(UploadContent content) throws IOException {
     String[] both = sha256AndCrc32c(content);

@@ -32,7 +32,9 @@ class ContentDigestsTest {
 
     assertEquals(sequential, parallel);
     assertEquals(TestContent.sha256(new ByteArrayInputStream(data)), parallel.checksum());
-    assertEquals(ContentDigests.sha256(TestContent.of(data)), parallel.checksum());
+    ContentDigests whole = ContentDigests.whole(TestContent.of(data));
+    assertEquals(whole.checksum(), parallel.checksum());
+    assertEquals(whole.crc32c(), parallel.crc32c());
     CRC32C crc = new CRC32C();
     crc.update(data);
     assertEquals(ContentDigests.crc32c(crc), parallel.crc32c());
