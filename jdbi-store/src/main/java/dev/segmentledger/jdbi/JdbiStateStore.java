@@ -22,6 +22,7 @@ import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoredUplinkCap;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +68,7 @@ public final class JdbiStateStore implements StateStore {
   private final Queries queries;
   private final Retention retention;
   private final Playlists playlists;
+  private final UplinkCaps uplinkCaps;
 
   private JdbiStateStore(Jdbi jdbi, Duration readTimeout) {
     this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
@@ -79,6 +81,7 @@ public final class JdbiStateStore implements StateStore {
     this.queries = new Queries(jdbi, reads);
     this.retention = new Retention(jdbi);
     this.playlists = new Playlists(jdbi, reads);
+    this.uplinkCaps = new UplinkCaps(jdbi);
   }
 
   /** A store on {@code jdbi}'s database. The Jdbi instance is used as given, never reconfigured. */
@@ -375,6 +378,23 @@ public final class JdbiStateStore implements StateStore {
     } catch (JdbiException e) {
       throw StoreFailures.of("storing the lane hint of broadcast " + broadcastId, e, true);
     }
+  }
+
+  /** {@inheritDoc} <p>One read of {@code segment_ledger_uplink_cap} (a row per capped node). */
+  @Override
+  public List<StoredUplinkCap> uplinkCaps() {
+    return uplinkCaps.all();
+  }
+
+  /** {@inheritDoc} <p>One {@code INSERT ... ON CONFLICT (node) DO UPDATE}, in autocommit. */
+  @Override
+  public void putUplinkCap(StoredUplinkCap cap) {
+    uplinkCaps.put(cap);
+  }
+
+  @Override
+  public boolean removeUplinkCap(String node) {
+    return uplinkCaps.remove(node);
   }
 
   @Override

@@ -62,7 +62,8 @@ public final class SchemaMigrations {
       "V7__storage_groups.sql", "V8__attempt_evidence.sql", "V9__trace_context.sql",
       "V10__validate_checks.sql", "V11__failures_per_reason.sql", "V12__long_broadcasts.sql",
       "V13__recorder_disk.sql", "V14__recorder_disk_indexes.sql", "V15__validate_playlist_checks.sql",
-      "V16__playlist_part_totals.sql", "V17__playlist_etags.sql", "V18__lane_hints.sql");
+      "V16__playlist_part_totals.sql", "V17__playlist_etags.sql", "V18__lane_hints.sql",
+      "V19__uplink_caps.sql");
 
   /**
    * How long a version's transaction waits for a lock before it is rolled back and tried again: a

@@ -25,6 +25,7 @@ final class Sql {
   static final String BROADCASTS = "segment_ledger_broadcast";
   static final String PLAYLISTS = "segment_ledger_playlist";
   static final String PLAYLIST_PARTS = "segment_ledger_playlist_part";
+  static final String UPLINK_CAPS = "segment_ledger_uplink_cap";
 
   /** The columns a {@link LedgerItemMapper} reads; a read or a {@code RETURNING} of a whole row. */
   static final String COLUMNS = LedgerItemMapper.COLUMNS;

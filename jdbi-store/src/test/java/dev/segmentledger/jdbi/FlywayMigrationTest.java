@@ -27,7 +27,7 @@ class FlywayMigrationTest {
   void emptySchema() {
     jdbi = Jdbi.create(PG.dataSource());
     jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist,"
-        + " segment_ledger_playlist_part, segment_ledger_schema_history, app_recorder, flyway_schema_history"));
+        + " segment_ledger_playlist_part, segment_ledger_uplink_cap, segment_ledger_schema_history, app_recorder, flyway_schema_history"));
   }
 
   /** Segment Ledger's migrations, configured exactly as in docs/versions.md. */
@@ -102,7 +102,7 @@ class FlywayMigrationTest {
             "7:storage groups", "8:attempt evidence", "9:trace context", "10:validate checks",
             "11:failures per reason", "12:long broadcasts", "13:recorder disk",
             "14:recorder disk indexes", "15:validate playlist checks", "16:playlist part totals",
-            "17:playlist etags", "18:lane hints"),
+            "17:playlist etags", "18:lane hints", "19:uplink caps"),
         history("segment_ledger_schema_history"));
     assertEquals(List.of("1:app recorder"), history("flyway_schema_history"));
     assertEquals(List.of(PG.schema(), PG.schema(), PG.schema()), jdbi.withHandle(handle -> handle.createQuery(

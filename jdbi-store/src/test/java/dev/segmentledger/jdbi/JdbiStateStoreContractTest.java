@@ -14,7 +14,7 @@ class JdbiStateStoreContractTest extends StateStoreContract {
   protected StateStore newEmptyStore() {
     Jdbi jdbi = Jdbi.create(PG.dataSource());
     JdbiStateStore store = JdbiStateStore.create(jdbi).migrate();
-    jdbi.useHandle(handle -> handle.execute("TRUNCATE segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist, segment_ledger_playlist_part RESTART IDENTITY"));
+    jdbi.useHandle(handle -> handle.execute("TRUNCATE segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist, segment_ledger_playlist_part, segment_ledger_uplink_cap RESTART IDENTITY"));
     return store;
   }
 }

@@ -35,7 +35,7 @@ class SchemaMigrationsTest {
   @BeforeEach
   void emptySchema() {
     jdbi = Jdbi.create(PG.dataSource());
-    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist, segment_ledger_playlist_part, segment_ledger_schema_version"));
+    jdbi.useHandle(handle -> handle.execute("DROP TABLE IF EXISTS segment_ledger_item, segment_ledger_broadcast, segment_ledger_playlist, segment_ledger_playlist_part, segment_ledger_uplink_cap, segment_ledger_schema_version"));
   }
 
   /** Every version shipped, in order. */
@@ -111,7 +111,7 @@ class SchemaMigrationsTest {
       }
     });
 
-    assertEquals(List.of(6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18), SchemaMigrations.migrate(jdbi));
+    assertEquals(List.of(6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19), SchemaMigrations.migrate(jdbi));
 
     JdbiStateStore store = JdbiStateStore.create(jdbi);
     for (ItemId id : List.of(ItemId.original("b1", "720p", 0), ItemId.playback("b1", "720p", 0),

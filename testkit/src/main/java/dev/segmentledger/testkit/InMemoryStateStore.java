@@ -23,6 +23,7 @@ import dev.segmentledger.core.spi.PlaylistStore;
 import dev.segmentledger.core.spi.Purged;
 import dev.segmentledger.core.spi.RegisterResult;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoredUplinkCap;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -67,6 +68,8 @@ public final class InMemoryStateStore implements StateStore {
   private final Set<String> emptied = new HashSet<>();
   /** When the ledger was done with each row's local file ({@link #markLocalFileDone}); a re-open removes it. */
   private final Map<Long, Instant> localFileDone = new HashMap<>();
+  /** The stored uplink caps by node, in node order. */
+  private final NavigableMap<String, StoredUplinkCap> uplinkCaps = new TreeMap<>();
   private final InMemoryPlaylists playlists = new InMemoryPlaylists(this,
       broadcastId -> broadcasts.containsKey(broadcastId) && broadcasts.get(broadcastId).ended(),
       this::listsItsRowsAsTheyAre);
@@ -621,6 +624,24 @@ public final class InMemoryStateStore implements StateStore {
     } else if (lane != null) {
       broadcasts.put(broadcastId, new BroadcastRecord(broadcastId, micros(at), null, lane));
     }
+  }
+
+  @Override
+  public synchronized List<StoredUplinkCap> uplinkCaps() {
+    return List.copyOf(uplinkCaps.values());
+  }
+
+  @Override
+  public synchronized void putUplinkCap(StoredUplinkCap cap) {
+    Objects.requireNonNull(cap, "cap");
+    uplinkCaps.put(cap.node(), new StoredUplinkCap(cap.node(), cap.bytesPerSecond(), cap.requestsPerSecond(),
+        micros(cap.setAt())));
+  }
+
+  @Override
+  public synchronized boolean removeUplinkCap(String node) {
+    Objects.requireNonNull(node, "node");
+    return uplinkCaps.remove(node) != null;
   }
 
   @Override

@@ -695,6 +695,44 @@ public interface StateStore {
    */
   int releaseAllOf(String owner, Instant dueAt);
 
+  // ---- The uplink: caps stored by operators -----------------------------------------------------
+
+  /**
+   * Every bandwidth cap stored for a node or for every node ({@link StoredUplinkCap}), in node order.
+   * A running ledger reads them about once a second. Read-only.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a store written before caps were
+   * stored keeps none, and its nodes' caps change only through their own API.
+   *
+   * @throws UnsupportedOperationException if the store keeps no caps (the default)
+   * @throws StoreException if the store fails
+   */
+  default List<StoredUplinkCap> uplinkCaps() {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps no uplink caps");
+  }
+
+  /**
+   * Stores {@code cap}, replacing the one stored for the same node if any. Durable when it returns.
+   *
+   * @throws UnsupportedOperationException if the store keeps no caps (the default)
+   * @throws StoreException if the store fails
+   */
+  default void putUplinkCap(StoredUplinkCap cap) {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps no uplink caps");
+  }
+
+  /**
+   * Removes the cap stored for {@code node} ({@link StoredUplinkCap#EVERY_NODE}: the one for every
+   * node); the node then follows the cap for every node, or its own configured one.
+   *
+   * @return whether a cap was stored for it
+   * @throws UnsupportedOperationException if the store keeps no caps (the default)
+   * @throws StoreException if the store fails
+   */
+  default boolean removeUplinkCap(String node) {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps no uplink caps");
+  }
+
   // ---- Playlists ----------------------------------------------------------------------------
 
   /**

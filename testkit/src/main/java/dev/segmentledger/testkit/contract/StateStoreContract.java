@@ -229,4 +229,14 @@ public abstract class StateStoreContract {
       super(StateStoreContract.this);
     }
   }
+
+  /**
+   * Stored uplink caps: stored, replaced per node, read back in node order, removed.
+   */
+  @Nested
+  public class UplinkCaps extends UplinkCapsGroup {
+    UplinkCaps() {
+      super(StateStoreContract.this);
+    }
+  }
 }
