@@ -61,7 +61,10 @@ public interface Ledger extends AutoCloseable {
 
   /**
    * Changes how this node shares its uplink, at once: the lanes' shares for the next work taken, the
-   * bandwidth cap for the next bytes sent (streams in flight included).
+   * bandwidth cap for the next bytes sent (streams in flight included). A cap an operator stored in
+   * the ledger for this node or for every node ({@link dev.segmentledger.core.spi.StoredUplinkCap},
+   * from the command line or the console) stays in force over the cap given here until it is
+   * removed; the shares given here apply at once either way.
    *
    * @throws UnsupportedOperationException by the default
    */
@@ -69,7 +72,10 @@ public interface Ledger extends AutoCloseable {
     throw new UnsupportedOperationException("this ledger does not share an uplink");
   }
 
-  /** The uplink settings in force; the default: {@link Uplink#DEFAULT}. */
+  /**
+   * The uplink settings in force: as built or last set with {@link #uplink(Uplink)}, with the cap
+   * stored for this node if any; the default: {@link Uplink#DEFAULT}.
+   */
   default Uplink uplink() {
     return Uplink.DEFAULT;
   }

@@ -7,7 +7,9 @@ import java.util.Objects;
  * How one node shares its uplink: the priority lanes' reserved shares and the bandwidth cap over
  * the request bodies the ledger sends (every PUT body and every multipart part it hands the sink;
  * not headers, nor what an SDK resends by itself). Immutable and thread-safe; set at build time with
- * {@link LedgerBuilder#uplink} and at run time with {@link Ledger#uplink(Uplink)}.
+ * {@link LedgerBuilder#uplink} and at run time with {@link Ledger#uplink(Uplink)}; the cap of
+ * running nodes also by a {@link dev.segmentledger.core.spi.StoredUplinkCap stored cap}, which
+ * takes precedence.
  *
  * <p>The defaults: lanes on, 20% of the work taken reserved for {@link Lane#ORIGINAL} and 20% for
  * {@link Lane#BACKFILL} while they have work waiting, backfill waiting longer than 30 s taken before

@@ -6,12 +6,14 @@ import dev.segmentledger.core.Reconciler;
 import dev.segmentledger.core.ReconciliationReport;
 import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.StateStore;
+import dev.segmentledger.core.spi.StoredUplinkCap;
 import dev.segmentledger.core.spi.Tracing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +41,10 @@ final class Engine {
   final WorkQueue queue;
   final LaneOf lanes;
   final Throttle throttle;
-  private volatile Uplink uplink;
+  private final StoredCaps storedCaps;
+  private Uplink configured; // guarded by this: as built, or as last set through the API
+  private StoredUplinkCap stored; // guarded by this: the cap an operator stored for this node, null if none
+  private volatile Uplink uplink; // in force: configured, with the stored cap if any
   final SinkBreaker breaker;
   final StoreClock storeClock;
   final Leases leases;
@@ -67,6 +72,8 @@ final class Engine {
     this.events = new Events(settings.listeners(), signals);
     this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
     this.uplink = settings.uplink();
+    this.configured = uplink;
+    this.storedCaps = new StoredCaps(store, settings.nodeId(), this::storedCap);
     this.lanes = new LaneOf(store, clock);
     this.queue = new WorkQueue(settings.queueCapacity(), lanes, clock, uplink, settings.workers());
     this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond());
@@ -123,12 +130,42 @@ final class Engine {
     return uplink;
   }
 
-  /** Changes the lanes' shares and the cap at once (the next take, the next chunk of every stream). */
+  /**
+   * Changes the configured lanes' shares and cap at once (the next take, the next chunk of every
+   * stream); a cap stored for this node stays in force over the configured one.
+   */
   synchronized void uplink(Uplink changed) {
-    queue.settings(changed);
-    throttle.set(changed.bytesPerSecond(), changed.requestsPerSecond());
-    uplink = changed;
-    log.info("uplink now {}", changed);
+    configured = changed;
+    applyUplink();
+  }
+
+  /** The cap an operator stored for this node, or none: in force over the configured one. */
+  synchronized void storedCap(Optional<StoredUplinkCap> cap) {
+    StoredUplinkCap next = cap.orElse(null);
+    boolean changed = next == null || stored == null ? next != stored
+        : next.bytesPerSecond() != stored.bytesPerSecond() || next.requestsPerSecond() != stored.requestsPerSecond();
+    stored = next;
+    if (changed) {
+      if (next == null) {
+        log.info("no uplink cap is stored for node {} any more: its configured cap applies", settings.nodeId());
+      } else {
+        log.info("uplink cap stored for node {}: {} bytes and {} requests a second (0: none)", next.node(),
+            next.bytesPerSecond(), next.requestsPerSecond());
+      }
+      applyUplink();
+    }
+  }
+
+  private void applyUplink() {
+    Uplink inForce = stored == null ? configured : configured.toBuilder().bytesPerSecond(stored.bytesPerSecond())
+        .requestsPerSecond(stored.requestsPerSecond()).build();
+    if (inForce.equals(uplink)) {
+      return;
+    }
+    queue.settings(inForce);
+    throttle.set(inForce.bytesPerSecond(), inForce.requestsPerSecond());
+    uplink = inForce;
+    log.info("uplink now {}", inForce);
   }
 
   /**
@@ -166,6 +203,7 @@ final class Engine {
     }
     storeClock.measureIfDue();
     leases.takeBackAll();
+    storedCaps.start(); // a cap stored for this node applies from the first upload
     heartbeat.start();
     workers.start();
     sweeps.start();
@@ -189,6 +227,7 @@ final class Engine {
       return;
     }
     Duration timeout = settings.shutdownTimeout();
+    storedCaps.stop(timeout);
     throttle.close(); // uploads waiting for the cap end now, as cancelled by the close; bytes already let go get the timeout
     sweeps.stop(timeout);
     if (retainer != null) {
