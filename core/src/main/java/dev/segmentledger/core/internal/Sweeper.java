@@ -141,8 +141,8 @@ final class Sweeper {
       for (LedgerItem item : page.rows()) {
         Offer result = offer.apply(item, true);
         if (result == Offer.SATURATED) {
+          saturated++; // every refused row, as its onSaturated event and the ledger's stats count it
           if (!refused) {
-            saturated++;
             next = Math.max(cursor, item.rowId() - 1);
             refused = true;
           }

@@ -51,10 +51,27 @@ class SweeperTest {
 
     SweepReport first = sweeper.round();
     assertEquals(4, first.accepted());
-    assertEquals(1, first.saturated());
+    assertEquals(6, first.saturated(), "with lanes the rest of the page is offered: every refused row counted");
     assertEquals(4, sweeper.cursor(Axis.ORIGINAL));
     capacity[0] = 100;
     assertEquals(6, sweeper.round().accepted());
+  }
+
+  @Test
+  void withOneQueueTheFirstRefusedRowEndsThePageAndIsTheOneCounted() {
+    PagedRows rows = new PagedRows(10);
+    int[] capacity = {4};
+    List<Long> offered = new ArrayList<>();
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
+      offered.add(item.rowId());
+      return capacity[0]-- > 0 ? Offer.ACCEPTED : Offer.SATURATED;
+    }, (rowId, problem) -> { }, null, () -> false);
+
+    SweepReport first = sweeper.round();
+    assertEquals(4, first.accepted());
+    assertEquals(1, first.saturated());
+    assertEquals(5, offered.size(), "nothing offered after the refused row");
+    assertEquals(4, sweeper.cursor(Axis.ORIGINAL));
   }
 
   @Test
