@@ -43,9 +43,11 @@ final class WorkQueue {
   private final Condition notEmpty = lock.newCondition();
   private final Map<Long, InFlight> slots = new ConcurrentHashMap<>();
   private int count;
-  /** Backfill taken and not yet released: at most {@link #maxLowerBusy} at a time. */
+  /** Work of the lower lanes taken and not yet released: at most {@link #maxLowerBusy} at a time. */
   private final java.util.Set<InFlight> lowerBusy = ConcurrentHashMap.newKeySet();
   private final int maxLowerBusy;
+  /** Whether originals of live broadcasts count as lower work too (with three workers or more). */
+  private final boolean originalsKeptOffTheLastWorker;
 
   private record Waiting(InFlight work, Instant since) {}
 
@@ -62,10 +64,13 @@ final class WorkQueue {
   /**
    * @param workers the workers taking from this queue: with two or more (and lanes on), backfill
    *     occupies at most all but one of them, so live work never waits for a long upload to end;
-   *     0: no such limit (a manual ledger drains in the caller)
+   *     with three or more, backfill and originals of live broadcasts together (with two, an
+   *     original may wait for another's judgement: both may go); 0: no such limit (a manual ledger
+   *     drains in the caller)
    */
   WorkQueue(int capacity, Function<LedgerItem, Lane> laneOf, Clock clock, Uplink settings, int workers) {
     this.maxLowerBusy = workers >= 2 ? workers - 1 : Integer.MAX_VALUE;
+    this.originalsKeptOffTheLastWorker = workers >= 3;
     this.capacity = capacity;
     this.laneOf = laneOf;
     this.clock = clock;
@@ -165,7 +170,7 @@ final class WorkQueue {
     int[] waiting = new int[lanes.size()];
     boolean lowerMayGo = lowerBusy.size() < maxLowerBusy || !picker.settings().lanes();
     for (int i = 0; i < waiting.length; i++) {
-      waiting[i] = i != Lane.BACKFILL.ordinal() || lowerMayGo ? lanes.get(i).size() : 0;
+      waiting[i] = !isLower(Lane.values()[i]) || lowerMayGo ? lanes.get(i).size() : 0;
     }
     Lane lane = picker.pick(waiting, waited(lanes.get(Lane.BACKFILL.ordinal()).peekFirst(), clock.instant()));
     if (lane == null) {
@@ -174,10 +179,15 @@ final class WorkQueue {
     count--;
     taken[lane.ordinal()]++;
     InFlight work = lanes.get(lane.ordinal()).pollFirst().work();
-    if (lane == Lane.BACKFILL && picker.settings().lanes()) {
+    if (isLower(lane) && picker.settings().lanes()) {
       lowerBusy.add(work);
     }
     return work;
+  }
+
+  /** Whether work of {@code lane} is kept off the last worker. */
+  private boolean isLower(Lane lane) {
+    return lane == Lane.BACKFILL || lane == Lane.ORIGINAL && originalsKeptOffTheLastWorker;
   }
 
   private static Duration waited(Waiting head, Instant now) {

@@ -71,6 +71,42 @@ class WorkQueueTest {
     second.release();
   }
 
+  @Test
+  void withThreeWorkersOrMoreOriginalsAndBackfillTogetherLeaveOneWorkerForLiveWork() {
+    WorkQueue queue = new WorkQueue(16, WorkQueueTest::laneByRowId, java.time.Clock.systemUTC(),
+        dev.segmentledger.core.Uplink.DEFAULT, 3);
+    queue.offer(item(0), true, null); // backfill
+    queue.offer(item(50), false, null); // an original of a live broadcast
+    queue.offer(item(51), false, null);
+    InFlight first = queue.poll();
+    InFlight second = queue.poll();
+    assertEquals(null, queue.poll(), "two lower uploads busy: the third worker waits for live work");
+    queue.offer(item(100), false, null);
+    assertEquals(100, queue.poll().item().rowId());
+    second.release();
+    InFlight third = queue.poll();
+    assertEquals(java.util.Set.of(0L, 50L, 51L), java.util.Set.of(first.item().rowId(), second.item().rowId(),
+        third.item().rowId()), "a lower upload ended: the last lower work may go");
+    first.release();
+    third.release();
+  }
+
+  @Test
+  void withTwoWorkersOriginalsMayTakeTheLastWorker() {
+    WorkQueue queue = new WorkQueue(16, WorkQueueTest::laneByRowId, java.time.Clock.systemUTC(),
+        dev.segmentledger.core.Uplink.DEFAULT, 2);
+    queue.offer(item(50), false, null);
+    queue.offer(item(51), false, null);
+    assertEquals(50, queue.poll().item().rowId());
+    assertEquals(51, queue.poll().item().rowId(), "two originals at once: one may wait on the other's judgement");
+  }
+
+  /** Below 50 backfill, below 100 originals of a live broadcast, live above. */
+  private static dev.segmentledger.core.Lane laneByRowId(LedgerItem item) {
+    return item.rowId() < 50 ? dev.segmentledger.core.Lane.BACKFILL
+        : item.rowId() < 100 ? dev.segmentledger.core.Lane.ORIGINAL : dev.segmentledger.core.Lane.LIVE;
+  }
+
   private static LedgerItem item(long rowId) {
     Instant t = Instant.EPOCH;
     return new LedgerItem(rowId, ItemId.original("b", "r", rowId), "/x", null, 1, ItemState.PENDING, 0, null, null, t, t, null, null, null, null, null, null, null);
