@@ -93,15 +93,18 @@ final class UplinkLanesMeasure implements Measure {
 
   /** The figures of one run. */
   private record Run(double p99Millis, double p50Millis, double liveRate, double backfillRate, double maxWindowRate,
-      double tokenWaitSeconds, long failed, long saturated, long bodyBytes, long confirmedBytes) {
+      double tokenWaitSeconds, long failed, long saturated, long bodyBytes, long confirmedBytes, double sentRate,
+      double storedRate) {
     double backfillShare(long cap) {
       return backfillRate / (cap - liveRate);
     }
 
     String describe() {
       return String.format("playback p50 %.1f ms, p99 %.1f ms; live %.2f MiB/s; backfill %.2f MiB/s; max 10 s window"
-          + " %.2f MiB/s; token wait %.1f s; failed attempts %d; saturated offers %d", p50Millis, p99Millis,
-          liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, tokenWaitSeconds, failed, saturated);
+          + " %.2f MiB/s; while live: body bytes read by the sink %.2f MiB/s, stored (sink returned) %.2f MiB/s;"
+          + " whole run: body bytes %d, confirmed bytes %d; token wait %.1f s; failed attempts %d; saturated offers %d",
+          p50Millis, p99Millis, liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, sentRate / MIB,
+          storedRate / MIB, bodyBytes, confirmedBytes, tokenWaitSeconds, failed, saturated);
     }
   }
 
@@ -113,6 +116,7 @@ final class UplinkLanesMeasure implements Measure {
     CountDownLatch playback = new CountDownLatch(items);
     ConcurrentLinkedQueue<long[]> backfillConfirms = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<long[]> liveConfirms = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<long[]> storedEvents = new ConcurrentLinkedQueue<>();
     java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicLong saturated = new java.util.concurrent.atomic.AtomicLong();
     LedgerListener listener = new LedgerListener() {
@@ -124,6 +128,11 @@ final class UplinkLanesMeasure implements Measure {
       @Override
       public void onSaturated(LedgerItem item) {
         saturated.incrementAndGet();
+      }
+
+      @Override
+      public void onStored(LedgerItem item, dev.segmentledger.core.StoredObjectInfo object) {
+        storedEvents.add(new long[] {System.nanoTime(), object.sizeBytes()});
       }
 
       @Override
@@ -195,7 +204,10 @@ final class UplinkLanesMeasure implements Measure {
           bytesBetween(backfillConfirms, liveStart, liveEnd) / seconds, maxWindowRate(sent), tokenWait,
           failed.get(), saturated.get(), ledger.uplinkStats().bodyBytes(),
           bytesBetween(liveConfirms, Long.MIN_VALUE, Long.MAX_VALUE)
-              + bytesBetween(backfillConfirms, Long.MIN_VALUE, Long.MAX_VALUE));
+              + bytesBetween(backfillConfirms, Long.MIN_VALUE, Long.MAX_VALUE),
+          sent.size() < 2 ? 0 : (sent.get(sent.size() - 1)[1] - sent.get(0)[1])
+              / ((sent.get(sent.size() - 1)[0] - sent.get(0)[0]) / 1e9),
+          bytesBetween(storedEvents, liveStart, liveEnd) / seconds);
     }
   }
 
