@@ -28,8 +28,8 @@ import software.amazon.awssdk.core.exception.SdkException;
 @Command(name = "segment-ledger", mixinStandardHelpOptions = true, versionProvider = SegmentLedgerCli.Version.class,
     description = "Operations on a Segment Ledger: what is stuck, re-open, reconcile with the bucket.",
     subcommands = {StatusCommand.class, RowsCommand.class, BacklogCommand.class, StuckCommand.class,
-        ReopenCommand.class, ReconcileCommand.class, StorageGroupCommand.class, ConsoleCommand.class,
-        HelpCommand.class})
+        ReopenCommand.class, ReconcileCommand.class, StorageGroupCommand.class, UplinkCommand.class,
+        ConsoleCommand.class, HelpCommand.class})
 public final class SegmentLedgerCli {
   /** Success. */
   public static final int EXIT_OK = 0;
