@@ -20,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code segmentLedger} health indicator (with spring-boot-health) and the {@code
- * segmentledger} endpoint (with spring-boot-actuator), for the {@link Ledger} bean.
+ * segmentledger} and {@code segmentledgeruplink} endpoints (with spring-boot-actuator), for the
+ * {@link Ledger} bean.
  */
 // After the availability probes: their groups post-processor makes the liveness and readiness
 // groups, and SegmentLedgerHealthGroups (ordered like it) must see them, so it is registered after it.
@@ -68,6 +69,18 @@ public class SegmentLedgerActuatorAutoConfiguration {
     @ConditionalOnBooleanProperty(name = SegmentLedgerProperties.PREFIX + ".endpoint.reopen-enabled")
     SegmentLedgerReopenEndpoint segmentLedgerReopenEndpoint(Ledger ledger, ObjectProvider<StateStore> store) {
       return new SegmentLedgerReopenEndpoint(ledger, store.getIfUnique());
+    }
+  }
+
+  /** The uplink endpoint: the lanes and the cap, and the cap turned at run time. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+  @ConditionalOnAvailableEndpoint(SegmentLedgerUplinkEndpoint.class)
+  static class UplinkEndpoint {
+    @Bean
+    @ConditionalOnMissingBean
+    SegmentLedgerUplinkEndpoint segmentLedgerUplinkEndpoint(Ledger ledger) {
+      return new SegmentLedgerUplinkEndpoint(ledger);
     }
   }
 }

@@ -6,10 +6,13 @@ import dev.segmentledger.micrometer.UplinkMetrics;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Runs the {@link Ledger} bean, the starter's or the application's: its {@link
@@ -35,6 +38,17 @@ public class SegmentLedgerRuntimeAutoConfiguration {
   @ConditionalOnMissingBean
   public UplinkMetrics segmentLedgerUplinkMetrics(Ledger ledger) {
     return UplinkMetrics.of(ledger);
+  }
+
+  /** With Spring Cloud: a refresh that changes {@code segment-ledger.uplink.*} turns the running ledger's uplink. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+  static class UplinkRefresh {
+    @Bean
+    @ConditionalOnMissingBean
+    SegmentLedgerUplinkRefresh segmentLedgerUplinkRefresh(Ledger ledger, Environment environment) {
+      return new SegmentLedgerUplinkRefresh(ledger, environment);
+    }
   }
 
   /** Starts and stops the ledger with the application. */
