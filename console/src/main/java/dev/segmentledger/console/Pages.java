@@ -32,6 +32,7 @@ final class Pages {
   private final String scriptOrigin;
   private final RowPages rows;
   private final ActionPages actions;
+  private final UplinkPages uplink;
 
   Pages(StateStore store, ObjectSink sink, Clock clock, boolean reopenEnabled, boolean player, String hlsJsUrl) {
     this.store = store;
@@ -48,6 +49,7 @@ final class Pages {
     }
     this.rows = new RowPages(this);
     this.actions = new ActionPages(this);
+    this.uplink = new UplinkPages(this);
   }
 
   ConsoleResponse page(ConsoleRequest request) {
@@ -71,6 +73,9 @@ final class Pages {
       }
       case "/reopen" -> {
         return post ? actions.reopen(request) : actions.confirmReopen(request);
+      }
+      case "/uplink" -> {
+        return post ? uplink.change(request) : uplink.show(request);
       }
       default -> {
         return problem(request, 404, "No such page", "the console has no page " + path);
@@ -132,6 +137,7 @@ final class Pages {
         .raw("<a class=\"brand\" href=\"").raw(h.href("/", Map.of())).raw("\">Segment Ledger</a>")
         .raw("<a href=\"").raw(h.href("/", Map.of())).raw("\">Backlog</a>")
         .raw("<a href=\"").raw(h.href("/rows", Map.of())).raw("\">Stuck rows</a>")
+        .raw("<a href=\"").raw(h.href("/uplink", Map.of())).raw("\">Uplink caps</a>")
         .raw("<form method=\"get\" action=\"").raw(h.href("/broadcast", Map.of()))
         .raw("\"><input name=\"id\" placeholder=\"broadcast id\" aria-label=\"broadcast id\" required>"
             + "<button type=\"submit\">Open</button></form>")
