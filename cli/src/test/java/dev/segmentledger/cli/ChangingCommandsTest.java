@@ -15,8 +15,6 @@ import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,17 +60,9 @@ class ChangingCommandsTest {
   }
 
   private int cli(Clock cliClock, String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--jdbc-url", PG.jdbcUrl()));
-    if (PG.user() != null) {
-      all.addAll(List.of("--jdbc-user", PG.user()));
-    }
-    if (PG.password() != null) {
-      all.addAll(List.of("--jdbc-password", PG.password()));
-    }
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
-    return SegmentLedgerCli.run(cliClock, new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
+    return SegmentLedgerCli.run(cliClock, new PrintWriter(out), new PrintWriter(err), DatabaseArguments.of(PG, args));
   }
 
   private ItemState state(LedgerItem row) {

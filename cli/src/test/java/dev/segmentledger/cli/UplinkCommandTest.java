@@ -12,7 +12,6 @@ import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,18 +42,10 @@ class UplinkCommandTest {
   }
 
   private int cli(String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--jdbc-url", PG.jdbcUrl()));
-    if (PG.user() != null) {
-      all.addAll(List.of("--jdbc-user", PG.user()));
-    }
-    if (PG.password() != null) {
-      all.addAll(List.of("--jdbc-password", PG.password()));
-    }
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
     return SegmentLedgerCli.run(Clock.fixed(AT, ZoneOffset.UTC), new PrintWriter(out), new PrintWriter(err),
-        all.toArray(String[]::new));
+        DatabaseArguments.of(PG, args));
   }
 
   @Test
