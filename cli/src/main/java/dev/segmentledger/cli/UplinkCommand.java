@@ -170,9 +170,11 @@ final class UplinkCommand extends LedgerCommand {
 
   /**
    * A size a second as an operator writes it: a number of bytes, or with {@code KiB}, {@code MiB} or
-   * {@code GiB} (binary units, case-insensitive, a decimal fraction allowed); {@code 0} or {@code off}: none.
+   * {@code GiB} (binary units, case-insensitive, a decimal fraction allowed, rounded down to whole bytes);
+   * {@code 0} or {@code off}: none.
    *
-   * @throws IllegalArgumentException for anything else, or more than {@link Long#MAX_VALUE} bytes
+   * @throws IllegalArgumentException for anything else, more than {@link Long#MAX_VALUE} bytes, or a
+   *     non-zero size under one byte (it would silently be no cap)
    */
   static long bytesPerSecond(String text) {
     String trimmed = text.trim();
@@ -195,6 +197,11 @@ final class UplinkCommand extends LedgerCommand {
     if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
       throw new IllegalArgumentException("--bytes-per-second is too large: " + text);
     }
-    return bytes.setScale(0, java.math.RoundingMode.DOWN).longValueExact();
+    long whole = bytes.setScale(0, java.math.RoundingMode.DOWN).longValueExact();
+    if (whole == 0 && bytes.signum() > 0) {
+      throw new IllegalArgumentException("--bytes-per-second is under one byte a second (0 or off for no cap): "
+          + text);
+    }
+    return whole;
   }
 }

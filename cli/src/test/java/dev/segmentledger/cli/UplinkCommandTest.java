@@ -94,6 +94,10 @@ class UplinkCommandTest {
     assertEquals(3L << 29, UplinkCommand.bytesPerSecond("1.5GiB"));
     assertThrows(IllegalArgumentException.class, () -> UplinkCommand.bytesPerSecond("-1"));
     assertThrows(IllegalArgumentException.class, () -> UplinkCommand.bytesPerSecond("9999999999GiB"));
+    assertEquals(0, UplinkCommand.bytesPerSecond("0.0MiB"), "a zero in any unit is no cap");
+    assertThrows(IllegalArgumentException.class, () -> UplinkCommand.bytesPerSecond("0.5"),
+        "a cap under one byte a second would silently be no cap");
+    assertThrows(IllegalArgumentException.class, () -> UplinkCommand.bytesPerSecond("0.0000001KiB"));
     assertEquals("20 MiB/s", UplinkCommand.rate(20L << 20));
     assertEquals("1.5 MiB/s", UplinkCommand.rate(1_572_864));
     assertEquals("1000 B/s", UplinkCommand.rate(1000));
