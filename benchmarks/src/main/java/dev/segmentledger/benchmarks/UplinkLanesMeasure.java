@@ -78,7 +78,8 @@ final class UplinkLanesMeasure implements Measure {
     return List.of(
         BenchResult.atMost(name() + ".playback_p99_ratio", lanes.p99Millis / alone.p99Millis, "x", 2.0,
             "live PLAYBACK register->confirm p99 with the backfill and lanes / alone: " + fmt(lanes.p99Millis)
-                + " / " + fmt(alone.p99Millis) + " ms; one lane: " + fmt(oneLane.p99Millis) + " ms ("
+                + " / " + fmt(alone.p99Millis) + " ms" + (lanes.unconfirmed > 0 ? " (a lower bound)" : "")
+                + "; one lane: " + (oneLane.unconfirmed > 0 ? "at least " : "") + fmt(oneLane.p99Millis) + " ms ("
                 + fmt(oneLane.p99Millis / alone.p99Millis) + " x)", c),
         BenchResult.atLeast(name() + ".backfill_share_of_remaining", lanes.backfillShare(cap), "x", 0.6,
             "backfill bytes/s confirmed while live / (cap - live bytes/s); one lane: "
@@ -94,16 +95,19 @@ final class UplinkLanesMeasure implements Measure {
   /** The figures of one run. */
   private record Run(double p99Millis, double p50Millis, double liveRate, double backfillRate, double maxWindowRate,
       double tokenWaitSeconds, long failed, long saturated, long bodyBytes, long confirmedBytes, double sentRate,
-      double storedRate) {
+      double storedRate, long unconfirmed, int items) {
     double backfillShare(long cap) {
       return backfillRate / (cap - liveRate);
     }
 
     String describe() {
-      return String.format("playback p50 %.1f ms, p99 %.1f ms; live %.2f MiB/s; backfill %.2f MiB/s; max 10 s window"
+      String notConfirmed = unconfirmed == 0 ? "" : String.format(" (%d of %d live playback segments not confirmed"
+          + " 2 min after the live broadcast: their wait until then counted, so p50/p99 are lower bounds)",
+          unconfirmed, items);
+      return String.format("playback p50 %.1f ms, p99 %.1f ms%s; live %.2f MiB/s; backfill %.2f MiB/s; max 10 s window"
           + " %.2f MiB/s; while live: body bytes read by the sink %.2f MiB/s, stored (sink returned) %.2f MiB/s;"
           + " whole run: body bytes %d, confirmed bytes %d; token wait %.1f s; failed attempts %d; saturated offers %d",
-          p50Millis, p99Millis, liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, sentRate / MIB,
+          p50Millis, p99Millis, notConfirmed, liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, sentRate / MIB,
           storedRate / MIB, bodyBytes, confirmedBytes, tokenWaitSeconds, failed, saturated);
     }
   }
@@ -189,13 +193,15 @@ final class UplinkLanesMeasure implements Measure {
         }
         TimeUnit.MILLISECONDS.sleep(5);
       }
-      if (!playback.await(2, TimeUnit.MINUTES)) {
-        throw new IllegalStateException(playback.getCount() + " live playback segments not confirmed in 2 min");
-      }
+      // With one lane the live segments wait behind the whole backfill: after 2 min, those still not
+      // confirmed count with their wait so far (a lower bound), and how many they were is reported.
+      playback.await(2, TimeUnit.MINUTES);
+      long unconfirmed = playback.getCount();
+      long gaveUp = System.nanoTime();
       double seconds = (liveEnd - liveStart) / 1e9;
       double[] millis = new double[items];
       for (int i = 0; i < items; i++) {
-        millis[i] = (confirmed.get(i) - registered.get(i)) / 1e6;
+        millis[i] = ((confirmed.get(i) == 0 ? gaveUp : confirmed.get(i)) - registered.get(i)) / 1e6;
       }
       Arrays.sort(millis);
       double tokenWait = ledger.uplinkStats().tokenWait().toNanos() / 1e9;
@@ -207,7 +213,7 @@ final class UplinkLanesMeasure implements Measure {
               + bytesBetween(backfillConfirms, Long.MIN_VALUE, Long.MAX_VALUE),
           sent.size() < 2 ? 0 : (sent.get(sent.size() - 1)[1] - sent.get(0)[1])
               / ((sent.get(sent.size() - 1)[0] - sent.get(0)[0]) / 1e9),
-          bytesBetween(storedEvents, liveStart, liveEnd) / seconds);
+          bytesBetween(storedEvents, liveStart, liveEnd) / seconds, unconfirmed, items);
     }
   }
 
