@@ -35,7 +35,11 @@ class DistributionKeysTest {
     JdbiStateStore.create(jdbi).migrate();
   }
 
-  /** Each unique index (primary keys and unique constraints included) of the ledger's tables, with its columns. */
+  /**
+   * Each unique index (primary keys and unique constraints included) of the ledger's tables, with its
+   * columns; not of the schema version table nor of {@code segment_ledger_uplink_cap} (a row per capped
+   * node, no broadcast: a Citus reference table, copied to every node, docs/scaling.md).
+   */
   private static List<Map<String, Object>> uniqueIndexes() {
     return jdbi.withHandle(handle -> handle.createQuery("SELECT t.relname AS table_name, i.relname AS index_name,"
             + " array_to_string(ARRAY(SELECT a.attname FROM unnest(x.indkey) AS k(attnum)"
@@ -44,7 +48,7 @@ class DistributionKeysTest {
             + " FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid"
             + " JOIN pg_namespace n ON n.oid = t.relnamespace"
             + " WHERE n.nspname = current_schema() AND x.indisunique AND t.relname LIKE 'segment\\_ledger\\_%'"
-            + " AND t.relname <> 'segment_ledger_schema_version'"
+            + " AND t.relname NOT IN ('segment_ledger_schema_version', 'segment_ledger_uplink_cap')"
             + " ORDER BY 1, 2")
         .mapToMap()
         .list());
