@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
@@ -90,6 +91,26 @@ class SegmentLedgerUplinkTest {
       refresh(context, "segment-ledger.uplink.backfill-share=0.2", "segment-ledger.uplink.original-share=0.2",
           "segment-ledger.uplink.bytes-per-second=a lot");
       assertThat(ledger.uplink().bytesPerSecond()).as("a value that does not bind: kept").isEqualTo(5 * MIB);
+      refresh(context, "segment-ledger.uplink.bytes-per-second=-1MB");
+      assertThat(ledger.uplink().bytesPerSecond()).as("a negative cap: kept").isEqualTo(5 * MIB);
+      refresh(context, "segment-ledger.uplink.bytes-per-second=6MB", "segment-ledger.uplink.requests-per-second=-3");
+      assertThat(ledger.uplink().requestsPerSecond()).as("a negative request cap: kept").isZero();
+      assertThat(ledger.uplink().bytesPerSecond()).as("and the rest with it").isEqualTo(5 * MIB);
+    });
+  }
+
+  @Test
+  void withoutSpringCloudThereIsNoRefreshListenerAndTheLedgerStillRuns() {
+    runner().withClassLoader(new FilteredClassLoader("org.springframework.cloud")).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(Ledger.class).doesNotHaveBean(SegmentLedgerUplinkRefresh.class)
+          .hasSingleBean(SegmentLedgerUplinkEndpoint.class);
+    });
+  }
+
+  @Test
+  void theEndpointIsNotRegisteredWhenItIsNotExposed() {
+    runner().withPropertyValues("management.endpoints.web.exposure.include=health").run(context -> {
+      assertThat(context).hasNotFailed().doesNotHaveBean(SegmentLedgerUplinkEndpoint.class);
     });
   }
 
