@@ -13,6 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.OperationType;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
+import org.springframework.boot.actuate.endpoint.invoke.reflect.OperationMethod;
+import org.springframework.boot.actuate.endpoint.invoke.reflect.ReflectiveOperationInvoker;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -96,6 +102,28 @@ class SegmentLedgerUplinkTest {
       refresh(context, "segment-ledger.uplink.bytes-per-second=6MB", "segment-ledger.uplink.requests-per-second=-3");
       assertThat(ledger.uplink().requestsPerSecond()).as("a negative request cap: kept").isZero();
       assertThat(ledger.uplink().bytesPerSecond()).as("and the rest with it").isEqualTo(5 * MIB);
+    });
+  }
+
+  @Test
+  void thePostTakesOneKeyByNameAsTheActuatorInvokesIt() {
+    runner().run(context -> {
+      Ledger ledger = context.getBean(Ledger.class);
+      ReflectiveOperationInvoker post = new ReflectiveOperationInvoker(
+          context.getBean(SegmentLedgerUplinkEndpoint.class),
+          new OperationMethod(SegmentLedgerUplinkEndpoint.class.getMethod("changeCap", Long.class, Long.class),
+              OperationType.WRITE),
+          new ConversionServiceParameterValueMapper());
+
+      post.invoke(new InvocationContext(SecurityContext.NONE, Map.of("requestsPerSecond", "25")));
+      assertThat(ledger.uplink().requestsPerSecond()).isEqualTo(25);
+      assertThat(ledger.uplink().bytesPerSecond()).as("the key not given is kept").isEqualTo(20 * MIB);
+
+      assertThatThrownBy(() -> post.invoke(
+          new InvocationContext(SecurityContext.NONE, Map.of("bytesPerSecond", "-5"))))
+          .as("the web layer answers this exception with a 400 and its reason")
+          .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("must not be negative");
+      assertThat(ledger.uplink().bytesPerSecond()).isEqualTo(20 * MIB);
     });
   }
 
