@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * <p>The cursor moves forward every round and wraps to the start when a page comes back short,
  * so rows that keep failing are revisited once per cycle and can never hold the first page and
  * starve newer work. Rows in backoff are not returned by the store at all. If the queue refuses a
- * row mid-page, the rest of the page is still offered (the queue keeps room for higher lanes, so
- * live work behind a backlog of a lower lane gets in), and the cursor stops before the first
- * refused row so that it is read again next round.
+ * row mid-page: with lanes the rest of the page is still offered (the queue keeps room for higher
+ * lanes, so live work behind a backlog of a lower lane gets in) and the cursor moves on as for any
+ * page, so a refused backlog longer than a page never keeps the sweep from the rows behind it; with
+ * one queue the page stops there and the cursor stops before the refused row, read again next round.
  * A row the store cannot read takes its slot of the page and is skipped and reported once; an axis
  * whose page fails is skipped for this round; neither stops the round for other rows or axes.
  * At most once a minute (every round while full cutoff batches come back) a round first does the
@@ -137,19 +138,19 @@ final class Sweeper {
       page.unreadable().forEach(this::reportOnce);
       fullPage |= page.size() >= batchSize;
       long next = page.size() < batchSize ? 0L : page.lastRowId();
-      boolean refused = false;
       for (LedgerItem item : page.rows()) {
         Offer result = offer.apply(item, true);
         if (result == Offer.SATURATED) {
           saturated++; // every refused row, as its onSaturated event and the ledger's stats count it
-          if (!refused) {
-            next = Math.max(cursor, item.rowId() - 1);
-            refused = true;
-          }
           if (!lanes.getAsBoolean()) {
-            break; // one queue: the rest of the page waits for the next round, as the cursor says
+            // One queue: the rest of the page waits for the next round, which starts at this row.
+            next = Math.max(cursor, item.rowId() - 1);
+            break;
           }
-          continue; // a higher lane may still have room: live work behind a backlog is not left out
+          // Lanes: a higher lane may still have room, so the rest of the page is offered, and the
+          // cursor moves on as for any page: a backlog refused by its lane's share of the queue never
+          // keeps the sweep from the rows behind it (it is read again when the cursor wraps).
+          continue;
         }
         if (result == Offer.ACCEPTED) {
           accepted++;

@@ -43,7 +43,7 @@ class SweeperTest {
   }
 
   @Test
-  void aFullQueueStopsThePageWhereItWasAndTheNextRoundResumesThere() {
+  void withLanesTheRestOfAPageIsOfferedAndEveryRefusedRowCounted() {
     PagedRows rows = new PagedRows(10);
     int[] capacity = {4};
     Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
@@ -52,9 +52,40 @@ class SweeperTest {
     SweepReport first = sweeper.round();
     assertEquals(4, first.accepted());
     assertEquals(6, first.saturated(), "with lanes the rest of the page is offered: every refused row counted");
-    assertEquals(4, sweeper.cursor(Axis.ORIGINAL));
-    capacity[0] = 100;
-    assertEquals(6, sweeper.round().accepted());
+    assertEquals(0, sweeper.cursor(Axis.ORIGINAL), "a short page wraps, refused rows or not");
+  }
+
+  @Test
+  void withLanesRefusedRowsNeverHoldTheCursorBeforeDueRowsOfLaterPages() {
+    PagedRows rows = new PagedRows(300);
+    List<Long> accepted = new ArrayList<>();
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> {
+      if (item.rowId() <= 200) {
+        return Offer.SATURATED; // a backlog of a lower lane, refused while its share of the queue is full
+      }
+      accepted.add(item.rowId());
+      return Offer.ACCEPTED;
+    }, (rowId, problem) -> { }, null, () -> true);
+
+    for (int round = 0; round < 3; round++) {
+      sweeper.round();
+    }
+    assertEquals(100, accepted.size(), "every row behind the refused pages is reached in one cycle: " + accepted);
+  }
+
+  @Test
+  void withOneQueueAFullQueueStopsThePageWhereItWasAndTheNextRoundResumesThere() {
+    PagedRows rows = new PagedRows(200);
+    int[] capacity = {4};
+    Sweeper sweeper = new Sweeper(rows, clock, 128, null, null, (item, fromSweep) -> capacity[0]-- > 0 ? Offer.ACCEPTED
+        : Offer.SATURATED, (rowId, problem) -> { }, null, () -> false);
+
+    SweepReport first = sweeper.round();
+    assertEquals(4, first.accepted());
+    assertEquals(4, sweeper.cursor(Axis.ORIGINAL), "stopped before the refused row");
+    capacity[0] = 1000;
+    assertEquals(128, sweeper.round().accepted(), "resumed at the refused row: a page from it");
+    assertEquals(132, sweeper.cursor(Axis.ORIGINAL));
   }
 
   @Test
