@@ -13,7 +13,9 @@ import java.util.Objects;
  *
  * <p>The defaults: lanes on, 20% of the work taken reserved for {@link Lane#ORIGINAL} and 20% for
  * {@link Lane#BACKFILL} while they have work waiting, backfill waiting longer than 30 s taken before
- * originals of live broadcasts (never before {@link Lane#LIVE}), and no cap.
+ * originals of live broadcasts (never before {@link Lane#LIVE}), and no cap. The two reserved shares
+ * together are also the lower lanes' share of the cap while an upload of live work is sending: live
+ * first in the bytes too.
  *
  * @param lanes whether work is taken by lane; {@code false}: one queue in arrival order
  * @param originalShare the share of the work taken reserved for {@link Lane#ORIGINAL} while it has work waiting

@@ -5,19 +5,24 @@ import dev.segmentledger.core.spi.UploadContent;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The content of an attempt's upload as the sink sees it: the verified file, with every byte the
  * sink reads and every stored total it reports counted as the attempt's progress
  * ({@link Attempt#moved}, {@link Attempt#stored}), and each part it sends traced as a child of the
- * PUT's span; the bytes of a PUT's streams go through the node's {@link Throttle} as they are read.
- * Thread-safe, as the file is.
+ * PUT's span; the bytes of a PUT's streams go through the node's {@link Throttle} as they are read,
+ * the streams of live work counted as open there until their end of file, their close or
+ * {@link #finished}, whichever comes first. Thread-safe, as the file is.
  */
 final class AttemptContent implements UploadContent {
   private final UploadContent file;
   private final Attempt attempt;
   private final Span put;
   private final Throttle throttle;
+  private final Queue<Counting> opened = new ConcurrentLinkedQueue<>();
 
   /** @param put the span of the PUT, the parent of the parts' spans */
   AttemptContent(UploadContent file, Attempt attempt, Span put) {
@@ -52,13 +57,30 @@ final class AttemptContent implements UploadContent {
   @Override
   public InputStream openStream() throws IOException {
     request();
-    return new Counting(file.openStream(), attempt, throttle);
+    return counted(new Counting(file.openStream(), attempt, throttle));
   }
 
   @Override
   public InputStream openRange(long offset, long length) throws IOException {
     request();
-    return new Counting(file.openRange(offset, length), attempt, throttle);
+    return counted(new Counting(file.openRange(offset, length), attempt, throttle));
+  }
+
+  private Counting counted(Counting stream) {
+    if (stream.live) {
+      opened.add(stream);
+    }
+    return stream;
+  }
+
+  /**
+   * The sink call is over: streams it left open no longer count as live streams (a sink need not
+   * close what it opened before it returns).
+   */
+  void finished() {
+    for (Counting stream; (stream = opened.poll()) != null; ) {
+      stream.liveEnded();
+    }
   }
 
   @Override
@@ -80,12 +102,26 @@ final class AttemptContent implements UploadContent {
   private static final class Counting extends FilterInputStream {
     private final Attempt attempt;
     private final Throttle throttle;
+    private final boolean live;
+    private final AtomicBoolean liveOpen = new AtomicBoolean();
     private long owed;
 
     Counting(InputStream in, Attempt attempt, Throttle throttle) {
       super(in);
       this.attempt = attempt;
       this.throttle = throttle;
+      this.live = throttle != null && attempt.live();
+      if (live) {
+        liveOpen.set(true);
+        throttle.liveOpened();
+      }
+    }
+
+    /** Ends this stream's count as an open live stream; once, whoever calls it first. */
+    void liveEnded() {
+      if (liveOpen.compareAndSet(true, false)) {
+        throttle.liveEnded();
+      }
     }
 
     private void charge(int n) throws IOException {
@@ -96,7 +132,7 @@ final class AttemptContent implements UploadContent {
         int units = (int) (owed / Throttle.UNIT);
         owed -= (long) units * Throttle.UNIT;
         try {
-          throttle.units(units);
+          throttle.units(units, live);
         } catch (Throttle.Closed e) {
           attempt.cancelOnClose(); // waiting for tokens is not work in progress: ended as a close ends it
           throw e;
@@ -110,6 +146,9 @@ final class AttemptContent implements UploadContent {
         owed = 0;
         throttle.reserveUnit();
       }
+      if (live) {
+        liveEnded();
+      }
       super.close();
     }
 
@@ -118,6 +157,8 @@ final class AttemptContent implements UploadContent {
       int b = in.read();
       if (b >= 0) {
         charge(1);
+      } else if (live) {
+        liveEnded();
       }
       return b;
     }
@@ -127,6 +168,8 @@ final class AttemptContent implements UploadContent {
       int n = in.read(buffer, offset, length);
       if (n > 0) {
         charge(n);
+      } else if (n < 0 && live) {
+        liveEnded();
       }
       return n;
     }

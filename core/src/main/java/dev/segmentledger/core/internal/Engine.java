@@ -76,7 +76,7 @@ final class Engine {
     this.storedCaps = new StoredCaps(store, settings.nodeId(), this::storedCap);
     this.lanes = new LaneOf(store, clock);
     this.queue = new WorkQueue(settings.queueCapacity(), lanes, clock, uplink, settings.workers());
-    this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond());
+    this.throttle = new Throttle(uplink.bytesPerSecond(), uplink.requestsPerSecond(), Throttle.lowerShare(uplink));
     PlaybackProducer producer = new PlaybackProducer(store, settings.repackager().orElse(null),
         settings.playbackRoot().orElse(null), guard);
     this.breaker = new SinkBreaker(settings.breakerFailures(), settings.breakerOpenDelay(),
@@ -163,7 +163,7 @@ final class Engine {
       return;
     }
     queue.settings(inForce);
-    throttle.set(inForce.bytesPerSecond(), inForce.requestsPerSecond());
+    throttle.set(inForce.bytesPerSecond(), inForce.requestsPerSecond(), Throttle.lowerShare(inForce));
     uplink = inForce;
     log.info("uplink now {}", inForce);
   }

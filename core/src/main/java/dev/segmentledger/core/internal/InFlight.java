@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.spi.Tracing.Span;
@@ -29,6 +30,7 @@ final class InFlight implements AutoCloseable {
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile Runnable onRelease; // ends the item's attempt, if one began
   private volatile Span span = Span.NONE; // the attempt's trace span, once it began
+  private volatile Lane lane = Lane.LIVE; // the lane it was taken from (LIVE with lanes off)
 
   /** @param freeSlot frees this item's slot; called once, by the first {@link #release} */
   InFlight(LedgerItem item, boolean fromSweep, Instant leasedUntil, Consumer<InFlight> freeSlot) {
@@ -44,6 +46,16 @@ final class InFlight implements AutoCloseable {
 
   boolean fromSweep() {
     return fromSweep;
+  }
+
+  /** The lane the queue took it from; {@link Lane#LIVE} until taken, and for everything with lanes off. */
+  Lane lane() {
+    return lane;
+  }
+
+  /** Records the lane the queue took it from (the queue only, at the take). */
+  void takenFrom(Lane lane) {
+    this.lane = lane;
   }
 
   Instant leasedUntil() {

@@ -2,6 +2,7 @@ package dev.segmentledger.core.internal;
 
 import dev.segmentledger.core.Axis;
 import dev.segmentledger.core.ItemState;
+import dev.segmentledger.core.Lane;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Reason;
 import dev.segmentledger.core.StoreException;
@@ -140,6 +141,7 @@ final class ItemProcessor {
       }
       work.traced(span);
       Attempt running = heartbeat.begin(item, held.until(), span);
+      running.live(work.lane() == Lane.LIVE);
       attempt = running;
       work.onRelease(ended(running, span));
       LedgerItem claimed = item;

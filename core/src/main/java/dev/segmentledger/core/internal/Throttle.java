@@ -1,10 +1,12 @@
 package dev.segmentledger.core.internal;
 
 import dev.failsafe.RateLimiter;
+import dev.segmentledger.core.Uplink;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -17,7 +19,14 @@ import java.util.concurrent.atomic.LongAdder;
  * limiter atomically, and the next chunk of every stream, those in flight too, waits on the new one.
  * The limiters keep their own monotonic time, not the ledger's clock. {@link #close} ends every
  * wait for tokens at once, and every later one, with an {@link InterruptedIOException} (the waiting
- * thread is not interrupted): waiting for the cap is not work in progress. Thread-safe.
+ * thread is not interrupted): waiting for the cap is not work in progress.
+ *
+ * <p>Live first: while a stream of {@link dev.segmentledger.core.Lane#LIVE live} work is open, the
+ * streams of the lower lanes together get at most their share of the byte rate (the lanes' reserved
+ * shares, {@link #lowerShare}): they wait on a second limiter of that rate before they ask the cap,
+ * so they hold no token of the cap while they wait, and the live streams get the rest. With no live
+ * stream open the lower lanes get the whole cap. A live stream counts as open from its opening to its
+ * end of file or its close, whichever comes first. Thread-safe.
  */
 final class Throttle {
   /** The bytes one permit stands for. */
@@ -30,22 +39,55 @@ final class Throttle {
     }
   }
 
-  private record Limits(RateLimiter<Object> bytes, RateLimiter<Object> requests, long bytesPerSecond,
-      long requestsPerSecond) {}
+  /** The lower lanes' share of the byte rate while live streams are open when their reserved shares are 0. */
+  static final double MIN_LOWER_SHARE = 0.01;
+
+  private record Limits(RateLimiter<Object> bytes, RateLimiter<Object> lowerWhileLive, RateLimiter<Object> requests,
+      long bytesPerSecond, long requestsPerSecond) {}
 
   private final AtomicReference<Limits> limits = new AtomicReference<>();
+  private final AtomicInteger liveStreams = new AtomicInteger();
   private final LongAdder bodyBytes = new LongAdder();
   private final LongAdder waitNanos = new LongAdder();
   private final CountDownLatch closed = new CountDownLatch(1);
 
+  /** Caps without live first: every stream shares the rate alike. */
   Throttle(long bytesPerSecond, long requestsPerSecond) {
-    set(bytesPerSecond, requestsPerSecond);
+    this(bytesPerSecond, requestsPerSecond, 1);
   }
 
-  /** Changes the caps (0: none) for the next chunk of every stream. */
-  void set(long bytesPerSecond, long requestsPerSecond) {
-    limits.set(new Limits(limiter(Math.max(1, bytesPerSecond / UNIT), bytesPerSecond),
-        limiter(requestsPerSecond, requestsPerSecond), bytesPerSecond, requestsPerSecond));
+  /** @param lowerShare see {@link #set(long, long, double)} */
+  Throttle(long bytesPerSecond, long requestsPerSecond, double lowerShare) {
+    set(bytesPerSecond, requestsPerSecond, lowerShare);
+  }
+
+  /** The lower lanes' share of the byte rate while live streams are open: 1 without lanes. */
+  static double lowerShare(Uplink uplink) {
+    return uplink.lanes() ? Math.max(MIN_LOWER_SHARE, uplink.originalShare() + uplink.backfillShare()) : 1;
+  }
+
+  /**
+   * Changes the caps (0: none) for the next chunk of every stream.
+   *
+   * @param lowerShare the share of the byte cap the lower lanes' streams get together while a live
+   *     stream is open, in (0, 1]; 1: live streams go first in no way
+   */
+  void set(long bytesPerSecond, long requestsPerSecond, double lowerShare) {
+    long permits = Math.max(1, bytesPerSecond / UNIT);
+    RateLimiter<Object> lower = lowerShare >= 1 || bytesPerSecond <= 0 ? null
+        : limiter(Math.max(1, (long) (permits * lowerShare)), bytesPerSecond);
+    limits.set(new Limits(limiter(permits, bytesPerSecond), lower, limiter(requestsPerSecond, requestsPerSecond),
+        bytesPerSecond, requestsPerSecond));
+  }
+
+  /** A stream of live work opened: the lower lanes keep to their share until it ends. */
+  void liveOpened() {
+    liveStreams.incrementAndGet();
+  }
+
+  /** A stream counted by {@link #liveOpened} reached its end or was closed; once per stream. */
+  void liveEnded() {
+    liveStreams.decrementAndGet();
   }
 
   private static RateLimiter<Object> limiter(long permitsPerSecond, long cap) {
@@ -61,13 +103,25 @@ final class Throttle {
   }
 
   /**
-   * Counts {@code units} permits' worth of bytes the caller has read and waits until the cap lets
-   * them go (the stream keeps the bytes short of a whole unit for its next call).
+   * Counts {@code units} permits' worth of bytes a live stream has read (or any stream, without
+   * lanes) and waits until the cap lets them go (the stream keeps the bytes short of a whole unit for
+   * its next call).
    */
   void units(int units) throws InterruptedIOException {
-    RateLimiter<Object> bytes = limits.get().bytes();
-    if (bytes != null && units > 0) {
-      await(bytes, units);
+    units(units, true);
+  }
+
+  /**
+   * {@link #units(int)} for a stream of {@code live} work or not: while a live stream is open, a
+   * stream of a lower lane first waits for its lanes' share of the rate.
+   */
+  void units(int units, boolean live) throws InterruptedIOException {
+    Limits in = limits.get();
+    if (in.bytes() != null && units > 0) {
+      if (!live && in.lowerWhileLive() != null && liveStreams.get() > 0) {
+        await(in.lowerWhileLive(), units);
+      }
+      await(in.bytes(), units);
     }
   }
 

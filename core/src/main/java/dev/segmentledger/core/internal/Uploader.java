@@ -87,7 +87,12 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      stored = putAndVerify(item, file, new AttemptContent(file, attempt, put, throttle), mayExist, attempt);
+      AttemptContent content = new AttemptContent(file, attempt, put, throttle);
+      try {
+        stored = putAndVerify(item, file, content, mayExist, attempt);
+      } finally {
+        content.finished();
+      }
     } catch (FileRejectedException e) {
       put.tag("failure", e.reason().name());
       failures.record(item, e.reason(), e.getMessage(), attempt);

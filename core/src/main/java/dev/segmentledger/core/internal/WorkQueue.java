@@ -179,6 +179,7 @@ final class WorkQueue {
     count--;
     taken[lane.ordinal()]++;
     InFlight work = lanes.get(lane.ordinal()).pollFirst().work();
+    work.takenFrom(lane);
     if (isLower(lane) && picker.settings().lanes()) {
       lowerBusy.add(work);
     }

@@ -63,10 +63,10 @@ class ThrottleTest {
       try {
         while (System.nanoTime() < end) {
           if (change != null && System.nanoTime() >= change[0] && changed.compareAndSet(0, 1)) {
-            throttle.set(change[1], 0);
+            throttle.set(change[1], 0, 1);
           }
           throttle.sent(CHUNK_UNITS * (long) Throttle.UNIT);
-          throttle.units(CHUNK_UNITS);
+          throttle.units(CHUNK_UNITS, false);
           grants.add(System.nanoTime());
         }
       } catch (InterruptedIOException e) {
@@ -78,6 +78,73 @@ class ThrottleTest {
       thread.join();
     }
     return List.copyOf(grants);
+  }
+
+  @Test
+  void whileALiveStreamIsOpenTheLowerLanesKeepToTheirShareAndTheLiveStreamGetsTheRest() throws Exception {
+    Throttle throttle = new Throttle(8 * MIB, 0, 0.4);
+    long start = System.nanoTime();
+    long liveFrom = start + TimeUnit.SECONDS.toNanos(1);
+    long liveTo = start + TimeUnit.SECONDS.toNanos(3);
+    long end = start + TimeUnit.SECONDS.toNanos(4);
+    ConcurrentLinkedQueue<Long> lower = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> live = new ConcurrentLinkedQueue<>();
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      threads.add(stream(throttle, false, start, end, lower));
+    }
+    threads.add(stream(throttle, true, liveFrom, liveTo, live));
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    long settle = TimeUnit.MILLISECONDS.toNanos(200);
+    double lowerAlone = bytesPerSecond(List.copyOf(lower), start + settle, liveFrom);
+    double lowerBeside = bytesPerSecond(List.copyOf(lower), liveFrom + settle, liveTo);
+    double liveRate = bytesPerSecond(List.copyOf(live), liveFrom + settle, liveTo);
+    double lowerAfter = bytesPerSecond(List.copyOf(lower), liveTo + settle, end);
+    assertTrue(lowerAlone >= 8 * MIB * 0.85, "without a live stream the lower lanes get the cap: " + lowerAlone);
+    assertTrue(lowerBeside <= 8 * MIB * 0.4 * 1.1, "beside a live stream, at most their share: " + lowerBeside);
+    assertTrue(lowerBeside >= 8 * MIB * 0.4 * 0.8, "beside a live stream, still their share: " + lowerBeside);
+    assertTrue(liveRate >= 8 * MIB * 0.6 * 0.85, "the live stream gets the rest: " + liveRate);
+    assertTrue(lowerBeside + liveRate <= 8 * MIB * 1.05, "the cap holds: " + (lowerBeside + liveRate));
+    assertTrue(lowerAfter >= 8 * MIB * 0.85, "once the live stream ended, the cap again: " + lowerAfter);
+  }
+
+  @Test
+  void withoutLanesALiveStreamGoesFirstInNoWay() throws Exception {
+    Throttle throttle = new Throttle(8 * MIB, 0, 1);
+    throttle.liveOpened();
+    long start = System.nanoTime();
+    List<Long> grants = run(throttle, 2, TimeUnit.SECONDS.toNanos(2), null);
+    double rate = bytesPerSecond(grants, start + TimeUnit.MILLISECONDS.toNanos(200), start + TimeUnit.SECONDS.toNanos(2));
+    assertTrue(rate >= 8 * MIB * 0.85, "every stream shares the whole cap: " + rate);
+  }
+
+  /** A stream that asks for chunks from {@code from} to {@code to}, counted as live from open to its end if {@code live}. */
+  private static Thread stream(Throttle throttle, boolean live, long from, long to, ConcurrentLinkedQueue<Long> grants) {
+    return new Thread(() -> {
+      try {
+        while (System.nanoTime() < from) {
+          Thread.sleep(1);
+        }
+        if (live) {
+          throttle.liveOpened();
+        }
+        try {
+          while (System.nanoTime() < to) {
+            throttle.units(CHUNK_UNITS, live);
+            grants.add(System.nanoTime());
+          }
+        } finally {
+          if (live) {
+            throttle.liveEnded();
+          }
+        }
+      } catch (InterruptedIOException | InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
   }
 
   @Test
