@@ -68,6 +68,7 @@ final class Confirmer {
   private final Failures failures;
   private final Signals signals;
   private final LocalOutputs outputs;
+  private final Intake intake;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
   /** Batches whose confirm failed, settled by the worker that led them once it gave up the lead. */
   private final Queue<FailedBatch> failed = new ConcurrentLinkedQueue<>();
@@ -77,8 +78,11 @@ final class Confirmer {
   /**
    * @param signals told to sweep soon after a batch that confirmed an INIT (its playback rows were released)
    * @param outputs told of each row confirmed here, after its listeners: its produced file goes
+   * @param intake told of each INIT confirmed here: it offers the playback rows registered here waiting for it
    */
-  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals, LocalOutputs outputs) {
+  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals, LocalOutputs outputs,
+      Intake intake) {
+    this.intake = intake;
     this.store = store;
     this.clock = clock;
     this.events = events;
@@ -183,7 +187,10 @@ final class Confirmer {
     }
   }
 
-  /** Reports each item's verdict; raises sweep-soon if an INIT was confirmed. */
+  /**
+   * Reports each item's verdict; for a confirmed INIT offers the playback rows registered here waiting
+   * for it, and raises sweep-soon (for those registered elsewhere).
+   */
   private void report(List<Stored> batch, Verdict[] verdicts) {
     boolean initReleased = false;
     for (int i = 0; i < batch.size(); i++) {
@@ -195,7 +202,10 @@ final class Confirmer {
       if (verdicts[i] == Verdict.CONFIRMED) {
         events.onConfirmed(item);
         outputs.confirmed(item);
-        initReleased |= item.id().axis() == Axis.INIT;
+        if (item.id().axis() == Axis.INIT) {
+          initReleased = true;
+          intake.initConfirmed(item.id());
+        }
       } else if (verdicts[i] == Verdict.LOST) {
         events.onConfirmLost(item);
       }

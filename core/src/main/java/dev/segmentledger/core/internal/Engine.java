@@ -91,7 +91,7 @@ final class Engine {
         settings.maxErrorAttempts(), events, new UnfinishedUploads(settings.objectSink()));
     this.outputs = new LocalOutputs(store, clock, settings.repackaging()
         ? new LocalFileRemover(guard, settings.playbackRoot().orElseThrow()) : null, group);
-    this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs);
+    this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs, intake);
     this.originals = settings.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
         new LocalFileRemover(guard, guard.root()), group, outputs)).orElse(null);
     AbandonedAttempts abandoned = new AbandonedAttempts(settings.maxAbandonedAttempts(), settings.backoff(), leases,

@@ -1,5 +1,6 @@
 package dev.segmentledger.core.internal;
 
+import dev.segmentledger.core.ItemId;
 import dev.segmentledger.core.LedgerItem;
 import dev.segmentledger.core.Registration.Offer;
 import java.time.Instant;
@@ -7,11 +8,13 @@ import java.time.Instant;
 /**
  * The one way into the {@link WorkQueue}, for registration and the sweeper alike: offers an item
  * and reports the offer's outcome to the listeners ({@code onAccepted}, {@code onSaturated}; a
- * duplicate is not an event). Never blocks. Thread-safe.
+ * duplicate is not an event). Never blocks. It also keeps the playback rows registered here waiting
+ * for their INIT ({@link InitWaiters}) and offers them once this node confirmed it. Thread-safe.
  */
 final class Intake {
   private final WorkQueue queue;
   private final Events events;
+  private final InitWaiters initWaiters = new InitWaiters();
 
   Intake(WorkQueue queue, Events events) {
     this.queue = queue;
@@ -35,5 +38,20 @@ final class Intake {
       events.onSaturated(item);
     }
     return offer;
+  }
+
+  /** A PLAYBACK row registered here is WAITING for its rendition's INIT: offered once this node confirms it. */
+  void waitingForInit(LedgerItem playback) {
+    initWaiters.waiting(playback);
+  }
+
+  /**
+   * This node confirmed the INIT {@code init}: the playback rows registered here waiting for it are
+   * offered now, as swept rows (re-read and claimed only if PENDING and due).
+   */
+  void initConfirmed(ItemId init) {
+    for (LedgerItem playback : initWaiters.released(init)) {
+      offer(playback, true, null);
+    }
   }
 }

@@ -153,6 +153,9 @@ final class Registrar {
       log.warn("refused {} at registration: {} ({})", item.id(), item.reason(), item.lastError());
       events.onFailed(item, item.reason(), item.lastError(), true);
     }
+    if (result.created() && item.state() == ItemState.WAITING && item.id().axis() == Axis.PLAYBACK) {
+      intake.waitingForInit(item); // offered by this node's confirm of the INIT, if it is this node's
+    }
     if (item.state() != ItemState.PENDING || !result.created() && !ofThisGroup(item)) {
       // A row another host registered first (same identity) stays with that host's group: its file
       // is on that host's disk, and this node could only fail to read it.
