@@ -23,9 +23,12 @@ import java.util.Objects;
  * @param backfillAgingAfter how long backfill waits in the queue before it is taken ahead of originals
  * @param bytesPerSecond the cap on request body bytes a second over the whole node; 0: none
  * @param requestsPerSecond the cap on request bodies (PUTs and parts) started a second; 0: none
+ * @param timetable the byte cap by time of day or of week, or {@code null}; when set, the entry in
+ *     force is the byte cap and {@code bytesPerSecond} is not used (a running ledger reports the
+ *     entry's cap there, {@link Ledger#uplink()})
  */
 public record Uplink(boolean lanes, double originalShare, double backfillShare, Duration backfillAgingAfter,
-    long bytesPerSecond, long requestsPerSecond) {
+    long bytesPerSecond, long requestsPerSecond, UplinkTimetable timetable) {
 
   /** The defaults: lanes with 20% reserved per lower lane, no cap. */
   public static final Uplink DEFAULT = builder().build();
@@ -39,6 +42,11 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
     if (backfillAgingAfter.isNegative() || bytesPerSecond < 0 || requestsPerSecond < 0) {
       throw new IllegalArgumentException("aging and caps must not be negative");
     }
+  }
+
+  /** The byte cap at {@code instant}: the timetable's entry in force then, else {@link #bytesPerSecond}. */
+  public long bytesPerSecondAt(java.time.Instant instant) {
+    return timetable == null ? bytesPerSecond : timetable.bytesPerSecondAt(instant);
   }
 
   /** A builder starting from the defaults. */
@@ -55,6 +63,7 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
     builder.backfillAgingAfter = backfillAgingAfter;
     builder.bytesPerSecond = bytesPerSecond;
     builder.requestsPerSecond = requestsPerSecond;
+    builder.timetable = timetable;
     return builder;
   }
 
@@ -66,6 +75,7 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
     private Duration backfillAgingAfter = Duration.ofSeconds(30);
     private long bytesPerSecond;
     private long requestsPerSecond;
+    private UplinkTimetable timetable;
 
     private Builder() {}
 
@@ -100,9 +110,19 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
       return this;
     }
 
+    /**
+     * The byte cap by time of day or of week ({@code null}: none, the default); when set, it decides
+     * the byte cap instead of {@link #bytesPerSecond}.
+     */
+    public Builder timetable(UplinkTimetable timetable) {
+      this.timetable = timetable;
+      return this;
+    }
+
     /** @throws IllegalArgumentException if a share, the aging or a cap is out of range */
     public Uplink build() {
-      return new Uplink(lanes, originalShare, backfillShare, backfillAgingAfter, bytesPerSecond, requestsPerSecond);
+      return new Uplink(lanes, originalShare, backfillShare, backfillAgingAfter, bytesPerSecond, requestsPerSecond,
+          timetable);
     }
   }
 }

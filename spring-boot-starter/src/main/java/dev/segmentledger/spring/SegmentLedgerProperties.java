@@ -723,12 +723,43 @@ public class SegmentLedgerProperties implements InitializingBean {
     private DataSize bytesPerSecond;
     /** The cap on request bodies (PUTs and parts) started a second; 0: none. */
     private long requestsPerSecond;
+    /**
+     * The byte cap by time of day or week, as rclone's --bwlimit timetable: "08:00,512KiB 18:00,20MiB
+     * 23:00,off" or "Mon-08:00,1MiB Sat-00:00,off"; when set, it decides the byte cap instead of
+     * bytes-per-second.
+     */
+    private String timetable;
+    /** The time zone the timetable's times are read in; unset: the JVM's default zone. */
+    private java.time.ZoneId timetableZone;
 
-    /** These properties as the ledger's setting. */
+    /**
+     * These properties as the ledger's setting.
+     *
+     * @throws IllegalArgumentException if a value is out of range or the timetable cannot be read
+     */
     public dev.segmentledger.core.Uplink toUplink() {
       return dev.segmentledger.core.Uplink.builder().lanes(lanes).reservedShares(originalShare, backfillShare)
           .bytesPerSecond(bytesPerSecond == null ? 0 : bytesPerSecond.toBytes())
-          .requestsPerSecond(requestsPerSecond).build();
+          .requestsPerSecond(requestsPerSecond)
+          .timetable(timetable == null || timetable.isBlank() ? null : dev.segmentledger.core.UplinkTimetable.parse(
+              timetable, timetableZone == null ? java.time.ZoneId.systemDefault() : timetableZone))
+          .build();
+    }
+
+    public String getTimetable() {
+      return timetable;
+    }
+
+    public void setTimetable(String timetable) {
+      this.timetable = timetable;
+    }
+
+    public java.time.ZoneId getTimetableZone() {
+      return timetableZone;
+    }
+
+    public void setTimetableZone(java.time.ZoneId timetableZone) {
+      this.timetableZone = timetableZone;
     }
 
     public boolean isLanes() {

@@ -23,7 +23,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       waiting for the cap since start ({@link Ledger#uplinkStats()});
  *   <li>{@code POST /actuator/segmentledgeruplink}, body {@code bytesPerSecond} and/or {@code
  *       requestsPerSecond} (one absent keeps its value; 0: no cap): changes this node's configured cap
- *       at once ({@link Ledger#uplink(Uplink)}) and answers the view after it. A negative value is a
+ *       at once ({@link Ledger#uplink(Uplink)}) and answers the view after it; a byte cap given
+ *       replaces a configured timetable ({@code segment-ledger.uplink.timetable}) until the next refresh. A negative value is a
  *       400 with the reason. A cap stored in the ledger for this node or for every node (the command
  *       line's {@code uplink}) stays in force over the one set here until it is removed.
  * </ul>
@@ -55,6 +56,9 @@ public class SegmentLedgerUplinkEndpoint {
     inForce.put("backfillAgingAfterMillis", settings.backfillAgingAfter().toMillis());
     inForce.put("bytesPerSecond", settings.bytesPerSecond());
     inForce.put("requestsPerSecond", settings.requestsPerSecond());
+    if (settings.timetable() != null) {
+      inForce.put("timetable", settings.timetable().toString()); // bytesPerSecond is its entry in force
+    }
     doc.put("settings", inForce);
     Map<String, Object> lanes = new LinkedHashMap<>();
     for (Lane lane : Lane.values()) {
@@ -86,7 +90,7 @@ public class SegmentLedgerUplinkEndpoint {
     synchronized (this) { // two changes at once never lose one's value
       Uplink.Builder changed = ledger.uplink().toBuilder();
       if (bytesPerSecond != null) {
-        changed.bytesPerSecond(bytesPerSecond);
+        changed.bytesPerSecond(bytesPerSecond).timetable(null); // the cap given, not a timetable's entry
       }
       if (requestsPerSecond != null) {
         changed.requestsPerSecond(requestsPerSecond);

@@ -192,6 +192,13 @@ class SegmentLedgerAutoConfigurationTest {
           assertThat(uplink.backfillShare()).isEqualTo(0.3);
           assertThat(uplink.originalShare()).isEqualTo(0.2);
           assertThat(uplink.lanes()).isTrue();
+          assertThat(uplink.timetable()).isNull();
+        });
+    runner().withPropertyValues("segment-ledger.uplink.timetable=00:00,3MiB", "segment-ledger.uplink.timetable-zone=UTC",
+        "segment-ledger.uplink.bytes-per-second=20MB").run(context -> {
+          Uplink uplink = context.getBean(Ledger.class).uplink();
+          assertThat(uplink.timetable()).hasToString("00:00,3145728 (UTC)");
+          assertThat(uplink.bytesPerSecond()).as("the timetable's entry, not bytes-per-second").isEqualTo(3L << 20);
         });
   }
 
@@ -212,7 +219,7 @@ class SegmentLedgerAutoConfigurationTest {
     runner().withPropertyValues("segment-ledger.workers=0", "segment-ledger.backoff.jitter=1.5",
             "segment-ledger.sweep-interval=0s", "segment-ledger.storage-group=disk 7",
             "segment-ledger.live-window-segments=2", "segment-ledger.local-retention=0s",
-            "segment-ledger.low-disk-threshold=-1B")
+            "segment-ledger.low-disk-threshold=-1B", "segment-ledger.uplink.timetable=08:00,fast")
         .run(context -> {
           assertThat(context).hasFailed();
           assertThat(rootMessage(context.getStartupFailure()))
@@ -222,6 +229,7 @@ class SegmentLedgerAutoConfigurationTest {
               .contains("segment-ledger.live-window-segments: liveWindowSegments must be >= 3, got 2")
               .contains("segment-ledger.local-retention: localRetention must be > 0, got PT0S")
               .contains("segment-ledger.low-disk-threshold: lowDiskThreshold must be >= 0 bytes, got -1")
+              .contains("segment-ledger.uplink: the size in '08:00,fast' is not a number with B, KiB, MiB, GiB")
               .contains("segment-ledger.storage-group: storageGroup must be 1-64 characters of [A-Za-z0-9._-]"
                   + " starting with a letter or digit, got: \"disk 7\"");
         });

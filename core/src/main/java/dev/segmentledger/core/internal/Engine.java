@@ -71,8 +71,8 @@ final class Engine {
     Tracing tracing = GuardedTracing.of(settings.tracing()); // a tracer that throws costs a span, never an upload
     this.events = new Events(settings.listeners(), signals);
     this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
-    this.uplink = settings.uplink();
-    this.configured = uplink;
+    this.configured = settings.uplink();
+    this.uplink = configured.toBuilder().bytesPerSecond(configured.bytesPerSecondAt(clock.instant())).build();
     this.storedCaps = new StoredCaps(store, settings.nodeId(), this::storedCap);
     this.lanes = new LaneOf(store, clock);
     this.queue = new WorkQueue(settings.queueCapacity(), lanes, clock, uplink, settings.workers());
@@ -152,13 +152,19 @@ final class Engine {
         log.info("uplink cap stored for node {}: {} bytes and {} requests a second (0: none)", next.node(),
             next.bytesPerSecond(), next.requestsPerSecond());
       }
-      applyUplink();
     }
+    applyUplink(); // also every second: a timetable's next entry
   }
 
+  /**
+   * Puts in force the stored cap if any, else the configured one, its timetable's entry at the
+   * ledger's clock if it has one; a no-op if nothing changed.
+   */
   private void applyUplink() {
-    Uplink inForce = stored == null ? configured : configured.toBuilder().bytesPerSecond(stored.bytesPerSecond())
-        .requestsPerSecond(stored.requestsPerSecond()).build();
+    Uplink inForce = stored == null
+        ? configured.toBuilder().bytesPerSecond(configured.bytesPerSecondAt(clock.instant())).build()
+        : configured.toBuilder().bytesPerSecond(stored.bytesPerSecond()).requestsPerSecond(stored.requestsPerSecond())
+            .build();
     if (inForce.equals(uplink)) {
       return;
     }

@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads the uplink caps operators store in the ledger ({@link StateStore#uplinkCaps}) every
  * {@link #INTERVAL} and hands the one that applies to this node (its own, else the one for every
- * node, else none) to the engine, which keeps the cap in force when nothing changed. A store that
- * keeps no caps is asked once; a failed read keeps the cap in force, logged once per run of
- * failures. Thread-safe.
+ * node, else none) to the engine, which keeps the cap in force when nothing changed, and follows
+ * its configured cap's timetable at each of these ticks. A store that keeps no caps is asked once
+ * (the ticks go on, with no stored cap); a failed read keeps the cap in force, logged once per run
+ * of failures. Thread-safe.
  */
 final class StoredCaps {
   private static final Logger log = LoggerFactory.getLogger(StoredCaps.class);
@@ -40,9 +41,6 @@ final class StoredCaps {
   /** Reads the caps once now, on the caller's thread, then every {@link #INTERVAL} on a thread of its own. */
   void start() {
     poll();
-    if (unsupported) {
-      return;
-    }
     ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(
         DaemonThreads.named("segment-ledger-uplink-caps-"));
     thread = started;
@@ -60,6 +58,7 @@ final class StoredCaps {
   /** One read; never throws (a throwing task would silently cancel the schedule). */
   synchronized void poll() {
     if (unsupported) {
+      apply.accept(Optional.empty()); // the time goes on: a timetable's next entry
       return;
     }
     try {
@@ -72,10 +71,7 @@ final class StoredCaps {
     } catch (UnsupportedOperationException e) {
       unsupported = true;
       log.debug("the state store keeps no uplink caps; the cap changes only through Ledger.uplink", e);
-      ScheduledExecutorService current = thread;
-      if (current != null) {
-        current.shutdown();
-      }
+      apply.accept(Optional.empty());
     } catch (RuntimeException | LinkageError | AssertionError e) {
       if (!failing) {
         failing = true;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.segmentledger.core.Ledger;
 import dev.segmentledger.core.StoreException;
 import dev.segmentledger.core.Uplink;
+import dev.segmentledger.core.UplinkTimetable;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoredUplinkCap;
 import dev.segmentledger.testkit.InMemoryStateStore;
@@ -88,6 +89,28 @@ class StoredUplinkCapsTest {
       assertEquals(MIB, ledger.uplink().bytesPerSecond());
       ledger.uplink(ledger.uplink().toBuilder().bytesPerSecond(2 * MIB).build());
       assertEquals(2 * MIB, ledger.uplink().bytesPerSecond());
+    }
+  }
+
+  @Test
+  void aTimetableDecidesTheConfiguredCapAsTheClockMovesAndAStoredCapStillGoesFirst() throws Exception {
+    InMemoryStateStore store = new InMemoryStateStore();
+    LedgerFixture f = new LedgerFixture(temp, store); // the ledger's clock: 2026-01-01T00:00:00Z
+    UplinkTimetable table = UplinkTimetable.parse("08:00,1MiB 18:00,off", java.time.ZoneOffset.UTC);
+    try (Ledger ledger = f.builder().nodeId("recorder-1")
+        .uplink(Uplink.builder().bytesPerSecond(5 * MIB).timetable(table).build()).build()) {
+      ledger.start();
+      assertEquals(0, ledger.uplink().bytesPerSecond(), "midnight: the 18:00 entry (off), not bytesPerSecond");
+
+      f.clock.set(Instant.parse("2026-01-01T08:00:00Z"));
+      awaitEquals(MIB, () -> ledger.uplink().bytesPerSecond(), "the 08:00 entry");
+      assertEquals(MIB, ledger.uplinkStats().settings().bytesPerSecond());
+
+      store.putUplinkCap(new StoredUplinkCap("recorder-1", 3 * MIB, 0, AT));
+      awaitEquals(3 * MIB, () -> ledger.uplink().bytesPerSecond(), "the stored cap over the timetable");
+      f.clock.set(Instant.parse("2026-01-01T18:00:00Z"));
+      store.removeUplinkCap("recorder-1");
+      awaitEquals(0, () -> ledger.uplink().bytesPerSecond(), "removed: the timetable's 18:00 entry");
     }
   }
 
