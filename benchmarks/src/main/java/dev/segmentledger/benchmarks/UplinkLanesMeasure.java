@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * ({@link DiscardingSink}), so the cap, not the server, is the limit.
  *
  * <p>Sizes: {@code -Dbench.uplink.backfillMiB} (default 4096, smoke 64), {@code -Dbench.uplink.liveSeconds}
- * (default 60, smoke 12), {@code -Dbench.uplink.capMiB} (default 20).
+ * (default 60, smoke 12), {@code -Dbench.uplink.capMiB} (default 20); {@code -Dbench.uplink.oneLane=false} leaves
+ * out the one-lane run (for A-B pairs of the other two).
  */
 final class UplinkLanesMeasure implements Measure {
   private static final long MIB = 1024 * 1024;
@@ -67,23 +68,26 @@ final class UplinkLanesMeasure implements Measure {
 
     Run alone = run(env, root, List.of(), live, segments, Uplink.builder().bytesPerSecond(cap).build(), cap);
     Run lanes = run(env, root, backfill, live, segments, Uplink.builder().bytesPerSecond(cap).build(), cap);
-    Run oneLane = run(env, root, backfill, live, segments,
-        Uplink.builder().lanes(false).bytesPerSecond(cap).build(), cap);
+    Run oneLane = Boolean.parseBoolean(System.getProperty("bench.uplink.oneLane", "true"))
+        ? run(env, root, backfill, live, segments, Uplink.builder().lanes(false).bytesPerSecond(cap).build(), cap)
+        : null;
     c.put("loadavg_end", LoadAvg.now());
     c.put("run_live_alone", alone.describe());
     c.put("run_lanes", lanes.describe());
-    c.put("run_one_lane", oneLane.describe());
 
-    double worstWindow = Math.max(alone.maxWindowRate, Math.max(lanes.maxWindowRate, oneLane.maxWindowRate)) / cap;
+    c.put("run_one_lane", oneLane == null ? "not run (-Dbench.uplink.oneLane=false)" : oneLane.describe());
+    double worstWindow = Math.max(alone.maxWindowRate, Math.max(lanes.maxWindowRate,
+        oneLane == null ? 0 : oneLane.maxWindowRate)) / cap;
+    String oneLaneP99 = oneLane == null ? "not run" : (oneLane.unconfirmed > 0 ? "at least " : "")
+        + fmt(oneLane.p99Millis) + " ms (" + fmt(oneLane.p99Millis / alone.p99Millis) + " x)";
     return List.of(
         BenchResult.atMost(name() + ".playback_p99_ratio", lanes.p99Millis / alone.p99Millis, "x", 2.0,
             "live PLAYBACK register->confirm p99 with the backfill and lanes / alone: " + fmt(lanes.p99Millis)
                 + " / " + fmt(alone.p99Millis) + " ms" + (lanes.unconfirmed > 0 ? " (a lower bound)" : "")
-                + "; one lane: " + (oneLane.unconfirmed > 0 ? "at least " : "") + fmt(oneLane.p99Millis) + " ms ("
-                + fmt(oneLane.p99Millis / alone.p99Millis) + " x)", c),
+                + "; one lane: " + oneLaneP99, c),
         BenchResult.atLeast(name() + ".backfill_share_of_remaining", lanes.backfillShare(cap), "x", 0.6,
             "backfill bytes/s confirmed while live / (cap - live bytes/s); one lane: "
-                + fmt(oneLane.backfillShare(cap)), c),
+                + (oneLane == null ? "not run" : fmt(oneLane.backfillShare(cap))), c),
         BenchResult.atMost(name() + ".cap_max_10s_window", worstWindow, "x cap", 1.05,
             "the most body bytes sent in any 10 s window of the three runs, over the cap", c));
   }
@@ -95,7 +99,7 @@ final class UplinkLanesMeasure implements Measure {
   /** The figures of one run. */
   private record Run(double p99Millis, double p50Millis, double liveRate, double backfillRate, double maxWindowRate,
       double tokenWaitSeconds, long failed, long saturated, long bodyBytes, long confirmedBytes, double sentRate,
-      double storedRate, long unconfirmed, int items) {
+      double storedRate, long unconfirmed, int items, String slowest) {
     double backfillShare(long cap) {
       return backfillRate / (cap - liveRate);
     }
@@ -106,9 +110,10 @@ final class UplinkLanesMeasure implements Measure {
           unconfirmed, items);
       return String.format("playback p50 %.1f ms, p99 %.1f ms%s; live %.2f MiB/s; backfill %.2f MiB/s; max 10 s window"
           + " %.2f MiB/s; while live: body bytes read by the sink %.2f MiB/s, stored (sink returned) %.2f MiB/s;"
-          + " whole run: body bytes %d, confirmed bytes %d; token wait %.1f s; failed attempts %d; saturated offers %d",
+          + " whole run: body bytes %d, confirmed bytes %d; token wait %.1f s; failed attempts %d; saturated offers %d;"
+          + " slowest playback segments (register->confirm = before the PUT + PUT + after it): %s",
           p50Millis, p99Millis, notConfirmed, liveRate / MIB, backfillRate / MIB, maxWindowRate / MIB, sentRate / MIB,
-          storedRate / MIB, bodyBytes, confirmedBytes, tokenWaitSeconds, failed, saturated);
+          storedRate / MIB, bodyBytes, confirmedBytes, tokenWaitSeconds, failed, saturated, slowest);
     }
   }
 
@@ -117,6 +122,10 @@ final class UplinkLanesMeasure implements Measure {
     int items = RENDITIONS * segments;
     AtomicLongArray registered = new AtomicLongArray(items);
     AtomicLongArray confirmed = new AtomicLongArray(items);
+    AtomicLongArray stored = new AtomicLongArray(items);
+    AtomicLongArray putNanos = new AtomicLongArray(items);
+    AtomicLongArray initStored = new AtomicLongArray(RENDITIONS);
+    AtomicLongArray initConfirmed = new AtomicLongArray(RENDITIONS);
     CountDownLatch playback = new CountDownLatch(items);
     ConcurrentLinkedQueue<long[]> backfillConfirms = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<long[]> liveConfirms = new ConcurrentLinkedQueue<>();
@@ -135,8 +144,17 @@ final class UplinkLanesMeasure implements Measure {
       }
 
       @Override
-      public void onStored(LedgerItem item, dev.segmentledger.core.StoredObjectInfo object) {
-        storedEvents.add(new long[] {System.nanoTime(), object.sizeBytes()});
+      public void onStored(LedgerItem item, dev.segmentledger.core.StoredObjectInfo object, Duration putTime) {
+        long now = System.nanoTime();
+        storedEvents.add(new long[] {now, object.sizeBytes()});
+        if (item.id().broadcastId().equals("live") && item.id().axis() == Axis.INIT) {
+          initStored.compareAndSet(Integer.parseInt(item.id().rendition().substring(1)), 0, now);
+        }
+        if (item.id().broadcastId().equals("live") && item.id().axis() == Axis.PLAYBACK) {
+          int i = Integer.parseInt(item.id().rendition().substring(1)) * segments + (int) item.id().sequence();
+          stored.compareAndSet(i, 0, now);
+          putNanos.compareAndSet(i, 0, putTime.toNanos());
+        }
       }
 
       @Override
@@ -147,6 +165,9 @@ final class UplinkLanesMeasure implements Measure {
           return;
         }
         liveConfirms.add(new long[] {now, item.sizeBytes()});
+        if (item.id().axis() == Axis.INIT) {
+          initConfirmed.compareAndSet(Integer.parseInt(item.id().rendition().substring(1)), 0, now);
+        }
         if (item.id().axis() == Axis.PLAYBACK) {
           int i = Integer.parseInt(item.id().rendition().substring(1)) * segments + (int) item.id().sequence();
           if (confirmed.compareAndSet(i, 0, now)) {
@@ -203,6 +224,14 @@ final class UplinkLanesMeasure implements Measure {
       for (int i = 0; i < items; i++) {
         millis[i] = ((confirmed.get(i) == 0 ? gaveUp : confirmed.get(i)) - registered.get(i)) / 1e6;
       }
+      String slowest = slowest(registered, stored, putNanos, confirmed, gaveUp, segments);
+      StringBuilder inits = new StringBuilder();
+      for (int r = 0; r < RENDITIONS; r++) {
+        inits.append(String.format("%s r%d INIT stored %.0f ms, confirmed %.0f ms after the rendition's first"
+            + " registration", r == 0 ? "" : ";", r, (initStored.get(r) - registered.get(r * segments)) / 1e6,
+            (initConfirmed.get(r) - registered.get(r * segments)) / 1e6));
+      }
+      slowest += "; " + inits;
       Arrays.sort(millis);
       double tokenWait = ledger.uplinkStats().tokenWait().toNanos() / 1e9;
       return new Run(LatencyMeasure.percentile(millis, 0.99), LatencyMeasure.percentile(millis, 0.50),
@@ -213,8 +242,28 @@ final class UplinkLanesMeasure implements Measure {
               + bytesBetween(backfillConfirms, Long.MIN_VALUE, Long.MAX_VALUE),
           sent.size() < 2 ? 0 : (sent.get(sent.size() - 1)[1] - sent.get(0)[1])
               / ((sent.get(sent.size() - 1)[0] - sent.get(0)[0]) / 1e9),
-          bytesBetween(storedEvents, liveStart, liveEnd) / seconds, unconfirmed, items);
+          bytesBetween(storedEvents, liveStart, liveEnd) / seconds, unconfirmed, items, slowest);
     }
+  }
+
+  /** The five slowest live PLAYBACK segments: which, and where their time went. */
+  private static String slowest(AtomicLongArray registered, AtomicLongArray stored, AtomicLongArray putNanos,
+      AtomicLongArray confirmed, long gaveUp, int segments) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < registered.length(); i++) {
+      order.add(i);
+    }
+    java.util.function.IntToLongFunction total = i -> (confirmed.get(i) == 0 ? gaveUp : confirmed.get(i))
+        - registered.get(i);
+    order.sort((a, b) -> Long.compare(total.applyAsLong(b), total.applyAsLong(a)));
+    List<String> worst = new ArrayList<>();
+    for (int i : order.subList(0, Math.min(5, order.size()))) {
+      String parts = stored.get(i) == 0 ? "not stored" : String.format("%.0f + %.0f + %.0f",
+          (stored.get(i) - putNanos.get(i) - registered.get(i)) / 1e6, putNanos.get(i) / 1e6,
+          ((confirmed.get(i) == 0 ? gaveUp : confirmed.get(i)) - stored.get(i)) / 1e6);
+      worst.add(String.format("r%d/%d %.0f ms (%s)", i / segments, i % segments, total.applyAsLong(i) / 1e6, parts));
+    }
+    return String.join(", ", worst);
   }
 
   private static long bytesBetween(ConcurrentLinkedQueue<long[]> confirms, long from, long to) {
