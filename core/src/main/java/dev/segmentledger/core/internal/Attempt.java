@@ -52,7 +52,6 @@ final class Attempt {
   private long movedSeen;
   private Path watchedTarget;
   private long watchedSize;
-  private volatile boolean live = true;
 
   /**
    * @param leaseUntil the end of the lease the attempt holds, as the store keeps it
@@ -80,16 +79,6 @@ final class Attempt {
 
   long rowId() {
     return item.rowId();
-  }
-
-  /** Whether the attempt is live work, whose upload streams the lower lanes' streams make way for. */
-  boolean live() {
-    return live;
-  }
-
-  /** Records whether the attempt is live work (default {@code true}: nothing makes way for it). */
-  void live(boolean live) {
-    this.live = live;
   }
 
   // ---- called by the worker ------------------------------------------------------------------

@@ -22,19 +22,24 @@ final class AttemptContent implements UploadContent {
   private final Attempt attempt;
   private final Span put;
   private final Throttle throttle;
+  private final boolean live;
   private final Queue<Counting> opened = new ConcurrentLinkedQueue<>();
 
   /** @param put the span of the PUT, the parent of the parts' spans */
   AttemptContent(UploadContent file, Attempt attempt, Span put) {
-    this(file, attempt, put, null);
+    this(file, attempt, put, null, true);
   }
 
-  /** @param throttle the cap the streams' bytes go through (a PUT's body); {@code null}: none (a read to compare) */
-  AttemptContent(UploadContent file, Attempt attempt, Span put, Throttle throttle) {
+  /**
+   * @param throttle the cap the streams' bytes go through (a PUT's body); {@code null}: none (a read to compare)
+   * @param live whether the attempt is live work, whose streams the lower lanes' streams make way for
+   */
+  AttemptContent(UploadContent file, Attempt attempt, Span put, Throttle throttle, boolean live) {
     this.file = file;
     this.attempt = attempt;
     this.put = put;
     this.throttle = throttle;
+    this.live = live;
   }
 
   @Override
@@ -57,13 +62,13 @@ final class AttemptContent implements UploadContent {
   @Override
   public InputStream openStream() throws IOException {
     request();
-    return counted(new Counting(file.openStream(), attempt, throttle));
+    return counted(new Counting(file.openStream(), attempt, throttle, live));
   }
 
   @Override
   public InputStream openRange(long offset, long length) throws IOException {
     request();
-    return counted(new Counting(file.openRange(offset, length), attempt, throttle));
+    return counted(new Counting(file.openRange(offset, length), attempt, throttle, live));
   }
 
   private Counting counted(Counting stream) {
@@ -106,12 +111,12 @@ final class AttemptContent implements UploadContent {
     private final AtomicBoolean liveOpen = new AtomicBoolean();
     private long owed;
 
-    Counting(InputStream in, Attempt attempt, Throttle throttle) {
+    Counting(InputStream in, Attempt attempt, Throttle throttle, boolean live) {
       super(in);
       this.attempt = attempt;
       this.throttle = throttle;
-      this.live = throttle != null && attempt.live();
-      if (live) {
+      this.live = throttle != null && live;
+      if (this.live) {
         liveOpen.set(true);
         throttle.liveOpened();
       }

@@ -66,7 +66,6 @@ final class Confirmer {
   private final Clock clock;
   private final Events events;
   private final Failures failures;
-  private final Signals signals;
   private final LocalOutputs outputs;
   private final Intake intake;
   private final GroupCommit<Stored> commits = new GroupCommit<>(4 * MAX_BATCH, MAX_BATCH, stored -> 1, this::confirm);
@@ -76,18 +75,15 @@ final class Confirmer {
   private volatile boolean closing;
 
   /**
-   * @param signals told to sweep soon after a batch that confirmed an INIT (its playback rows were released)
    * @param outputs told of each row confirmed here, after its listeners: its produced file goes
-   * @param intake told of each INIT confirmed here: it offers the playback rows registered here waiting for it
+   * @param intake told of the INITs a batch confirmed here (their playback rows were released)
    */
-  Confirmer(StateStore store, Clock clock, Events events, Failures failures, Signals signals, LocalOutputs outputs,
-      Intake intake) {
+  Confirmer(StateStore store, Clock clock, Events events, Failures failures, LocalOutputs outputs, Intake intake) {
     this.intake = intake;
     this.store = store;
     this.clock = clock;
     this.events = events;
     this.failures = failures;
-    this.signals = signals;
     this.outputs = outputs;
   }
 
@@ -187,10 +183,7 @@ final class Confirmer {
     }
   }
 
-  /**
-   * Reports each item's verdict; for a confirmed INIT offers the playback rows registered here waiting
-   * for it, and raises sweep-soon (for those registered elsewhere).
-   */
+  /** Reports each item's verdict, and tells the intake of the INITs confirmed. */
   private void report(List<Stored> batch, Verdict[] verdicts) {
     boolean initReleased = false;
     for (int i = 0; i < batch.size(); i++) {
@@ -202,16 +195,13 @@ final class Confirmer {
       if (verdicts[i] == Verdict.CONFIRMED) {
         events.onConfirmed(item);
         outputs.confirmed(item);
-        if (item.id().axis() == Axis.INIT) {
-          initReleased = true;
-          intake.initConfirmed(item.id());
-        }
+        initReleased |= item.id().axis() == Axis.INIT && intake.initConfirmed(item.id()); // offers its rows
       } else if (verdicts[i] == Verdict.LOST) {
         events.onConfirmLost(item);
       }
     }
     if (initReleased) {
-      signals.sweepSoon();
+      intake.sweepSoon(); // for the rows registered on other nodes
     }
   }
 

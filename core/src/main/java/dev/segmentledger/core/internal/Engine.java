@@ -83,7 +83,7 @@ final class Engine {
         events::onCircuitStateChanged, events::onCircuitOpened);
     this.storeClock = new StoreClock(store, clock, settings.clockSkewWarning());
     this.leases = new Leases(store, storeClock, settings.nodeId(), settings.leaseDuration(), queue);
-    Intake intake = new Intake(queue, events);
+    Intake intake = new Intake(queue, events, signals);
     // The store's clock: a row is registered due at the time the sweeps (on the store's clock) compare with.
     this.registrar = new Registrar(guard, leases, new RowWriter(store), intake, events, storeClock,
         settings.repackaging() ? producer : null, group, tracing, lanes);
@@ -91,7 +91,7 @@ final class Engine {
         settings.maxErrorAttempts(), events, new UnfinishedUploads(settings.objectSink()));
     this.outputs = new LocalOutputs(store, clock, settings.repackaging()
         ? new LocalFileRemover(guard, settings.playbackRoot().orElseThrow()) : null, group);
-    this.confirmer = new Confirmer(store, clock, events, failures, signals, outputs, intake);
+    this.confirmer = new Confirmer(store, clock, events, failures, outputs, intake);
     this.originals = settings.localRetention().map(keep -> new LocalOriginals(store, clock, keep,
         new LocalFileRemover(guard, guard.root()), group, outputs)).orElse(null);
     AbandonedAttempts abandoned = new AbandonedAttempts(settings.maxAbandonedAttempts(), settings.backoff(), leases,

@@ -14,11 +14,14 @@ import java.time.Instant;
 final class Intake {
   private final WorkQueue queue;
   private final Events events;
+  private final Signals signals;
   private final InitWaiters initWaiters = new InitWaiters();
 
-  Intake(WorkQueue queue, Events events) {
+  /** @param signals whom {@link #sweepSoon} asks */
+  Intake(WorkQueue queue, Events events, Signals signals) {
     this.queue = queue;
     this.events = events;
+    this.signals = signals;
   }
 
   /** How many more items the queue takes right now (a hint: another thread may take the room first). */
@@ -48,10 +51,18 @@ final class Intake {
   /**
    * This node confirmed the INIT {@code init}: the playback rows registered here waiting for it are
    * offered now, as swept rows (re-read and claimed only if PENDING and due).
+   *
+   * @return {@code true}, so that a caller can note that an INIT released rows
    */
-  void initConfirmed(ItemId init) {
+  boolean initConfirmed(ItemId init) {
     for (LedgerItem playback : initWaiters.released(init)) {
       offer(playback, true, null);
     }
+    return true;
+  }
+
+  /** Asks for a sweep soon: rows became due that this node may not know of (released by an INIT's confirm). */
+  void sweepSoon() {
+    signals.sweepSoon();
   }
 }

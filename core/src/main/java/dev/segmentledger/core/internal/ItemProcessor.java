@@ -141,16 +141,14 @@ final class ItemProcessor {
       }
       work.traced(span);
       Attempt running = heartbeat.begin(item, held.until(), span);
-      running.live(work.lane() == Lane.LIVE);
       attempt = running;
       work.onRelease(ended(running, span));
       LedgerItem claimed = item;
-      boolean fromSweep = work.fromSweep();
       if (verdict == Verdict.REJECT) {
         return alone(item, running, () -> confirmIdenticalOrReject(claimed, held, running));
       }
-      return verdict == Verdict.GO_ON_ALONE ? alone(item, running, () -> work(claimed, running, fromSweep))
-          : shared(item, running, fromSweep);
+      return verdict == Verdict.GO_ON_ALONE ? alone(item, running, () -> work(claimed, running, work))
+          : shared(item, running, work);
     } catch (RuntimeException | Error e) {
       // Nothing may end a worker: an unexpected failure is recorded on the row and retried.
       recordUnexpected(item, e, attempt);
@@ -174,9 +172,9 @@ final class ItemProcessor {
     };
   }
 
-  private Uploaded shared(LedgerItem item, Attempt attempt, boolean fromSweep) {
+  private Uploaded shared(LedgerItem item, Attempt attempt, InFlight work) {
     try (Permit permit = gate.shared()) {
-      return permit == null ? null : work(item, attempt, fromSweep);
+      return permit == null ? null : work(item, attempt, work);
     }
   }
 
@@ -201,8 +199,8 @@ final class ItemProcessor {
     }
   }
 
-  /** Produces the file of a PLAYBACK or INIT item if need be, then uploads it. */
-  private Uploaded work(LedgerItem claimed, Attempt attempt, boolean fromSweep) {
+  /** Produces the file of a PLAYBACK or INIT item if need be, then uploads it (live work first in the cap). */
+  private Uploaded work(LedgerItem claimed, Attempt attempt, InFlight work) {
     attempt.working(clock.instant());
     LedgerItem item = claimed;
     if (item.id().axis() != Axis.ORIGINAL) {
@@ -212,7 +210,8 @@ final class ItemProcessor {
       }
       item = produced.get();
     }
-    StoredObjectInfo stored = uploader.upload(item, fromSweep || item.attempts() > 0, attempt);
+    StoredObjectInfo stored = uploader.upload(item, work.fromSweep() || item.attempts() > 0, attempt,
+        work.lane() == Lane.LIVE);
     if (stored == null) {
       return null;
     }

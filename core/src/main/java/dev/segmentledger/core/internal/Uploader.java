@@ -57,12 +57,17 @@ final class Uploader {
    *     (recorded on the row, or not attempted while the breaker is open)
    */
   StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt) {
+    return upload(item, mayExist, attempt, true);
+  }
+
+  /** {@link #upload(LedgerItem, boolean, Attempt)}; {@code live}: the lower lanes' streams make way for its streams. */
+  StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt, boolean live) {
     Span put = attempt.span().child("segment-ledger.put");
     if (put != Span.NONE) {
       put.tag("key", item.objectKey()).tag("bytes", String.valueOf(item.sizeBytes()));
     }
     try {
-      StoredObjectInfo stored = upload(item, mayExist, attempt, put);
+      StoredObjectInfo stored = upload(item, mayExist, attempt, put, live);
       put.tag("outcome", stored == null ? "not stored" : "stored").end();
       return stored;
     } catch (RuntimeException | Error e) {
@@ -72,7 +77,7 @@ final class Uploader {
   }
 
   /** {@link #upload(LedgerItem, boolean, Attempt)}, traced by {@code put}. */
-  private StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt, Span put) {
+  private StoredObjectInfo upload(LedgerItem item, boolean mayExist, Attempt attempt, Span put, boolean live) {
     StoredObjectInfo stored;
     Instant putStarted = clock.instant(); // taken again just before the PUT
     try (VerifiedFile file = guard.open(Path.of(item.sourcePath()), item.sizeBytes(), item.fileIdentity())) {
@@ -87,7 +92,7 @@ final class Uploader {
         return null;
       }
       putStarted = clock.instant();
-      AttemptContent content = new AttemptContent(file, attempt, put, throttle);
+      AttemptContent content = new AttemptContent(file, attempt, put, throttle, live);
       try {
         stored = putAndVerify(item, file, content, mayExist, attempt);
       } finally {
