@@ -1,6 +1,7 @@
 package dev.segmentledger.cli;
 
 import dev.segmentledger.core.LedgerBuilder;
+import dev.segmentledger.core.Uplink;
 import dev.segmentledger.core.spi.StateStore;
 import dev.segmentledger.core.spi.StoredUplinkCap;
 import dev.segmentledger.jdbi.JdbiStateStore;
@@ -8,11 +9,8 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -29,9 +27,6 @@ import picocli.CommandLine.Option;
     + "--every-node and --bytes-per-second/--requests-per-second stores one (nodes follow within about a second, "
     + "over their configured cap; a node's own cap over the one for every node); with --clear removes one.")
 final class UplinkCommand extends LedgerCommand {
-  private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(B|KiB|MiB|GiB)?",
-      Pattern.CASE_INSENSITIVE);
-
   @ArgGroup(exclusive = true)
   Target target;
 
@@ -169,39 +164,15 @@ final class UplinkCommand extends LedgerCommand {
   }
 
   /**
-   * A size a second as an operator writes it: a number of bytes, or with {@code KiB}, {@code MiB} or
-   * {@code GiB} (binary units, case-insensitive, a decimal fraction allowed, rounded down to whole bytes);
-   * {@code 0} or {@code off}: none.
+   * A size a second as an operator writes it ({@link Uplink#parseBytesPerSecond}).
    *
-   * @throws IllegalArgumentException for anything else, more than {@link Long#MAX_VALUE} bytes, or a
-   *     non-zero size under one byte (it would silently be no cap)
+   * @throws IllegalArgumentException naming the option and why the size was refused
    */
   static long bytesPerSecond(String text) {
-    String trimmed = text.trim();
-    if (trimmed.equalsIgnoreCase("off")) {
-      return 0;
+    try {
+      return Uplink.parseBytesPerSecond(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--bytes-per-second is " + e.getMessage(), e);
     }
-    Matcher m = SIZE.matcher(trimmed);
-    if (!m.matches()) {
-      throw new IllegalArgumentException("--bytes-per-second must be a number of bytes, or with KiB, MiB or GiB "
-          + "(20MiB, 1.5MiB), or off; got: " + text);
-    }
-    String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
-    int shift = switch (unit) {
-      case "KIB" -> 10;
-      case "MIB" -> 20;
-      case "GIB" -> 30;
-      default -> 0;
-    };
-    BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(1L << shift));
-    if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw new IllegalArgumentException("--bytes-per-second is too large: " + text);
-    }
-    long whole = bytes.setScale(0, java.math.RoundingMode.DOWN).longValueExact();
-    if (whole == 0 && bytes.signum() > 0) {
-      throw new IllegalArgumentException("--bytes-per-second is under one byte a second (0 or off for no cap): "
-          + text);
-    }
-    return whole;
   }
 }

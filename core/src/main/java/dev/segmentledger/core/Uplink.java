@@ -1,7 +1,12 @@
 package dev.segmentledger.core;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * How one node shares its uplink: the priority lanes' reserved shares and the bandwidth cap over
@@ -33,6 +38,9 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
   /** The defaults: lanes with 20% reserved per lower lane, no cap. */
   public static final Uplink DEFAULT = builder().build();
 
+  private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(B|KiB|MiB|GiB)?",
+      Pattern.CASE_INSENSITIVE);
+
   public Uplink {
     Objects.requireNonNull(backfillAgingAfter, "backfillAgingAfter");
     if (!(originalShare >= 0 && backfillShare >= 0 && originalShare + backfillShare < 1)) {
@@ -47,6 +55,42 @@ public record Uplink(boolean lanes, double originalShare, double backfillShare, 
   /** The byte cap at {@code instant}: the timetable's entry in force then, else {@link #bytesPerSecond}. */
   public long bytesPerSecondAt(java.time.Instant instant) {
     return timetable == null ? bytesPerSecond : timetable.bytesPerSecondAt(instant);
+  }
+
+  /**
+   * Reads a byte cap as an operator writes it: a number of bytes, or with {@code KiB}, {@code MiB} or
+   * {@code GiB} (binary units, case-insensitive, a space before the unit allowed, a decimal fraction
+   * allowed, rounded down to whole bytes); {@code 0} or {@code off}: none.
+   *
+   * @throws IllegalArgumentException for anything else, more than {@link Long#MAX_VALUE} bytes, or a
+   *     non-zero size under one byte (it would silently be no cap); the message names the text
+   */
+  public static long parseBytesPerSecond(String text) {
+    String trimmed = text.trim();
+    if (trimmed.equalsIgnoreCase("off")) {
+      return 0;
+    }
+    Matcher m = SIZE.matcher(trimmed);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("not a number of bytes, nor one with KiB, MiB or GiB (20MiB, 1.5MiB), nor"
+          + " off: " + text);
+    }
+    String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
+    int shift = switch (unit) {
+      case "KIB" -> 10;
+      case "MIB" -> 20;
+      case "GIB" -> 30;
+      default -> 0;
+    };
+    BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(1L << shift));
+    if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("too large: " + text);
+    }
+    long whole = bytes.setScale(0, RoundingMode.DOWN).longValueExact();
+    if (whole == 0 && bytes.signum() > 0) {
+      throw new IllegalArgumentException("under one byte a second (0 or off for no cap): " + text);
+    }
+    return whole;
   }
 
   /** A builder starting from the defaults. */

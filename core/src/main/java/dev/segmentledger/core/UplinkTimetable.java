@@ -127,11 +127,10 @@ public record UplinkTimetable(List<Entry> entries, ZoneId zone) {
   }
 
   /**
-   * Reads a size a second: a number (decimals allowed) with an optional unit of {@code B},
-   * {@code KiB}, {@code MiB}, {@code GiB} (or {@code k}, {@code M}, {@code G}: the same powers of
-   * 1024), or {@code off}; 0 and {@code off} mean no cap.
+   * Reads a size a second as {@link Uplink#parseBytesPerSecond} does, and with rclone's units too:
+   * {@code k}, {@code M} and {@code G} (any case) are {@code KiB}, {@code MiB} and {@code GiB}.
    *
-   * @throws IllegalArgumentException if it cannot be read, is negative, or is under one byte but not 0
+   * @throws IllegalArgumentException if it cannot be read, is too large, or is under one byte but not 0
    */
   public static long bytesPerSecond(String size) {
     return bytesPerSecond(size, size);
@@ -139,32 +138,16 @@ public record UplinkTimetable(List<Entry> entries, ZoneId zone) {
 
   private static long bytesPerSecond(String size, String context) {
     String text = size.trim();
-    if (text.equalsIgnoreCase("off")) {
-      return 0;
+    String rclone = text.isEmpty() ? "" : text.substring(text.length() - 1).toLowerCase(Locale.ROOT);
+    if (text.length() > 1 && Character.isDigit(text.charAt(text.length() - 2)) && "kmg".contains(rclone)) {
+      text = text.substring(0, text.length() - 1) + rclone.toUpperCase(Locale.ROOT) + "iB";
     }
-    int unitAt = 0;
-    while (unitAt < text.length() && (Character.isDigit(text.charAt(unitAt)) || text.charAt(unitAt) == '.')) {
-      unitAt++;
-    }
-    long multiplier = switch (text.substring(unitAt).toLowerCase(Locale.ROOT)) {
-      case "", "b" -> 1;
-      case "k", "kib" -> 1L << 10;
-      case "m", "mib" -> 1L << 20;
-      case "g", "gib" -> 1L << 30;
-      default -> throw new IllegalArgumentException("the size in '" + context
-          + "' is not a number with B, KiB, MiB, GiB (or k, M, G), nor off");
-    };
-    double value;
     try {
-      value = Double.parseDouble(text.substring(0, unitAt));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("the size in '" + context + "' is not a number", e);
+      return Uplink.parseBytesPerSecond(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the size in '" + context + "' (B, KiB, MiB, GiB, or rclone's k, M, G) is "
+          + e.getMessage(), e);
     }
-    double bytes = value * multiplier;
-    if (bytes != 0 && bytes < 1 || bytes >= Long.MAX_VALUE) {
-      throw new IllegalArgumentException("the size in '" + context + "' is out of range");
-    }
-    return (long) bytes;
   }
 
   /** The cap in force at {@code instant}, in bytes a second (0: none). */

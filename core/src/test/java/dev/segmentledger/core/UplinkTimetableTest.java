@@ -59,7 +59,7 @@ class UplinkTimetableTest {
     refused("Xyz-08:00,1MiB", "not Mon to Sun");
     refused("08:00,ten", "is not a number");
     refused("08:00,1TB", "KiB, MiB, GiB");
-    refused("08:00,0.5", "out of range");
+    refused("08:00,0.5", "under one byte");
     refused("08:00,1MiB 08:00,2MiB", "same time");
     refused("Mon-08:00,1MiB 18:00,off", "names a day");
     refused("   ", "at least one entry");

@@ -229,7 +229,8 @@ class SegmentLedgerAutoConfigurationTest {
               .contains("segment-ledger.live-window-segments: liveWindowSegments must be >= 3, got 2")
               .contains("segment-ledger.local-retention: localRetention must be > 0, got PT0S")
               .contains("segment-ledger.low-disk-threshold: lowDiskThreshold must be >= 0 bytes, got -1")
-              .contains("segment-ledger.uplink: the size in '08:00,fast' is not a number with B, KiB, MiB, GiB")
+              .contains("segment-ledger.uplink: the size in '08:00,fast' (B, KiB, MiB, GiB, or rclone's k, M, G) is not a"
+                  + " number of bytes")
               .contains("segment-ledger.storage-group: storageGroup must be 1-64 characters of [A-Za-z0-9._-]"
                   + " starting with a letter or digit, got: \"disk 7\"");
         });
