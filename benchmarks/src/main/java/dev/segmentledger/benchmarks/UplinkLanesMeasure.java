@@ -148,10 +148,10 @@ final class UplinkLanesMeasure implements Measure {
         long now = System.nanoTime();
         storedEvents.add(new long[] {now, object.sizeBytes()});
         if (item.id().broadcastId().equals("live") && item.id().axis() == Axis.INIT) {
-          initStored.compareAndSet(Integer.parseInt(item.id().rendition().substring(1)), 0, now);
+          initStored.compareAndSet(rendition(item.id()), 0, now);
         }
         if (item.id().broadcastId().equals("live") && item.id().axis() == Axis.PLAYBACK) {
-          int i = Integer.parseInt(item.id().rendition().substring(1)) * segments + (int) item.id().sequence();
+          int i = rendition(item.id()) * segments + (int) item.id().sequence();
           stored.compareAndSet(i, 0, now);
           putNanos.compareAndSet(i, 0, putTime.toNanos());
         }
@@ -166,10 +166,10 @@ final class UplinkLanesMeasure implements Measure {
         }
         liveConfirms.add(new long[] {now, item.sizeBytes()});
         if (item.id().axis() == Axis.INIT) {
-          initConfirmed.compareAndSet(Integer.parseInt(item.id().rendition().substring(1)), 0, now);
+          initConfirmed.compareAndSet(rendition(item.id()), 0, now);
         }
         if (item.id().axis() == Axis.PLAYBACK) {
-          int i = Integer.parseInt(item.id().rendition().substring(1)) * segments + (int) item.id().sequence();
+          int i = rendition(item.id()) * segments + (int) item.id().sequence();
           if (confirmed.compareAndSet(i, 0, now)) {
             playback.countDown();
           }
@@ -244,6 +244,11 @@ final class UplinkLanesMeasure implements Measure {
               / ((sent.get(sent.size() - 1)[0] - sent.get(0)[0]) / 1e9),
           bytesBetween(storedEvents, liveStart, liveEnd) / seconds, unconfirmed, items, slowest);
     }
+  }
+
+  /** The index of a live rendition: r0, r1, r2. */
+  private static int rendition(ItemId id) {
+    return Integer.parseInt(id.rendition().substring(1));
   }
 
   /** The five slowest live PLAYBACK segments: which, and where their time went. */

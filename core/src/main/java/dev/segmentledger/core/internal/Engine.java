@@ -72,7 +72,7 @@ final class Engine {
     this.events = new Events(settings.listeners(), signals);
     this.guard = new PathGuard(settings.allowedRoot(), events::onAllowedRootReopened);
     this.configured = settings.uplink();
-    this.uplink = configured.toBuilder().bytesPerSecond(configured.bytesPerSecondAt(clock.instant())).build();
+    this.uplink = inForce();
     this.storedCaps = new StoredCaps(store, settings.nodeId(), this::storedCap);
     this.lanes = new LaneOf(store, clock);
     this.queue = new WorkQueue(settings.queueCapacity(), lanes, clock, uplink, settings.workers());
@@ -157,14 +157,18 @@ final class Engine {
   }
 
   /**
-   * Puts in force the stored cap if any, else the configured one, its timetable's entry at the
-   * ledger's clock if it has one; a no-op if nothing changed.
+   * The configured settings with the cap in force: the stored cap if any, else the configured one (its
+   * timetable's entry at the ledger's clock if it has one).
    */
+  private Uplink inForce() {
+    Uplink.Builder inForce = configured.toBuilder();
+    return (stored == null ? inForce.bytesPerSecond(configured.bytesPerSecondAt(clock.instant()))
+        : inForce.bytesPerSecond(stored.bytesPerSecond()).requestsPerSecond(stored.requestsPerSecond())).build();
+  }
+
+  /** Puts {@link #inForce} in force; a no-op if nothing changed. */
   private void applyUplink() {
-    Uplink inForce = stored == null
-        ? configured.toBuilder().bytesPerSecond(configured.bytesPerSecondAt(clock.instant())).build()
-        : configured.toBuilder().bytesPerSecond(stored.bytesPerSecond()).requestsPerSecond(stored.requestsPerSecond())
-            .build();
+    Uplink inForce = inForce();
     if (inForce.equals(uplink)) {
       return;
     }

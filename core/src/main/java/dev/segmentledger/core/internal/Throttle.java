@@ -103,17 +103,9 @@ final class Throttle {
   }
 
   /**
-   * Counts {@code units} permits' worth of bytes a live stream has read (or any stream, without
-   * lanes) and waits until the cap lets them go (the stream keeps the bytes short of a whole unit for
-   * its next call).
-   */
-  void units(int units) throws InterruptedIOException {
-    units(units, true);
-  }
-
-  /**
-   * {@link #units(int)} for a stream of {@code live} work or not: while a live stream is open, a
-   * stream of a lower lane first waits for its lanes' share of the rate.
+   * Counts {@code units} permits' worth of bytes a stream has read and waits until the cap lets them
+   * go (the stream keeps the bytes short of a whole unit for its next call). A stream of a lower lane
+   * ({@code live} false) first waits for its lanes' share of the rate while a live stream is open.
    */
   void units(int units, boolean live) throws InterruptedIOException {
     Limits in = limits.get();

@@ -49,7 +49,7 @@ class ThrottleTest {
   @Test
   void noCapLetsEverythingThroughAndStillCountsIt() throws Exception {
     Throttle throttle = new Throttle(0, 0);
-    throttle.units(1_000_000);
+    throttle.units(1_000_000, true);
     throttle.request();
     assertEquals(0, throttle.tokenWait().toSeconds());
   }
@@ -150,11 +150,11 @@ class ThrottleTest {
   @Test
   void closeEndsEveryWaitForTokensPromptlyAndRefusesLaterOnes() throws Exception {
     Throttle throttle = new Throttle(Throttle.UNIT, 0); // one unit a second
-    throttle.units(1); // the cap's first unit: the next asker waits
+    throttle.units(1, true); // the cap's first unit: the next asker waits
     CompletableFuture<Throwable> waiter = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
       try {
-        throttle.units(600); // ten minutes of tokens
+        throttle.units(600, true); // ten minutes of tokens
         waiter.complete(null);
       } catch (Throwable t) {
         waiter.complete(t);
@@ -168,7 +168,7 @@ class ThrottleTest {
     Throwable ended = waiter.get(5, TimeUnit.SECONDS);
     assertTrue(ended instanceof InterruptedIOException, "ended by close: " + ended);
     assertFalse(thread.isInterrupted(), "close does not interrupt the waiter");
-    assertThrows(InterruptedIOException.class, () -> throttle.units(1));
+    assertThrows(InterruptedIOException.class, () -> throttle.units(1, true));
   }
 
   private static double bytesPerSecond(List<Long> grants, long from, long to) {
