@@ -38,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -224,8 +226,26 @@ class ConsoleBrowserTest {
     WebElement clicked = driver.findElement(click);
     clicked.click();
     WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
-    wait.until(ExpectedConditions.stalenessOf(clicked));
+    wait.until(d -> isStale(clicked));
     return wait.until(ExpectedConditions.presenceOfElementLocated(expected));
+  }
+
+  /**
+   * {@link ExpectedConditions#stalenessOf}, and the other way Chromium reports an element of the page
+   * just left while it is being torn down: "Node with given id does not belong to the document".
+   */
+  private static boolean isStale(WebElement element) {
+    try {
+      element.isEnabled();
+      return false;
+    } catch (StaleElementReferenceException e) {
+      return true;
+    } catch (WebDriverException e) {
+      if (String.valueOf(e.getMessage()).contains("does not belong to the document")) {
+        return true;
+      }
+      throw e;
+    }
   }
 
   private static List<String> rowIds(ChromeDriver driver) {
